@@ -1,0 +1,102 @@
+// Chunk draw: pulls quads from the mega quad buffer and shades them.
+//
+// Reads:  quads (mega quad buffer), page_owner (page -> chunk slot), chunks (ChunkMeta per slot),
+//         block_colors (RGBA8 per block id), camera.
+// Writes: colour and depth of the current render pass.
+// Drawn:  multi_draw_indexed_indirect(_count). Each command covers a run of quads of one chunk and
+//         one face direction; base_vertex = 4 * first quad, and a static index buffer repeats
+//         (0, 1, 2, 0, 2, 3) + 4q, so vertex_index / 4 is the global quad index and
+//         vertex_index % 4 the corner. There is no vertex buffer.
+
+@group(0) @binding(0) var<uniform> camera: Camera;
+@group(0) @binding(1) var<storage, read> quads: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read> page_owner: array<u32>;
+@group(0) @binding(3) var<storage, read> chunks: array<ChunkMeta>;
+@group(0) @binding(4) var<storage, read> block_colors: array<u32>;
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    @location(1) @interpolate(flat) face: u32,
+    @location(2) @interpolate(flat) block: u32,
+}
+
+// Corner (du, dv) in the face's tangent plane. Positive faces go counter-clockwise seen from
+// outside; negative faces reverse the order so they too are front-facing from outside.
+fn corner_offset(corner: u32, positive: bool) -> vec2<f32> {
+    var c = corner;
+    if !positive {
+        c = (4u - corner) & 3u;
+    }
+    let du = f32(c == 1u || c == 2u);
+    let dv = f32(c >= 2u);
+    return vec2<f32>(du, dv);
+}
+
+@vertex
+fn vs_main(@builtin(vertex_index) vertex: u32) -> VertexOut {
+    let quad_index = vertex >> 2u;
+    let quad = quads[quad_index];
+    let chunk = chunks[page_owner[quad_index >> QUAD_PAGE_LOG2]];
+
+    let face = quad_field(quad, QUAD_FACE_WORD, QUAD_FACE_SHIFT, QUAD_FACE_BITS);
+    let axis = face_axis(face);
+    let positive = face_is_positive(face);
+    let u_axis = (axis + 1u) % 3u;
+    let v_axis = (axis + 2u) % 3u;
+    let size = vec2<f32>(
+        f32(quad_field(quad, QUAD_W_WORD, QUAD_W_SHIFT, QUAD_W_BITS) + 1u),
+        f32(quad_field(quad, QUAD_H_WORD, QUAD_H_SHIFT, QUAD_H_BITS) + 1u),
+    );
+    let min_block = vec3<f32>(
+        f32(quad_field(quad, QUAD_X_WORD, QUAD_X_SHIFT, QUAD_X_BITS)),
+        f32(quad_field(quad, QUAD_Y_WORD, QUAD_Y_SHIFT, QUAD_Y_BITS)),
+        f32(quad_field(quad, QUAD_Z_WORD, QUAD_Z_SHIFT, QUAD_Z_BITS)),
+    );
+    let offset = corner_offset(vertex & 3u, positive) * size;
+    // A positive face lies on the far side of its block: block i spans [i, i + 1).
+    var local = min_block + axis_unit(axis) * f32(positive);
+    local += axis_unit(u_axis) * offset.x + axis_unit(v_axis) * offset.y;
+    let world = vec3<f32>(chunk.origin) + local * f32(1u << chunk.lod);
+
+    var out: VertexOut;
+    out.clip = camera.view_proj * vec4<f32>(world, 1.0);
+    out.world = world;
+    out.face = face;
+    out.block = quad_field(quad, QUAD_BLOCK_WORD, QUAD_BLOCK_SHIFT, QUAD_BLOCK_BITS);
+    return out;
+}
+
+// Fixed per-direction light: the sun is high and a little towards +X +Z.
+fn face_shade(face: u32) -> f32 {
+    var shade = array<f32, 6>(0.80, 0.62, 1.00, 0.45, 0.70, 0.88);
+    return shade[face];
+}
+
+// A small per-block brightness jitter so greedy-merged surfaces still read as blocks.
+fn block_jitter(world: vec3<f32>, face: u32) -> f32 {
+    // Step half a block inwards so the sample floors to the block that owns the face.
+    let cell = vec3<i32>(floor(world - face_normal(face) * 0.5));
+    var h = u32(cell.x) * 73856093u ^ u32(cell.y) * 19349663u ^ u32(cell.z) * 83492791u;
+    h = (h ^ (h >> 13u)) * 1274126177u;
+    return 0.94 + 0.12 * f32(h & 255u) / 255.0;
+}
+
+fn shade(in: VertexOut) -> vec4<f32> {
+    let rgba = unpack4x8unorm(block_colors[in.block]);
+    var color = rgba.rgb * face_shade(in.face) * block_jitter(in.world, in.face);
+    let distance = length(in.world - camera.eye);
+    let fog = clamp((distance - camera.fog_start) / max(camera.fog_end - camera.fog_start, 1.0), 0.0, 1.0);
+    color = mix(color, camera.sky_color, fog * fog);
+    return vec4<f32>(color, rgba.a);
+}
+
+@fragment
+fn fs_opaque(in: VertexOut) -> @location(0) vec4<f32> {
+    return vec4<f32>(shade(in).rgb, 1.0);
+}
+
+@fragment
+fn fs_transparent(in: VertexOut) -> @location(0) vec4<f32> {
+    return shade(in);
+}

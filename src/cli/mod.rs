@@ -1,0 +1,92 @@
+//! The `voxgpu` command line: argument definitions and the one error type the binary prints.
+//! Each subcommand lives in its own file; `main.rs` only parses and reports.
+
+mod info;
+mod render;
+mod stats;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use glam::Vec3;
+
+use crate::gpu::GpuError;
+use crate::worldgen::{WorldError, WorldParams, WorldSource};
+
+/// Largest image side `render` accepts: 8192² RGBA is 256 MiB of readback already.
+pub const MAX_IMAGE_SIDE: u32 = 8192;
+/// Largest `--view-distance`, in chunks.
+pub const MAX_VIEW_DISTANCE: u32 = 64;
+
+#[derive(Debug, Parser)]
+#[command(name = "voxgpu", version, about = "A GPU-driven voxel renderer", arg_required_else_help = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Render one frame headless and write it as a PNG.
+    Render(render::RenderArgs),
+    /// Mesh the world with the CPU reference mesher and print quad statistics.
+    Stats(stats::StatsArgs),
+    /// List adapters, the one chosen, and the optional features used or missing.
+    Info,
+}
+
+/// Which world to build, shared by every subcommand that needs one.
+#[derive(Debug, Clone, Args)]
+pub struct WorldArgs {
+    /// terrain | flat | checker | sphere | vox:PATH
+    #[arg(long, default_value = "terrain")]
+    pub world: WorldSource,
+    /// Seed of the procedural terrain.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Horizontal radius of generated terrain, in 32-block chunks.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=MAX_VIEW_DISTANCE as i64))]
+    pub view_distance: u32,
+}
+
+impl WorldArgs {
+    pub fn params(&self, center: Vec3) -> WorldParams {
+        WorldParams { seed: self.seed, center: center.floor().as_ivec3(), view_distance: self.view_distance }
+    }
+}
+
+/// Parses `x,y,z` into a vector.
+pub fn parse_vec3(s: &str) -> Result<Vec3, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let [x, y, z] = parts.as_slice() else { return Err(format!("expected x,y,z, got {s:?}")) };
+    let num = |v: &str| match v.parse::<f32>() {
+        Ok(f) if f.is_finite() && f.abs() <= 1.0e7 => Ok(f),
+        _ => Err(format!("{v:?} is not a coordinate (finite, |v| <= 1e7)")),
+    };
+    Ok(Vec3::new(num(x)?, num(y)?, num(z)?))
+}
+
+/// Everything a subcommand can fail with; each prints as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Building the world failed (unknown source, bad `.vox`, model too large).
+    #[error(transparent)]
+    World(#[from] WorldError),
+    /// The GPU side failed (no adapter, bad image size, device lost).
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// Writing an output file failed.
+    #[error("cannot write {path}: {reason}")]
+    Write { path: PathBuf, reason: String },
+    /// Arguments that parse but do not make sense together.
+    #[error("{0}")]
+    Usage(String),
+}
+
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Render(args) => render::run(&args),
+        Command::Stats(args) => stats::run(&args),
+        Command::Info => info::run(),
+    }
+}

@@ -1,0 +1,49 @@
+//! The six face directions, in the one order used by Rust, WGSL and the quad bits.
+
+use glam::IVec3;
+
+/// A signed face direction. The discriminant is the value stored in the quad's `face` bits and
+/// the index of per-direction arrays everywhere (`PosX, NegX, PosY, NegY, PosZ, NegZ`).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Face {
+    PosX = 0,
+    NegX = 1,
+    PosY = 2,
+    NegY = 3,
+    PosZ = 4,
+    NegZ = 5,
+}
+
+impl Face {
+    pub const ALL: [Face; 6] = [Face::PosX, Face::NegX, Face::PosY, Face::NegY, Face::PosZ, Face::NegZ];
+
+    pub fn from_index(i: u32) -> Option<Face> {
+        Self::ALL.get(i as usize).copied()
+    }
+
+    /// 0 for X, 1 for Y, 2 for Z.
+    pub fn axis(self) -> usize {
+        self as usize / 2
+    }
+
+    pub fn is_positive(self) -> bool {
+        self as usize % 2 == 0
+    }
+
+    pub fn opposite(self) -> Face {
+        Self::ALL[self as usize ^ 1]
+    }
+
+    /// Unit normal in world axes.
+    pub fn normal(self) -> IVec3 {
+        let mut n = IVec3::ZERO;
+        n[self.axis()] = if self.is_positive() { 1 } else { -1 };
+        n
+    }
+
+    /// Short name used in `stats` JSON: `+x`, `-x`, `+y`, …
+    pub fn label(self) -> &'static str {
+        ["+x", "-x", "+y", "-y", "+z", "-z"][self as usize]
+    }
+}

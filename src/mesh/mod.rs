@@ -1,0 +1,12 @@
+//! Meshing: the packed quad format shared with the GPU, face directions, and the CPU reference
+//! binary greedy mesher that is the test oracle for the compute mesher.
+
+mod face;
+mod greedy;
+mod quad;
+mod stats;
+
+pub use face::Face;
+pub use greedy::{ChunkMesh, FaceGroups, Neighbours, face_range, mesh_chunk, mesh_world_chunk};
+pub use quad::{PackedQuad, QUAD_BYTES, QUAD_FIELDS, Quad, QuadField};
+pub use stats::{FaceStats, MeshStats};

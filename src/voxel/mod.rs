@@ -1,0 +1,24 @@
+//! Plain voxel data: block ids, the block registry, 32³ chunks and the sparse world.
+//! Nothing here touches wgpu; the GPU side reads these types through `bytemuck`.
+
+mod chunk;
+mod registry;
+mod world;
+
+pub use chunk::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, chunk_aabb, voxel_index};
+pub use registry::{BlockInfo, BlockRegistry, Opacity, builtin as registry_builtin};
+pub use world::World;
+
+/// A block type. `0` is air; every other id is looked up in a [`BlockRegistry`].
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(bytemuck::Pod, bytemuck::Zeroable)]
+pub struct BlockId(pub u16);
+
+impl BlockId {
+    pub const AIR: BlockId = BlockId(0);
+
+    pub fn is_air(self) -> bool {
+        self.0 == 0
+    }
+}

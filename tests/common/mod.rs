@@ -1,0 +1,98 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code, reason = "each test binary uses a different subset")]
+
+use std::collections::BTreeSet;
+
+use glam::IVec3;
+use voxgpu::mesh::{ChunkMesh, Face};
+use voxgpu::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, World};
+
+/// A small deterministic PRNG (splitmix64), so tests need no extra crate and are reproducible.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
+/// One visible unit face: direction, block position in the chunk, block.
+pub type UnitFace = (Face, [u32; 3], BlockId);
+
+/// The naive reference: for every voxel and direction, apply the face rule directly.
+/// `neighbours[f]` is the chunk across face `f`, or `None` (exposed).
+pub fn naive_faces(chunk: &Chunk, neighbours: &[Option<&Chunk>; 6], opaque: &[bool]) -> BTreeSet<UnitFace> {
+    let n = CHUNK_SIZE as i32;
+    let is_opaque = |b: BlockId| opaque.get(b.0 as usize).copied().unwrap_or(false);
+    let mut out = BTreeSet::new();
+    for z in 0..n {
+        for y in 0..n {
+            for x in 0..n {
+                let b = chunk.get(x as usize, y as usize, z as usize);
+                if b.is_air() {
+                    continue;
+                }
+                for face in Face::ALL {
+                    let p = IVec3::new(x, y, z) + face.normal();
+                    let inside = p.cmpge(IVec3::ZERO).all() && p.cmplt(IVec3::splat(n)).all();
+                    let next = if inside {
+                        chunk.get(p.x as usize, p.y as usize, p.z as usize)
+                    } else {
+                        let q = p.rem_euclid(IVec3::splat(n));
+                        neighbours[face as usize]
+                            .map(|c| c.get(q.x as usize, q.y as usize, q.z as usize))
+                            .unwrap_or(BlockId::AIR)
+                    };
+                    if !is_opaque(next) && next != b {
+                        out.insert((face, [x as u32, y as u32, z as u32], b));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Expands a mesh back into unit faces, failing on any face covered twice or any quad outside
+/// the chunk.
+pub fn mesh_faces(mesh: &ChunkMesh) -> BTreeSet<UnitFace> {
+    let mut out = BTreeSet::new();
+    for groups in [&mesh.opaque, &mesh.transparent] {
+        for face in Face::ALL {
+            for q in &groups.quads[groups.range(face)] {
+                let q = q.unpack();
+                assert_eq!(q.face, face, "quad stored in the wrong face group");
+                let n = q.face.axis();
+                for (axis, extent) in [((n + 1) % 3, q.size[0]), ((n + 2) % 3, q.size[1])] {
+                    assert!(q.min[axis] + extent <= CHUNK_SIZE as u32, "quad leaves the chunk: {q:?}");
+                }
+                for p in q.unit_faces() {
+                    assert!(out.insert((q.face, p.to_array(), q.block)), "unit face covered twice: {q:?}");
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Counts visible unit faces per direction over a whole world, naively.
+pub fn naive_world_areas(world: &World) -> [u64; 6] {
+    let opaque = world.registry.opaque_table();
+    let mut areas = [0u64; 6];
+    for pos in world.sorted_positions() {
+        let chunk = world.chunk(pos).expect("listed");
+        let neighbours = Face::ALL.map(|f| world.chunk(ChunkPos(pos.0 + f.normal())).map(|c| &**c));
+        for (face, _, _) in naive_faces(chunk, &neighbours, &opaque) {
+            areas[face as usize] += 1;
+        }
+    }
+    areas
+}

@@ -1,0 +1,207 @@
+//! Properties of the CPU reference greedy mesher, on named cases and many random seeds.
+
+mod common;
+
+use common::{Rng, mesh_faces, naive_faces};
+use glam::IVec3;
+use voxgpu::mesh::{Face, Neighbours, mesh_chunk};
+use voxgpu::voxel::registry_builtin as ids;
+use voxgpu::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos};
+use voxgpu::worldgen::{WorldParams, WorldSource, generate};
+
+const N: usize = CHUNK_SIZE;
+
+fn opaque() -> Vec<bool> {
+    BlockRegistry::builtin().opaque_table()
+}
+
+/// Meshes `chunk` against `neighbours` and checks it covers exactly the naive face set.
+fn assert_exact_cover(chunk: &Chunk, neighbours: [Option<&Chunk>; 6]) -> voxgpu::mesh::ChunkMesh {
+    let opaque = opaque();
+    let mesh = mesh_chunk(chunk, &Neighbours(neighbours), &opaque);
+    let expected = naive_faces(chunk, &neighbours, &opaque);
+    let got = mesh_faces(&mesh);
+    assert_eq!(got.len(), expected.len(), "covered area differs from the naive count");
+    assert_eq!(got, expected, "covered faces differ from the naive set");
+    for face in Face::ALL {
+        let area = |set: &std::collections::BTreeSet<common::UnitFace>| set.iter().filter(|f| f.0 == face).count();
+        assert_eq!(area(&got), area(&expected), "area of {face:?}");
+    }
+    mesh
+}
+
+fn from_fn(f: impl Fn(usize, usize, usize) -> BlockId) -> Chunk {
+    let mut c = Chunk::empty();
+    for z in 0..N {
+        for y in 0..N {
+            for x in 0..N {
+                c.set(x, y, z, f(x, y, z));
+            }
+        }
+    }
+    c
+}
+
+fn random_chunk(rng: &mut Rng, density_percent: u64, ids: &[BlockId]) -> Chunk {
+    let mut c = Chunk::empty();
+    for v in c.voxels_mut() {
+        if rng.below(100) < density_percent {
+            *v = ids[rng.below(ids.len() as u64) as usize];
+        }
+    }
+    c
+}
+
+#[test]
+fn empty_chunk_has_no_quads() {
+    let mesh = assert_exact_cover(&Chunk::empty(), [None; 6]);
+    assert_eq!(mesh.quad_count(), 0);
+}
+
+#[test]
+fn full_chunk_with_absent_neighbours_is_six_full_quads() {
+    let mesh = assert_exact_cover(&Chunk::filled(ids::STONE), [None; 6]);
+    assert_eq!(mesh.opaque.counts, [1; 6]);
+    assert!(mesh.all_quads().all(|q| q.unpack().size == [32, 32]));
+}
+
+#[test]
+fn border_against_solid_neighbours_emits_nothing() {
+    let full = Chunk::filled(ids::STONE);
+    let mesh = assert_exact_cover(&full, [Some(&full); 6]);
+    assert_eq!(mesh.quad_count(), 0);
+}
+
+#[test]
+fn border_against_an_absent_neighbour_emits_its_faces() {
+    let full = Chunk::filled(ids::STONE);
+    for open in Face::ALL {
+        let mut nb = [Some(&full); 6];
+        nb[open as usize] = None;
+        let mesh = assert_exact_cover(&full, nb);
+        let mut expected = [0; 6];
+        expected[open as usize] = 1;
+        assert_eq!(mesh.opaque.counts, expected, "only the {open:?} border is exposed");
+    }
+}
+
+#[test]
+fn border_against_an_air_neighbour_emits_its_faces() {
+    let full = Chunk::filled(ids::STONE);
+    let air = Chunk::empty();
+    let mesh = assert_exact_cover(&full, [Some(&air); 6]);
+    assert_eq!(mesh.opaque.counts, [1; 6]);
+}
+
+#[test]
+fn single_voxel_is_six_unit_quads() {
+    let mut c = Chunk::empty();
+    c.set(7, 30, 0, ids::DIRT);
+    let mesh = assert_exact_cover(&c, [None; 6]);
+    assert_eq!(mesh.opaque.counts, [1; 6]);
+    assert!(mesh.all_quads().all(|q| q.unpack().area() == 1));
+}
+
+#[test]
+fn checkerboard_merges_nothing() {
+    let c = from_fn(|x, y, z| if (x + y + z) % 2 == 0 { ids::STONE } else { BlockId::AIR });
+    let mesh = assert_exact_cover(&c, [None; 6]);
+    assert_eq!(mesh.quad_count(), 6 * N * N * N / 2);
+}
+
+#[test]
+fn a_flat_one_material_plane_becomes_one_quad_per_face() {
+    let c = from_fn(|_, y, _| if y == 9 { ids::GRASS } else { BlockId::AIR });
+    let mesh = assert_exact_cover(&c, [None; 6]);
+    assert_eq!(mesh.opaque.counts, [1; 6]);
+    let top = mesh.opaque.quads[mesh.opaque.range(Face::PosY)][0].unpack();
+    assert_eq!((top.min.y, top.size), (9, [32, 32]));
+}
+
+#[test]
+fn opposing_coplanar_faces_never_merge() {
+    // A staircase: block (x, x) has a top face at y = x + 1 and block (x + 1, x + 1) has its bottom
+    // face on the same plane, side by side. Merging them would fuse +Y with -Y.
+    let c = from_fn(|x, y, _| if x == y { ids::STONE } else { BlockId::AIR });
+    let mesh = assert_exact_cover(&c, [None; 6]);
+    for q in mesh.all_quads().map(|q| q.unpack()) {
+        if q.face.axis() == 1 {
+            // Each step's top and bottom is one 1×32 strip along z.
+            assert_eq!(q.size, [32, 1], "{q:?}");
+        }
+    }
+    assert_eq!(mesh.opaque.counts[Face::PosY as usize], 32);
+    assert_eq!(mesh.opaque.counts[Face::NegY as usize], 32);
+}
+
+#[test]
+fn different_blocks_never_merge() {
+    let c = from_fn(|x, y, _| match (y, x % 2) {
+        (0, 0) => ids::STONE,
+        (0, _) => ids::SAND,
+        _ => BlockId::AIR,
+    });
+    let mesh = assert_exact_cover(&c, [None; 6]);
+    let tops: Vec<_> = mesh.opaque.quads[mesh.opaque.range(Face::PosY)].iter().map(|q| q.unpack()).collect();
+    assert_eq!(tops.len(), 32, "one strip per x column");
+    assert!(tops.iter().all(|q| q.block == if q.min.x % 2 == 0 { ids::STONE } else { ids::SAND }));
+}
+
+#[test]
+fn transparent_rule_water_against_water_is_hidden_and_against_stone_only_stone_shows() {
+    let mut c = Chunk::empty();
+    c.set(4, 4, 4, ids::WATER);
+    c.set(5, 4, 4, ids::WATER);
+    c.set(6, 4, 4, ids::STONE);
+    c.set(4, 4, 5, ids::GLASS);
+    let mesh = assert_exact_cover(&c, [None; 6]);
+    let faces = mesh_faces(&mesh);
+    // Water/water between x = 4 and 5: neither face.
+    assert!(!faces.contains(&(Face::PosX, [4, 4, 4], ids::WATER)));
+    assert!(!faces.contains(&(Face::NegX, [5, 4, 4], ids::WATER)));
+    // Stone against water: the stone face is drawn, the water face is not.
+    assert!(faces.contains(&(Face::NegX, [6, 4, 4], ids::STONE)));
+    assert!(!faces.contains(&(Face::PosX, [5, 4, 4], ids::WATER)));
+    // Water against glass: both drawn.
+    assert!(faces.contains(&(Face::PosZ, [4, 4, 4], ids::WATER)));
+    assert!(faces.contains(&(Face::NegZ, [4, 4, 5], ids::GLASS)));
+    // Transparent quads are kept apart from opaque ones.
+    assert!(mesh.opaque.quads.iter().all(|q| q.unpack().block == ids::STONE));
+    assert!(mesh.transparent.quads.iter().all(|q| q.unpack().block != ids::STONE));
+}
+
+#[test]
+fn water_against_water_across_a_chunk_border_is_hidden() {
+    let water = Chunk::filled(ids::WATER);
+    let mesh = assert_exact_cover(&water, [Some(&water); 6]);
+    assert_eq!(mesh.quad_count(), 0);
+}
+
+#[test]
+fn random_fills_are_covered_exactly_once() {
+    let mixed = [ids::STONE, ids::DIRT, ids::WATER, ids::GLASS, ids::LEAVES];
+    for seed in 0..24u64 {
+        let mut rng = Rng(seed);
+        let density = [5, 30, 50, 70, 95][seed as usize % 5];
+        let ids: &[BlockId] = if seed % 3 == 0 { &[ids::STONE] } else { &mixed };
+        let chunk = random_chunk(&mut rng, density, ids);
+        let nb: Vec<Chunk> = (0..6).map(|_| random_chunk(&mut rng, density, ids)).collect();
+        // Some neighbours present, some absent.
+        let neighbours: [Option<&Chunk>; 6] = std::array::from_fn(|i| (rng.below(3) != 0).then(|| &nb[i]));
+        assert_exact_cover(&chunk, neighbours);
+    }
+}
+
+#[test]
+fn terrain_chunks_are_covered_exactly_once() {
+    for seed in [1, 7, 42] {
+        let params = WorldParams { seed, center: IVec3::ZERO, view_distance: 1 };
+        let world = generate(&WorldSource::Terrain, &params).expect("terrain generates");
+        assert!(world.len() > 4);
+        for pos in world.sorted_positions() {
+            let chunk = world.chunk(pos).expect("listed");
+            let neighbours = Face::ALL.map(|f| world.chunk(ChunkPos(pos.0 + f.normal())).map(|c| &**c));
+            assert_exact_cover(chunk, neighbours);
+        }
+    }
+}
