@@ -83,9 +83,13 @@ fn block_jitter(world: vec3<f32>, face: u32) -> f32 {
 }
 
 fn shade(in: VertexOut) -> vec4<f32> {
+    // Block colours are sRGB bytes; light and fog work in linear RGB, and the sRGB target encodes
+    // the result again.
     let rgba = unpack4x8unorm(block_colors[in.block]);
-    var color = rgba.rgb * face_shade(in.face) * block_jitter(in.world, in.face);
-    let distance = length(in.world - camera.eye);
+    var color = pow(rgba.rgb, vec3<f32>(2.2)) * face_shade(in.face) * block_jitter(in.world, in.face);
+    // Cylindrical fog: the world is loaded within a horizontal radius, so fade by horizontal
+    // distance; looking straight down is then never fogged.
+    let distance = length(in.world.xz - camera.eye.xz);
     let fog = clamp((distance - camera.fog_start) / max(camera.fog_end - camera.fog_start, 1.0), 0.0, 1.0);
     color = mix(color, camera.sky_color, fog * fog);
     return vec4<f32>(color, rgba.a);

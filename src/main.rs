@@ -7,7 +7,12 @@ use clap::error::ErrorKind;
 use voxgpu::cli::{Cli, run};
 
 fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // wgpu's EGL probe logs an error for each platform it tries before the one that works; that
+    // is noise, not a failure, so it is off unless RUST_LOG asks for it.
+    env_logger::Builder::from_env(
+        env_logger::Env::default().default_filter_or("warn,wgpu_hal::gles::egl=off"),
+    )
+    .init();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
@@ -21,7 +26,10 @@ fn main() -> ExitCode {
         Err(e) => {
             // clap's message goes on with usage lines; the first line says what is wrong.
             let message = e.to_string();
-            eprintln!("{}", message.lines().next().unwrap_or("error: invalid arguments"));
+            eprintln!(
+                "{}",
+                message.lines().next().unwrap_or("error: invalid arguments")
+            );
             return ExitCode::from(2);
         }
     };

@@ -19,7 +19,12 @@ pub const MAX_IMAGE_SIDE: u32 = 8192;
 pub const MAX_VIEW_DISTANCE: u32 = 64;
 
 #[derive(Debug, Parser)]
-#[command(name = "voxgpu", version, about = "A GPU-driven voxel renderer", arg_required_else_help = true)]
+#[command(
+    name = "voxgpu",
+    version,
+    about = "A GPU-driven voxel renderer",
+    arg_required_else_help = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -42,23 +47,29 @@ pub struct WorldArgs {
     #[arg(long, default_value = "terrain")]
     pub world: WorldSource,
     /// Seed of the procedural terrain.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub seed: u64,
     /// Horizontal radius of generated terrain, in 32-block chunks.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=MAX_VIEW_DISTANCE as i64))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=MAX_VIEW_DISTANCE as i64))]
     pub view_distance: u32,
 }
 
 impl WorldArgs {
     pub fn params(&self, center: Vec3) -> WorldParams {
-        WorldParams { seed: self.seed, center: center.floor().as_ivec3(), view_distance: self.view_distance }
+        WorldParams {
+            seed: self.seed,
+            center: center.floor().as_ivec3(),
+            view_distance: self.view_distance,
+        }
     }
 }
 
 /// Parses `x,y,z` into a vector.
 pub fn parse_vec3(s: &str) -> Result<Vec3, String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    let [x, y, z] = parts.as_slice() else { return Err(format!("expected x,y,z, got {s:?}")) };
+    let [x, y, z] = parts.as_slice() else {
+        return Err(format!("expected x,y,z, got {s:?}"));
+    };
     let num = |v: &str| match v.parse::<f32>() {
         Ok(f) if f.is_finite() && f.abs() <= 1.0e7 => Ok(f),
         _ => Err(format!("{v:?} is not a coordinate (finite, |v| <= 1e7)")),

@@ -17,21 +17,33 @@ pub struct RenderArgs {
     /// Output PNG path.
     #[arg(long)]
     pub out: PathBuf,
-    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
     pub width: u32,
-    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
     pub height: u32,
     /// Camera position `x,y,z` in blocks (default: a view chosen for the world).
-    #[arg(long, value_parser = parse_vec3)]
+    #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
     pub camera: Option<Vec3>,
     /// Point the camera looks at, `x,y,z`.
-    #[arg(long, value_parser = parse_vec3)]
+    #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
     pub target: Option<Vec3>,
     #[command(flatten)]
     pub world: WorldArgs,
 }
 
 pub fn run(args: &RenderArgs) -> Result<(), CliError> {
+    // Fail before the slow part when the PNG could never be written.
+    let parent = args
+        .out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if !parent.is_dir() {
+        return Err(CliError::Write {
+            path: args.out.clone(),
+            reason: "its folder does not exist".into(),
+        });
+    }
     let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
     let world = worldgen::generate(&args.world.world, &params)?;
     let (eye, target) = worldgen::default_view(&args.world.world, &world, &params);
@@ -43,15 +55,20 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
 
     let gpu = GpuContext::new()?;
     let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
-    let mut renderer = Renderer::new(&gpu, RendererOptions::new(args.width, args.height, fog_end), &world.registry)?;
+    let mut renderer = Renderer::new(
+        &gpu,
+        RendererOptions::new(args.width, args.height, fog_end),
+        &world.registry,
+    )?;
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk));
     }
     let stats = renderer.render(&Camera::look_at(eye, target))?;
     let image = renderer.read_pixels()?;
-    image
-        .save(&args.out)
-        .map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
+    image.save(&args.out).map_err(|e| CliError::Write {
+        path: args.out.clone(),
+        reason: e.to_string(),
+    })?;
     println!(
         "wrote {} ({}x{}) on {}: {} chunks, {} quads, {} draw commands",
         args.out.display(),

@@ -32,7 +32,10 @@ impl Capabilities {
     fn features(self) -> wgpu::Features {
         let mut f = wgpu::Features::empty();
         f.set(wgpu::Features::TIMESTAMP_QUERY, self.timestamps);
-        f.set(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT, self.multi_draw_indirect_count);
+        f.set(
+            wgpu::Features::MULTI_DRAW_INDIRECT_COUNT,
+            self.multi_draw_indirect_count,
+        );
         f.set(wgpu::Features::POLYGON_MODE_LINE, self.polygon_mode_line);
         f
     }
@@ -40,16 +43,28 @@ impl Capabilities {
     /// One line per feature: used, or missing and the fallback taken.
     pub fn report(self) -> Vec<String> {
         let line = |name: &str, have: bool, fallback: &str| {
-            if have { format!("{name}: used") } else { format!("{name}: missing; {fallback}") }
+            if have {
+                format!("{name}: used")
+            } else {
+                format!("{name}: missing; {fallback}")
+            }
         };
         vec![
-            line("TIMESTAMP_QUERY", self.timestamps, "GPU profiling is unavailable"),
+            line(
+                "TIMESTAMP_QUERY",
+                self.timestamps,
+                "GPU profiling is unavailable",
+            ),
             line(
                 "MULTI_DRAW_INDIRECT_COUNT",
                 self.multi_draw_indirect_count,
                 "draws use multi_draw_indexed_indirect over a capped command list",
             ),
-            line("POLYGON_MODE_LINE", self.polygon_mode_line, "wireframe uses a barycentric edge shader"),
+            line(
+                "POLYGON_MODE_LINE",
+                self.polygon_mode_line,
+                "wireframe uses a barycentric edge shader",
+            ),
         ]
     }
 }
@@ -65,7 +80,11 @@ pub struct AdapterSummary {
 
 impl std::fmt::Display for AdapterSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({:?}, {:?}", self.name, self.backend, self.device_type)?;
+        write!(
+            f,
+            "{} ({:?}, {:?}",
+            self.name, self.backend, self.device_type
+        )?;
         if !self.driver.is_empty() {
             write!(f, ", {}", self.driver)?;
         }
@@ -76,8 +95,15 @@ impl std::fmt::Display for AdapterSummary {
 impl AdapterSummary {
     fn of(adapter: &wgpu::Adapter) -> Self {
         let info = adapter.get_info();
-        let driver = format!("{} {}", info.driver, info.driver_info).trim().to_string();
-        Self { name: info.name, backend: info.backend, device_type: info.device_type, driver }
+        let driver = format!("{} {}", info.driver, info.driver_info)
+            .trim()
+            .to_string();
+        Self {
+            name: info.name,
+            backend: info.backend,
+            device_type: info.device_type,
+            driver,
+        }
     }
 }
 
@@ -100,6 +126,15 @@ fn env_backends() -> wgpu::Backends {
     wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all())
 }
 
+/// Without `WGPU_BACKEND`, the primary backends (Vulkan, Metal, DX12) are tried first and GL only
+/// when none has an adapter: GL is the fallback, and probing it prints driver noise.
+fn backend_tiers() -> Vec<wgpu::Backends> {
+    match wgpu::Backends::from_env() {
+        Some(chosen) => vec![chosen],
+        None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
+    }
+}
+
 /// Every adapter on the backends `WGPU_BACKEND` allows (all when unset).
 pub fn list_adapters() -> Vec<AdapterSummary> {
     let instance = instance(env_backends());
@@ -110,7 +145,21 @@ pub fn list_adapters() -> Vec<AdapterSummary> {
 impl GpuContext {
     /// Chooses an adapter the way wgpu's environment variables say and opens a device on it.
     pub fn new() -> Result<Self, GpuError> {
-        let backends = env_backends();
+        let tiers = backend_tiers();
+        for &backends in &tiers {
+            match Self::choose_adapter(backends) {
+                Ok(adapter) => return Self::from_adapter(adapter),
+                Err(GpuError::NoAdapter { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        let tried: Vec<String> = tiers.iter().map(|b| format!("{b:?}")).collect();
+        Err(GpuError::NoAdapter {
+            backends: tried.join(", then "),
+        })
+    }
+
+    fn choose_adapter(backends: wgpu::Backends) -> Result<wgpu::Adapter, GpuError> {
         let instance = instance(backends);
         let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
             Ok(wanted) => {
@@ -120,18 +169,24 @@ impl GpuContext {
                 adapters
                     .into_iter()
                     .find(|a| a.get_info().name.to_lowercase().contains(&needle))
-                    .ok_or_else(|| GpuError::AdapterNameNotFound { wanted, available: names.join(", ") })?
+                    .ok_or_else(|| GpuError::AdapterNameNotFound {
+                        wanted,
+                        available: names.join(", "),
+                    })?
             }
             Err(_) => {
                 let options = wgpu::RequestAdapterOptions {
                     power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
                     ..Default::default()
                 };
-                pollster::block_on(instance.request_adapter(&options))
-                    .map_err(|_| GpuError::NoAdapter { backends: format!("{backends:?}") })?
+                pollster::block_on(instance.request_adapter(&options)).map_err(|_| {
+                    GpuError::NoAdapter {
+                        backends: format!("{backends:?}"),
+                    }
+                })?
             }
         };
-        Self::from_adapter(adapter)
+        Ok(adapter)
     }
 
     /// One context per adapter on `backends`, for tests that run on every adapter present.
@@ -170,8 +225,18 @@ impl GpuContext {
             },
             ..desc
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
-            .map_err(|e| GpuError::RequestDevice { adapter: summary.to_string(), reason: e.to_string() })?;
-        Ok(Self { adapter, device, queue, caps, summary })
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
+            GpuError::RequestDevice {
+                adapter: summary.to_string(),
+                reason: e.to_string(),
+            }
+        })?;
+        Ok(Self {
+            adapter,
+            device,
+            queue,
+            caps,
+            summary,
+        })
     }
 }

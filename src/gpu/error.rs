@@ -4,7 +4,9 @@
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
     /// No adapter matched the backends allowed by `WGPU_BACKEND` (or none exists at all).
-    #[error("no GPU adapter found (backends: {backends}); install mesa-vulkan-drivers for lavapipe or check WGPU_BACKEND")]
+    #[error(
+        "no GPU adapter found (backends: {backends}); install mesa-vulkan-drivers for lavapipe or check WGPU_BACKEND"
+    )]
     NoAdapter { backends: String },
     /// `WGPU_ADAPTER_NAME` was set but no adapter's name contains it.
     #[error("no adapter name contains WGPU_ADAPTER_NAME={wanted:?}; available: {available}")]
@@ -16,7 +18,9 @@ pub enum GpuError {
     #[error("image size {width}x{height} is out of range: each side must be 1..={max}")]
     TargetSize { width: u32, height: u32, max: u32 },
     /// The mega quad buffer cannot grow to hold every resident quad.
-    #[error("mega quad buffer full: {needed} bytes needed, the adapter allows at most {limit} in one binding")]
+    #[error(
+        "mega quad buffer full: {needed} bytes needed, the adapter allows at most {limit} in one binding"
+    )]
     QuadBufferFull { needed: u64, limit: u64 },
     /// Mapping the readback buffer failed, usually because the device was lost.
     #[error("reading the frame back failed: {0}")]

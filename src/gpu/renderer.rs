@@ -36,7 +36,12 @@ pub struct RendererOptions {
 
 impl RendererOptions {
     pub fn new(width: u32, height: u32, fog_end: f32) -> Self {
-        Self { width, height, fog_end, sky_color: Vec3::new(0.32, 0.52, 0.82) }
+        Self {
+            width,
+            height,
+            fog_end,
+            sky_color: Vec3::new(0.32, 0.52, 0.82),
+        }
     }
 }
 
@@ -95,11 +100,19 @@ pub struct Renderer {
     depth: wgpu::Texture,
 }
 
-fn target_textures(device: &wgpu::Device, width: u32, height: u32) -> (wgpu::Texture, wgpu::Texture) {
+fn target_textures(
+    device: &wgpu::Device,
+    width: u32,
+    height: u32,
+) -> (wgpu::Texture, wgpu::Texture) {
     let make = |label, format, usage| {
         device.create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
-            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
@@ -111,19 +124,33 @@ fn target_textures(device: &wgpu::Device, width: u32, height: u32) -> (wgpu::Tex
     let color_usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
     (
         make("voxgpu.target.color", COLOR_FORMAT, color_usage),
-        make("voxgpu.target.depth", DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT),
+        make(
+            "voxgpu.target.depth",
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        ),
     )
 }
 
 /// Block colours as packed RGBA8, indexed by block id (the draw shader's `block_colors`).
 fn packed_colors(registry: &BlockRegistry) -> Vec<u32> {
-    registry.iter().map(|(_, b)| u32::from_le_bytes(b.color)).collect()
+    registry
+        .iter()
+        .map(|(_, b)| u32::from_le_bytes(b.color))
+        .collect()
 }
 
 impl Renderer {
-    pub fn new(gpu: &GpuContext, options: RendererOptions, registry: &BlockRegistry) -> Result<Self, GpuError> {
+    pub fn new(
+        gpu: &GpuContext,
+        options: RendererOptions,
+        registry: &BlockRegistry,
+    ) -> Result<Self, GpuError> {
         let device = gpu.device.clone();
-        let max = device.limits().max_texture_dimension_2d.min(MAX_TARGET_SIDE);
+        let max = device
+            .limits()
+            .max_texture_dimension_2d
+            .min(MAX_TARGET_SIDE);
         let (width, height) = (options.width, options.height);
         if width == 0 || height == 0 || width > max || height > max {
             return Err(GpuError::TargetSize { width, height, max });
@@ -131,14 +158,22 @@ impl Renderer {
         let (color, depth) = target_textures(&device, width, height);
         let layout = draw_bind_group_layout(&device);
         let init = |label, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
         };
         let block_colors = init(
             "voxgpu.block_colors",
             bytemuck::cast_slice(&packed_colors(registry)),
             wgpu::BufferUsages::STORAGE,
         );
-        let index_buffer = init("voxgpu.quad_indices", bytemuck::cast_slice(&quad_indices()), wgpu::BufferUsages::INDEX);
+        let index_buffer = init(
+            "voxgpu.quad_indices",
+            bytemuck::cast_slice(&quad_indices()),
+            wgpu::BufferUsages::INDEX,
+        );
         let camera = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("voxgpu.camera"),
             size: <CameraUniform as encase::ShaderType>::min_size().get(),
@@ -187,7 +222,12 @@ impl Renderer {
                 self.next_slot - 1
             });
             self.write_chunk_meta(slot, pos);
-            let resident = Resident { chunk, slot, opaque: MeshAlloc::default(), transparent: MeshAlloc::default() };
+            let resident = Resident {
+                chunk,
+                slot,
+                opaque: MeshAlloc::default(),
+                transparent: MeshAlloc::default(),
+            };
             self.chunks.insert(pos, resident);
         }
         self.mark_dirty_with_neighbours(pos);
@@ -208,7 +248,11 @@ impl Renderer {
     /// Sets one block and re-meshes its chunk and any neighbour that touches the voxel.
     pub fn set_block(&mut self, world: IVec3, block: BlockId) {
         let (pos, local) = ChunkPos::from_block(world);
-        let mut chunk = self.chunks.get(&pos).map(|r| Chunk::clone(&r.chunk)).unwrap_or_default();
+        let mut chunk = self
+            .chunks
+            .get(&pos)
+            .map(|r| Chunk::clone(&r.chunk))
+            .unwrap_or_default();
         chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
         self.insert_chunk(pos, Arc::new(chunk));
     }
@@ -239,8 +283,15 @@ impl Renderer {
             self.chunk_meta = bigger;
             self.bind_group = None;
         }
-        let meta = ChunkMeta { origin: pos.origin().to_array(), lod: 0 };
-        self.queue.write_buffer(&self.chunk_meta, slot as u64 * size, bytemuck::bytes_of(&meta));
+        let meta = ChunkMeta {
+            origin: pos.origin().to_array(),
+            lod: 0,
+        };
+        self.queue.write_buffer(
+            &self.chunk_meta,
+            slot as u64 * size,
+            bytemuck::bytes_of(&meta),
+        );
     }
 
     /// Re-meshes every dirty chunk and uploads its quads. A chunk whose quads do not fit stays
@@ -248,18 +299,33 @@ impl Renderer {
     fn flush_dirty(&mut self) -> Result<u32, GpuError> {
         let mut meshed = 0;
         while let Some(pos) = self.dirty.pop_first() {
-            let Some(resident) = self.chunks.get(&pos) else { continue };
-            let neighbours = Neighbours(Face::ALL.map(|f| self.chunks.get(&pos.neighbour(f.normal())).map(|r| &*r.chunk)));
+            let Some(resident) = self.chunks.get(&pos) else {
+                continue;
+            };
+            let neighbours = Neighbours(Face::ALL.map(|f| {
+                self.chunks
+                    .get(&pos.neighbour(f.normal()))
+                    .map(|r| &*r.chunk)
+            }));
             let mesh = mesh_chunk(&resident.chunk, &neighbours, &self.opaque_table);
             let slot = resident.slot;
             let resident = self.chunks.get_mut(&pos).expect("checked above");
-            for (alloc, groups) in [(&mut resident.opaque, &mesh.opaque), (&mut resident.transparent, &mesh.transparent)] {
+            for (alloc, groups) in [
+                (&mut resident.opaque, &mesh.opaque),
+                (&mut resident.transparent, &mesh.transparent),
+            ] {
                 self.quad_pool.free(&alloc.pages);
                 *alloc = MeshAlloc::default();
-                match self.quad_pool.alloc(&self.device, &self.queue, groups.len(), slot) {
+                match self
+                    .quad_pool
+                    .alloc(&self.device, &self.queue, groups.len(), slot)
+                {
                     Ok(pages) => {
                         self.quad_pool.write(&self.queue, &pages, &groups.quads);
-                        *alloc = MeshAlloc { pages, counts: groups.counts };
+                        *alloc = MeshAlloc {
+                            pages,
+                            counts: groups.counts,
+                        };
                     }
                     Err(e) => {
                         self.dirty.insert(pos);
@@ -287,26 +353,42 @@ impl Renderer {
             }
         }
         self.opaque_draws.upload(&self.device, &self.queue, &opaque);
-        self.transparent_draws.upload(&self.device, &self.queue, &transparent);
+        self.transparent_draws
+            .upload(&self.device, &self.queue, &transparent);
         self.draws_stale = false;
     }
 
     fn bind_group(&mut self) -> wgpu::BindGroup {
         let key = self.quad_pool.generation;
-        if let Some((k, group)) = &self.bind_group {
-            if *k == key {
-                return group.clone();
-            }
+        if let Some((k, group)) = &self.bind_group
+            && *k == key
+        {
+            return group.clone();
         }
         let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("voxgpu.draw.bind_group"),
             layout: &self.layout,
             entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: self.camera.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: self.quad_pool.quads.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 2, resource: self.quad_pool.page_owner.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 3, resource: self.chunk_meta.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 4, resource: self.block_colors.as_entire_binding() },
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.camera.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.quad_pool.quads.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: self.quad_pool.page_owner.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: self.chunk_meta.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: self.block_colors.as_entire_binding(),
+                },
             ],
         });
         self.bind_group = Some((key, group.clone()));
@@ -327,12 +409,17 @@ impl Renderer {
             sky_color: self.options.sky_color,
             fog_end: self.options.fog_end,
         };
-        self.queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
+        self.queue
+            .write_buffer(&self.camera, 0, &uniform.to_bytes());
         let bind_group = self.bind_group();
 
         let color_view = self.color.create_view(&Default::default());
         let depth_view = self.depth.create_view(&Default::default());
-        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.frame") });
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("voxgpu.frame"),
+            });
         {
             let sky = self.options.sky_color.as_dvec3();
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -342,14 +429,22 @@ impl Renderer {
                     depth_slice: None,
                     resolve_target: None,
                     ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color { r: sky.x, g: sky.y, b: sky.z, a: 1.0 }),
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: sky.x,
+                            g: sky.y,
+                            b: sky.z,
+                            a: 1.0,
+                        }),
                         store: wgpu::StoreOp::Store,
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                     view: &depth_view,
                     // Reverse-Z: 0 is infinitely far.
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Store }),
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(0.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
                     stencil_ops: None,
                 }),
                 timestamp_writes: None,
@@ -369,7 +464,18 @@ impl Renderer {
         }
         self.queue.submit([encoder.finish()]);
 
-        let quads = self.chunks.values().map(|r| r.opaque.counts.iter().chain(&r.transparent.counts).map(|&c| c as u64).sum::<u64>()).sum();
+        let quads = self
+            .chunks
+            .values()
+            .map(|r| {
+                r.opaque
+                    .counts
+                    .iter()
+                    .chain(&r.transparent.counts)
+                    .map(|&c| c as u64)
+                    .sum::<u64>()
+            })
+            .sum();
         Ok(FrameStats {
             chunks_resident: self.chunks.len() as u32,
             chunks_meshed: meshed,
@@ -389,7 +495,9 @@ fn chunk_meta_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.chunk_meta"),
         size: slots as u64 * std::mem::size_of::<ChunkMeta>() as u64,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     })
 }

@@ -16,7 +16,14 @@ pub enum Face {
 }
 
 impl Face {
-    pub const ALL: [Face; 6] = [Face::PosX, Face::NegX, Face::PosY, Face::NegY, Face::PosZ, Face::NegZ];
+    pub const ALL: [Face; 6] = [
+        Face::PosX,
+        Face::NegX,
+        Face::PosY,
+        Face::NegY,
+        Face::PosZ,
+        Face::NegZ,
+    ];
 
     pub fn from_index(i: u32) -> Option<Face> {
         Self::ALL.get(i as usize).copied()
@@ -28,7 +35,7 @@ impl Face {
     }
 
     pub fn is_positive(self) -> bool {
-        self as usize % 2 == 0
+        (self as usize).is_multiple_of(2)
     }
 
     pub fn opposite(self) -> Face {

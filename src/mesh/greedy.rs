@@ -79,14 +79,22 @@ impl ChunkMesh {
     }
 
     pub fn all_quads(&self) -> impl Iterator<Item = PackedQuad> + '_ {
-        self.opaque.quads.iter().chain(&self.transparent.quads).copied()
+        self.opaque
+            .quads
+            .iter()
+            .chain(&self.transparent.quads)
+            .copied()
     }
 }
 
 /// Meshes the chunk at `pos` of `world` against its resident neighbours.
 pub fn mesh_world_chunk(world: &World, pos: ChunkPos) -> ChunkMesh {
     match world.chunk(pos) {
-        Some(chunk) => mesh_chunk(chunk, &Neighbours::of(world, pos), &world.registry.opaque_table()),
+        Some(chunk) => mesh_chunk(
+            chunk,
+            &Neighbours::of(world, pos),
+            &world.registry.opaque_table(),
+        ),
         None => ChunkMesh::default(),
     }
 }
@@ -109,7 +117,10 @@ struct Columns {
 
 impl Columns {
     fn build(chunk: &Chunk, opaque: &[bool]) -> Box<Self> {
-        let mut c: Box<Self> = Box::new(Self { solid: [[0; N * N]; 3], opaque: [[0; N * N]; 3] });
+        let mut c: Box<Self> = Box::new(Self {
+            solid: [[0; N * N]; 3],
+            opaque: [[0; N * N]; 3],
+        });
         for z in 0..N {
             for y in 0..N {
                 for x in 0..N {
@@ -135,7 +146,9 @@ impl Columns {
 /// The neighbour's layer that touches face `face` of this chunk, as (opaque bit, block) per
 /// column `v * 32 + u`. Absent neighbours give air everywhere.
 fn border_block(neighbours: &Neighbours, face: Face, u: usize, v: usize) -> BlockId {
-    let Some(nb) = neighbours.0[face as usize] else { return BlockId::AIR };
+    let Some(nb) = neighbours.0[face as usize] else {
+        return BlockId::AIR;
+    };
     let a = if face.is_positive() { 0 } else { N - 1 };
     let [x, y, z] = voxel_at(face.axis(), a, u, v);
     nb.get(x, y, z)
@@ -171,9 +184,15 @@ pub fn mesh_chunk(chunk: &Chunk, neighbours: &Neighbours, opaque: &[bool]) -> Ch
                 let border_trans = (!border.is_air() && !is_opaque(border)) as u32;
                 let trans_col = solid & !opaque_col;
                 let (next_opaque, next_trans) = if face.is_positive() {
-                    (opaque_col >> 1 | border_opaque << 31, trans_col >> 1 | border_trans << 31)
+                    (
+                        opaque_col >> 1 | border_opaque << 31,
+                        trans_col >> 1 | border_trans << 31,
+                    )
                 } else {
-                    (opaque_col << 1 | border_opaque, trans_col << 1 | border_trans)
+                    (
+                        opaque_col << 1 | border_opaque,
+                        trans_col << 1 | border_trans,
+                    )
                 };
                 let mut visible = solid & !next_opaque;
 
@@ -214,12 +233,23 @@ pub fn mesh_chunk(chunk: &Chunk, neighbours: &Neighbours, opaque: &[bool]) -> Ch
         for (a, slice) in planes.iter_mut().enumerate() {
             slice.sort_unstable_by_key(|(b, _)| *b);
             for (block, rows) in slice.iter_mut() {
-                let groups = if is_opaque(*block) { &mut mesh.opaque } else { &mut mesh.transparent };
+                let groups = if is_opaque(*block) {
+                    &mut mesh.opaque
+                } else {
+                    &mut mesh.transparent
+                };
                 let before = groups.quads.len();
                 merge_plane(rows, |u, v, w, h| {
                     let [x, y, z] = voxel_at(n, a, u, v);
                     let min = UVec3::new(x as u32, y as u32, z as u32);
-                    let quad = Quad { min, size: [w, h], face, block: *block, skirt: false, ao: 0 };
+                    let quad = Quad {
+                        min,
+                        size: [w, h],
+                        face,
+                        block: *block,
+                        skirt: false,
+                        ao: 0,
+                    };
                     groups.quads.push(PackedQuad::pack(&quad));
                 });
                 groups.counts[face as usize] += (groups.quads.len() - before) as u32;
@@ -236,7 +266,11 @@ fn merge_plane(rows: &mut Plane, mut emit: impl FnMut(usize, usize, u32, u32)) {
         while rows[v] != 0 {
             let u = rows[v].trailing_zeros();
             let width = (rows[v] >> u).trailing_ones();
-            let run = if width == 32 { u32::MAX } else { ((1u32 << width) - 1) << u };
+            let run = if width == 32 {
+                u32::MAX
+            } else {
+                ((1u32 << width) - 1) << u
+            };
             rows[v] &= !run;
             let mut height = 1;
             while v + height < N && rows[v + height] & run == run {

@@ -39,7 +39,12 @@ pub struct QuadField {
 
 impl QuadField {
     const fn new(name: &'static str, word: u32, shift: u32, bits: u32) -> Self {
-        Self { name, word, shift, bits }
+        Self {
+            name,
+            word,
+            shift,
+            bits,
+        }
     }
 
     fn mask(self) -> u32 {
@@ -82,8 +87,19 @@ pub struct Quad {
 
 /// The 8-byte form of a [`Quad`] as stored on the GPU.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[derive(bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+)]
 pub struct PackedQuad(pub [u32; 2]);
 
 impl PackedQuad {
@@ -167,9 +183,22 @@ mod tests {
             for (min, size, block, skirt, ao) in [
                 (UVec3::ZERO, [1, 1], BlockId(1), false, 0),
                 (UVec3::splat(31), [32, 32], BlockId(u16::MAX), true, 255),
-                (UVec3::new(3, 17, 29), [5, 9], BlockId(300), false, 0b10_01_11_00),
+                (
+                    UVec3::new(3, 17, 29),
+                    [5, 9],
+                    BlockId(300),
+                    false,
+                    0b10_01_11_00,
+                ),
             ] {
-                let q = Quad { min, size, face, block, skirt, ao };
+                let q = Quad {
+                    min,
+                    size,
+                    face,
+                    block,
+                    skirt,
+                    ao,
+                };
                 assert_eq!(PackedQuad::pack(&q).unpack(), q);
             }
         }

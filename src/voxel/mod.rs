@@ -6,13 +6,24 @@ mod registry;
 mod world;
 
 pub use chunk::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, chunk_aabb, voxel_index};
-pub use registry::{BlockInfo, BlockRegistry, Opacity, builtin as registry_builtin};
+pub use registry::{BlockInfo, BlockRegistry, Opacity, builtin as blocks};
 pub use world::World;
 
 /// A block type. `0` is air; every other id is looked up in a [`BlockRegistry`].
 #[repr(transparent)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[derive(bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+)]
 pub struct BlockId(pub u16);
 
 impl BlockId {

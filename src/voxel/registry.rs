@@ -79,19 +79,31 @@ impl BlockRegistry {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (BlockId, &BlockInfo)> {
-        self.blocks.iter().enumerate().map(|(i, b)| (BlockId(i as u16), b))
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (BlockId(i as u16), b))
     }
 
     /// Opacity of every id as a lookup table indexed by id, for the meshers' inner loops.
     pub fn opaque_table(&self) -> Vec<bool> {
-        self.blocks.iter().enumerate().map(|(i, b)| i != 0 && b.opacity == Opacity::Opaque).collect()
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| i != 0 && b.opacity == Opacity::Opaque)
+            .collect()
     }
 
     /// The blocks of the built-in procedural worlds, with their ids as constants.
     pub fn builtin() -> Self {
         let mut reg = Self::new();
         for (name, opacity, color, tile) in builtin::TABLE {
-            reg.register(BlockInfo { name: name.to_string(), opacity, color, tile });
+            reg.register(BlockInfo {
+                name: name.to_string(),
+                opacity,
+                color,
+                tile,
+            });
         }
         reg
     }

@@ -4,13 +4,14 @@
 
 mod shapes;
 mod terrain;
-mod vox;
+pub mod vox;
 
 use std::path::PathBuf;
 use std::str::FromStr;
 
 use glam::{IVec2, IVec3, Vec3};
 
+use crate::voxel::blocks as builtin;
 use crate::voxel::{CHUNK_SIZE, World};
 
 pub use vox::sample_model;
@@ -52,7 +53,10 @@ impl FromStr for WorldSource {
             "sphere" => Ok(Self::Sphere),
             _ => match s.strip_prefix("vox:") {
                 Some(path) if !path.is_empty() => Ok(Self::Vox(PathBuf::from(path))),
-                _ => Err(WorldError::UnknownSource { name: s.to_string(), valid: SOURCE_NAMES }),
+                _ => Err(WorldError::UnknownSource {
+                    name: s.to_string(),
+                    valid: SOURCE_NAMES,
+                }),
             },
         }
     }
@@ -96,17 +100,24 @@ pub enum WorldError {
     VoxNotFound { path: PathBuf },
     /// The `.vox` path exists but could not be read (a directory, no permission, an I/O error).
     #[error("cannot read MagicaVoxel file {}: {source}", path.display())]
-    VoxUnreadable { path: PathBuf, source: std::io::Error },
+    VoxUnreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// The file is not a valid `.vox`, or its scene graph or models make no sense.
     #[error("malformed MagicaVoxel file {}: {reason}", path.display())]
     VoxMalformed { path: PathBuf, reason: String },
     /// The placed model is wider than [`MAX_MODEL_EXTENT`] on some axis (`size` is in world
     /// axes, Y up).
     #[error(
-        "model {} is {}x{}x{} blocks, over the limit of {limit} blocks per axis",
+        "model {} is too large: {}x{}x{} blocks, the limit is {limit} blocks per axis",
         path.display(), size.x, size.y, size.z
     )]
-    ModelTooLarge { path: PathBuf, size: IVec3, limit: i32 },
+    ModelTooLarge {
+        path: PathBuf,
+        size: IVec3,
+        limit: i32,
+    },
 }
 
 /// Builds the world for `source`.
@@ -156,45 +167,6 @@ pub fn default_view(source: &WorldSource, world: &World, params: &WorldParams) -
     }
 }
 
-/// The builtin block ids, mirrored from `voxel::registry::builtin`.
-///
-/// Why a mirror: `voxel` does not re-export its `registry::builtin` module (the module is
-/// private), and world generation must not reach into `voxel`'s internals. The test
-/// `builtin_ids_match_the_registry_names` checks each id against [`BlockRegistry::builtin`] by
-/// name, so a reordered table fails a test instead of painting the wrong material. Once `voxel`
-/// exports `builtin`, this becomes `use crate::voxel::builtin;`.
-///
-/// [`BlockRegistry::builtin`]: crate::voxel::BlockRegistry::builtin
-mod builtin {
-    use crate::voxel::BlockId;
-
-    pub const STONE: BlockId = BlockId(1);
-    pub const DIRT: BlockId = BlockId(2);
-    pub const GRASS: BlockId = BlockId(3);
-    pub const SAND: BlockId = BlockId(4);
-    pub const WATER: BlockId = BlockId(5);
-    pub const LOG: BlockId = BlockId(6);
-    pub const LEAVES: BlockId = BlockId(7);
-    pub const SNOW: BlockId = BlockId(8);
-    pub const GRAVEL: BlockId = BlockId(9);
-    pub const BRICK: BlockId = BlockId(11);
-
-    /// Every id above with the registry name it must carry.
-    #[cfg(test)]
-    pub const NAMED: [(BlockId, &str); 10] = [
-        (STONE, "stone"),
-        (DIRT, "dirt"),
-        (GRASS, "grass"),
-        (SAND, "sand"),
-        (WATER, "water"),
-        (LOG, "log"),
-        (LEAVES, "leaves"),
-        (SNOW, "snow"),
-        (GRAVEL, "gravel"),
-        (BRICK, "brick"),
-    ];
-}
-
 /// Threads for terrain: one per core, as reported by the OS, and at least one.
 fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -206,7 +178,9 @@ fn available_threads() -> usize {
 fn columns_in_view(center: IVec3, view_distance: u32) -> Vec<IVec2> {
     let size = CHUNK_SIZE as i64;
     let home = IVec2::new(center.x, center.z).div_euclid(IVec2::splat(size as i32));
-    let reach = i32::try_from(view_distance).unwrap_or(i32::MAX / 2).saturating_add(1);
+    let reach = i32::try_from(view_distance)
+        .unwrap_or(i32::MAX / 2)
+        .saturating_add(1);
     let radius = i64::from(view_distance) * size;
     let mut columns = Vec::new();
     for cz in home.y.saturating_sub(reach)..=home.y.saturating_add(reach) {
@@ -259,16 +233,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn builtin_ids_match_the_registry_names() {
-        let registry = crate::voxel::BlockRegistry::builtin();
-        for (id, name) in builtin::NAMED {
-            let info = registry.get(id).expect("builtin id is registered");
-            assert_eq!(info.name, name, "id {}", id.0);
-        }
-        assert!(!registry.is_opaque(builtin::WATER), "water must stay transparent");
-    }
-
-    #[test]
     fn source_names_round_trip_through_display() {
         let sources = [
             WorldSource::Terrain,
@@ -306,16 +270,27 @@ mod tests {
 
     #[test]
     fn bounded_worlds_are_viewed_from_above_looking_at_their_centre() {
-        let params = WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 2 };
+        let params = WorldParams {
+            seed: 0,
+            center: IVec3::ZERO,
+            view_distance: 2,
+        };
         let world = generate(&WorldSource::Sphere, &params).expect("sphere builds");
         let (eye, target) = default_view(&WorldSource::Sphere, &world, &params);
-        assert!((target - Vec3::new(0.0, 48.0, 0.0)).length() < 1.5, "{target}");
+        assert!(
+            (target - Vec3::new(0.0, 48.0, 0.0)).length() < 1.5,
+            "{target}"
+        );
         assert!(eye.y > target.y && (eye - target).length() > 40.0 * 1.5);
     }
 
     #[test]
     fn terrain_view_stands_above_the_ground_and_looks_down() {
-        let params = WorldParams { seed: 7, center: IVec3::new(10, 0, 10), view_distance: 1 };
+        let params = WorldParams {
+            seed: 7,
+            center: IVec3::new(10, 0, 10),
+            view_distance: 1,
+        };
         let world = generate(&WorldSource::Terrain, &params).expect("terrain builds");
         let (eye, target) = default_view(&WorldSource::Terrain, &world, &params);
         let ground = surface_height(&world, IVec2::new(10, 10)).expect("terrain has ground");

@@ -7,6 +7,11 @@ use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 
 use super::{WorldParams, builtin, columns_in_view};
 use crate::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, World, voxel_index};
+use caves::{CAVE_CELL, CaveLattice, carves, cave_value};
+
+mod caves;
+#[cfg(test)]
+mod tests;
 
 /// Terrain occupies world y `0..WORLD_HEIGHT`: 8 chunks, which keeps a column's chunk count
 /// fixed and small for streaming.
@@ -19,12 +24,6 @@ const SNOW_LINE: i32 = 170;
 const TREE_LINE: i32 = 150;
 /// Layers of dirt (or sand) between the surface block and the stone.
 const SOIL_DEPTH: i32 = 3;
-/// The 3D cave noise is sampled every `CAVE_CELL` blocks and trilinearly interpolated in
-/// between: 64 times fewer noise calls than sampling every block, which is what makes a
-/// view distance of 4 take milliseconds instead of seconds on two cores.
-const CAVE_CELL: i32 = 4;
-/// Cave noise above this carves air. Tuned for roughly 8% of the underground.
-const CAVE_THRESHOLD: f64 = 0.2;
 /// A tree grows on about one grass column in this many.
 const TREE_RARITY: u64 = 90;
 /// Horizontal reach of a tree's leaves from its trunk. A chunk checks tree roots this far
@@ -51,9 +50,13 @@ impl Noise {
         let sub_seed = |salt: u64| (mix(seed ^ salt) >> 32) as u32;
         Self {
             seed,
-            hills: Fbm::<Perlin>::new(sub_seed(1)).set_octaves(5).set_frequency(1.0 / 220.0),
+            hills: Fbm::<Perlin>::new(sub_seed(1))
+                .set_octaves(5)
+                .set_frequency(1.0 / 220.0),
             ranges: Perlin::new(sub_seed(2)),
-            caves: Fbm::<Perlin>::new(sub_seed(3)).set_octaves(2).set_frequency(1.0 / 48.0),
+            caves: Fbm::<Perlin>::new(sub_seed(3))
+                .set_octaves(2)
+                .set_frequency(1.0 / 48.0),
         }
     }
 
@@ -75,15 +78,20 @@ impl Noise {
         self.caves.get([p.x, p.y * 1.6, p.z])
     }
 
-    /// Surface height and ground materials of a column. Reads the four neighbours' heights to
-    /// put bare stone on cliffs.
+    /// Surface height and ground materials of column `(x, z)`, computed from scratch: for
+    /// tree roots outside the chunk being built.
     fn column(&self, x: i32, z: i32) -> Column {
         let h = self.height(x, z);
-        let slope = [(1, 0), (-1, 0), (0, 1), (0, -1)]
-            .iter()
-            .map(|&(dx, dz)| (self.height(x + dx, z + dz) - h).abs())
-            .max()
-            .unwrap_or(0);
+        let neighbours =
+            [(1, 0), (-1, 0), (0, 1), (0, -1)].map(|(dx, dz)| self.height(x + dx, z + dz));
+        self.classify(x, z, h, neighbours)
+    }
+
+    /// Ground materials of column `(x, z)` at height `h`, given its four neighbours' heights
+    /// (which put bare stone on cliffs). Shared by the chunk's height map and [`Self::column`],
+    /// so both always agree.
+    fn classify(&self, x: i32, z: i32, h: i32, neighbours: [i32; 4]) -> Column {
+        let slope = neighbours.iter().map(|n| (n - h).abs()).max().unwrap_or(0);
         let jitter = (hash(self.seed, x, z, 7) % 5) as i32 - 2;
         let (top, under) = match h {
             _ if h <= SEA_LEVEL - 6 => (builtin::GRAVEL, builtin::GRAVEL),
@@ -92,23 +100,34 @@ impl Noise {
             _ if h >= TREE_LINE + jitter || slope >= 4 => (builtin::STONE, builtin::STONE),
             _ => (builtin::GRASS, builtin::DIRT),
         };
-        Column { height: h, top, under }
+        Column {
+            height: h,
+            top,
+            under,
+        }
     }
 
     /// The tree rooted in column `(x, z)`, if one grows there.
     fn tree(&self, x: i32, z: i32) -> Option<Tree> {
         let roll = hash(self.seed, x, z, 11);
-        if roll % TREE_RARITY != 0 {
+        if !roll.is_multiple_of(TREE_RARITY) {
             return None;
         }
         let column = self.column(x, z);
         let ground = IVec3::new(x, column.height, z);
-        let ground_carved = carves(cave_value(|c| self.cave_sample(c), ground), column.height, column.height);
+        let ground_carved = carves(
+            cave_value(|c| self.cave_sample(c), ground),
+            column.height,
+            column.height,
+        );
         if column.top != builtin::GRASS || ground_carved {
             return None;
         }
         let trunk = 4 + ((roll / TREE_RARITY) % 3) as i32;
-        Some(Tree { root: ground + IVec3::Y, trunk })
+        Some(Tree {
+            root: ground + IVec3::Y,
+            trunk,
+        })
     }
 }
 
@@ -183,13 +202,16 @@ pub(super) fn generate(params: &WorldParams, threads: usize) -> World {
                 let (noise, columns) = (&noise, &columns);
                 scope.spawn(move || {
                     let mine = columns.iter().skip(t).step_by(threads);
-                    mine.flat_map(|&c| generate_column(noise, c)).collect::<Vec<_>>()
+                    mine.flat_map(|&c| generate_column(noise, c))
+                        .collect::<Vec<_>>()
                 })
             })
             .collect();
         for worker in workers {
             match worker.join() {
-                Ok(chunks) => chunks.into_iter().for_each(|(pos, chunk)| world.insert(pos, chunk)),
+                Ok(chunks) => chunks
+                    .into_iter()
+                    .for_each(|(pos, chunk)| world.insert(pos, chunk)),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
@@ -200,10 +222,21 @@ pub(super) fn generate(params: &WorldParams, threads: usize) -> World {
 /// All non-empty chunks of chunk column `(cx, cz)`, bottom up.
 fn generate_column(noise: &Noise, column: IVec2) -> Vec<(ChunkPos, Chunk)> {
     let origin = column * SIZE;
+    // Heights with a one-block margin, so every column's slope reads cached neighbours: five
+    // times fewer height-noise calls than asking `Noise::column` per block.
+    let span = SIZE + 2;
+    let mut heights = Vec::with_capacity((span * span) as usize);
+    for z in -1..=SIZE {
+        for x in -1..=SIZE {
+            heights.push(noise.height(origin.x + x, origin.y + z));
+        }
+    }
+    let h = |x: i32, z: i32| heights[((x + 1) + (z + 1) * span) as usize];
     let mut ground = Vec::with_capacity(CHUNK_SIZE * CHUNK_SIZE);
     for z in 0..SIZE {
         for x in 0..SIZE {
-            ground.push(noise.column(origin.x + x, origin.y + z));
+            let neighbours = [h(x + 1, z), h(x - 1, z), h(x, z + 1), h(x, z - 1)];
+            ground.push(noise.classify(origin.x + x, origin.y + z, h(x, z), neighbours));
         }
     }
     let r = LEAF_RADIUS;
@@ -220,7 +253,10 @@ fn generate_column(noise: &Noise, column: IVec2) -> Vec<(ChunkPos, Chunk)> {
         .take_while(|cy| cy * SIZE <= highest)
         .map(|cy| {
             let pos = ChunkPos::new(column.x, cy, column.y);
-            (pos, generate_chunk(noise, pos, &ground, highest_ground, &trees))
+            (
+                pos,
+                generate_chunk(noise, pos, &ground, highest_ground, &trees),
+            )
         })
         .collect()
 }
@@ -241,12 +277,13 @@ fn generate_chunk(
     for z in 0..SIZE {
         for x in 0..SIZE {
             let column = ground[(x + z * SIZE) as usize];
+            let cave = caves.as_ref().map(|c| c.column(x, z));
             for y in 0..SIZE {
                 let world_y = origin.y + y;
                 let mut block = column.block(world_y);
-                if let Some(caves) = &caves
+                if let Some(cave) = &cave
                     && world_y <= column.height
-                    && carves(caves.value(IVec3::new(x, y, z)), world_y, column.height)
+                    && carves(cave.value(y), world_y, column.height)
                 {
                     block = BlockId::AIR;
                 }
@@ -270,68 +307,6 @@ fn generate_chunk(
         voxels[log] = builtin::LOG;
     }
     chunk
-}
-
-/// Whether cave noise `value` carves the solid block at `y` in a column whose ground is at
-/// `height`. Never the bottom layer, and never the top five blocks under water or beach, so a
-/// cave cannot open a hole under the sea.
-fn carves(value: f64, y: i32, height: i32) -> bool {
-    let shore = height <= SEA_LEVEL + 3 && y > height - 5;
-    y > 0 && !shore && value > CAVE_THRESHOLD
-}
-
-/// Cave noise at one chunk's lattice points: 9x9x9 samples covering the chunk and its far
-/// faces, the only noise calls a chunk makes for caves.
-struct CaveLattice {
-    base: IVec3,
-    samples: [f64; LATTICE * LATTICE * LATTICE],
-}
-
-const LATTICE: usize = CHUNK_SIZE / CAVE_CELL as usize + 1;
-
-impl CaveLattice {
-    fn new(noise: &Noise, origin: IVec3) -> Self {
-        let base = origin.div_euclid(IVec3::splat(CAVE_CELL));
-        let mut samples = [0.0; LATTICE * LATTICE * LATTICE];
-        for (i, sample) in samples.iter_mut().enumerate() {
-            let l = IVec3::new(
-                (i % LATTICE) as i32,
-                (i / LATTICE % LATTICE) as i32,
-                (i / (LATTICE * LATTICE)) as i32,
-            );
-            *sample = noise.cave_sample(base + l);
-        }
-        Self { base, samples }
-    }
-
-    /// Interpolated cave noise at chunk-local voxel `local`.
-    fn value(&self, local: IVec3) -> f64 {
-        let origin = self.base * CAVE_CELL;
-        cave_value(
-            |cell| {
-                let l = (cell - self.base).as_uvec3();
-                self.samples[l.x as usize + LATTICE * (l.y as usize + LATTICE * l.z as usize)]
-            },
-            origin + local,
-        )
-    }
-}
-
-/// Trilinear interpolation of the lattice `sample(cell)` at world block `p`.
-///
-/// Both the per-chunk lattice and the tree check call this one function with the same lattice
-/// values, so they agree bit for bit on whether a block is carved.
-fn cave_value(sample: impl Fn(IVec3) -> f64, p: IVec3) -> f64 {
-    let cell = p.div_euclid(IVec3::splat(CAVE_CELL));
-    let t = p.rem_euclid(IVec3::splat(CAVE_CELL)).as_dvec3() / f64::from(CAVE_CELL);
-    let corner = |dx, dy, dz| sample(cell + IVec3::new(dx, dy, dz));
-    let along_x = |dy, dz| lerp(corner(0, dy, dz), corner(1, dy, dz), t.x);
-    let along_y = |dz| lerp(along_x(0, dz), along_x(1, dz), t.y);
-    lerp(along_y(0), along_y(1), t.z)
-}
-
-fn lerp(a: f64, b: f64, t: f64) -> f64 {
-    a + (b - a) * t
 }
 
 fn smoothstep(edge0: f64, edge1: f64, x: f64) -> f64 {

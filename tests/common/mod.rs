@@ -29,7 +29,11 @@ pub type UnitFace = (Face, [u32; 3], BlockId);
 
 /// The naive reference: for every voxel and direction, apply the face rule directly.
 /// `neighbours[f]` is the chunk across face `f`, or `None` (exposed).
-pub fn naive_faces(chunk: &Chunk, neighbours: &[Option<&Chunk>; 6], opaque: &[bool]) -> BTreeSet<UnitFace> {
+pub fn naive_faces(
+    chunk: &Chunk,
+    neighbours: &[Option<&Chunk>; 6],
+    opaque: &[bool],
+) -> BTreeSet<UnitFace> {
     let n = CHUNK_SIZE as i32;
     let is_opaque = |b: BlockId| opaque.get(b.0 as usize).copied().unwrap_or(false);
     let mut out = BTreeSet::new();
@@ -72,10 +76,16 @@ pub fn mesh_faces(mesh: &ChunkMesh) -> BTreeSet<UnitFace> {
                 assert_eq!(q.face, face, "quad stored in the wrong face group");
                 let n = q.face.axis();
                 for (axis, extent) in [((n + 1) % 3, q.size[0]), ((n + 2) % 3, q.size[1])] {
-                    assert!(q.min[axis] + extent <= CHUNK_SIZE as u32, "quad leaves the chunk: {q:?}");
+                    assert!(
+                        q.min[axis] + extent <= CHUNK_SIZE as u32,
+                        "quad leaves the chunk: {q:?}"
+                    );
                 }
                 for p in q.unit_faces() {
-                    assert!(out.insert((q.face, p.to_array(), q.block)), "unit face covered twice: {q:?}");
+                    assert!(
+                        out.insert((q.face, p.to_array(), q.block)),
+                        "unit face covered twice: {q:?}"
+                    );
                 }
             }
         }

@@ -1,8 +1,8 @@
-//! The project's own sample scene, built in code and written to `assets/sample.vox`, so the
-//! asset has a plain provenance and a test can prove the checked-in file is current.
+//! Models the project writes itself: the sample scene behind `assets/sample.vox` (built in code,
+//! so the asset has a plain provenance and a test can prove the checked-in file is current) and
+//! the oversized fixture the size-limit tests load.
 
 use std::collections::HashMap;
-#[cfg(test)]
 use std::path::Path;
 
 use dot_vox::{Color, DotVoxData, Material, Model, SceneNode};
@@ -57,18 +57,26 @@ pub fn sample_model() -> DotVoxData {
         // Root -> group -> (cottage centred at z = 7, tree standing on the lawn's corner).
         scenes: vec![
             transform(1, None),
-            SceneNode::Group { attributes: Default::default(), children: vec![2, 4] },
+            SceneNode::Group {
+                attributes: Default::default(),
+                children: vec![2, 4],
+            },
             transform(3, Some("0 0 7")),
             shape(0),
             transform(5, Some("8 -8 5")),
             shape(1),
         ],
-        layers: vec![dot_vox::Layer { attributes: Default::default() }],
+        layers: vec![dot_vox::Layer {
+            attributes: Default::default(),
+        }],
     }
 }
 
 fn transform(child: u32, translation: Option<&str>) -> SceneNode {
-    let attributes = translation.map(|t| ("_t".to_string(), t.to_string())).into_iter().collect();
+    let attributes = translation
+        .map(|t| ("_t".to_string(), t.to_string()))
+        .into_iter()
+        .collect();
     SceneNode::Transform {
         attributes: Default::default(),
         frames: vec![dot_vox::Frame::new(attributes)],
@@ -78,16 +86,31 @@ fn transform(child: u32, translation: Option<&str>) -> SceneNode {
 }
 
 fn shape(model_id: u32) -> SceneNode {
-    let model = dot_vox::ShapeModel { model_id, attributes: Default::default() };
-    SceneNode::Shape { attributes: Default::default(), models: vec![model] }
+    let model = dot_vox::ShapeModel {
+        model_id,
+        attributes: Default::default(),
+    };
+    SceneNode::Shape {
+        attributes: Default::default(),
+        models: vec![model],
+    }
 }
 
 /// Collects voxels by position, later writes winning, into a model of `size`.
 fn model_from(size: [u32; 3], voxels: HashMap<[u8; 3], u8>) -> Model {
-    let mut voxels: Vec<dot_vox::Voxel> =
-        voxels.into_iter().map(|([x, y, z], i)| dot_vox::Voxel { x, y, z, i }).collect();
+    let mut voxels: Vec<dot_vox::Voxel> = voxels
+        .into_iter()
+        .map(|([x, y, z], i)| dot_vox::Voxel { x, y, z, i })
+        .collect();
     voxels.sort_by_key(|v| (v.z, v.y, v.x));
-    Model { size: dot_vox::Size { x: size[0], y: size[1], z: size[2] }, voxels }
+    Model {
+        size: dot_vox::Size {
+            x: size[0],
+            y: size[1],
+            z: size[2],
+        },
+        voxels,
+    }
 }
 
 /// The lawn, path and cottage (24 x 24 x 14, Z up; the door faces -y).
@@ -159,7 +182,45 @@ fn tree() -> Model {
 /// Writes [`sample_model`] to `path` in `.vox` format.
 #[cfg(test)]
 pub(super) fn write_sample(path: &Path) -> std::io::Result<()> {
+    write(path, &sample_model())
+}
+
+/// Writes a `.vox` file of two one-voxel models that the scene graph places `distance` blocks
+/// apart along x: a file that is tiny on disk yet spans `distance + 1` blocks once placed.
+///
+/// A fixture for the size-limit tests (unit and CLI): with `distance >= MAX_MODEL_EXTENT`
+/// loading it must fail with [`WorldError::ModelTooLarge`] rather than allocate the span.
+///
+/// [`WorldError::ModelTooLarge`]: crate::worldgen::WorldError::ModelTooLarge
+pub fn write_spread_models(path: &Path, distance: i32) -> std::io::Result<()> {
+    let dot = |i| model_from([1, 1, 1], HashMap::from([([0, 0, 0], i)]));
+    let far = format!("{distance} 0 0");
+    let data = DotVoxData {
+        version: 150,
+        index_map: dot_vox::DEFAULT_INDEX_MAP.to_vec(),
+        models: vec![dot(slot::WALL), dot(slot::ROOF)],
+        palette: dot_vox::DEFAULT_PALETTE.to_vec(),
+        materials: Vec::new(),
+        scenes: vec![
+            transform(1, None),
+            SceneNode::Group {
+                attributes: Default::default(),
+                children: vec![2, 4],
+            },
+            transform(3, Some("0 0 0")),
+            shape(0),
+            transform(5, Some(&far)),
+            shape(1),
+        ],
+        layers: vec![dot_vox::Layer {
+            attributes: Default::default(),
+        }],
+    };
+    write(path, &data)
+}
+
+fn write(path: &Path, data: &DotVoxData) -> std::io::Result<()> {
     let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    sample_model().write_vox(&mut file)?;
+    data.write_vox(&mut file)?;
     std::io::Write::flush(&mut file)
 }
