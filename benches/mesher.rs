@@ -17,11 +17,7 @@ fn single_chunks(c: &mut Criterion) {
     let opaque = BlockRegistry::builtin().opaque_table();
     let mut checker = Chunk::empty();
     for (i, v) in checker.voxels_mut().iter_mut().enumerate() {
-        let (x, y, z) = (
-            i % CHUNK_SIZE,
-            i / CHUNK_SIZE % CHUNK_SIZE,
-            i / (CHUNK_SIZE * CHUNK_SIZE),
-        );
+        let (x, y, z) = (i % CHUNK_SIZE, i / CHUNK_SIZE % CHUNK_SIZE, i / (CHUNK_SIZE * CHUNK_SIZE));
         if (x + y + z) % 2 == 0 {
             *v = ids::STONE;
         }
@@ -42,21 +38,13 @@ fn single_chunks(c: &mut Criterion) {
 }
 
 fn terrain(c: &mut Criterion) {
-    let world = generate(
-        &WorldSource::Terrain,
-        &WorldParams {
-            seed: 1,
-            center: IVec3::ZERO,
-            view_distance: 2,
-        },
-    )
-    .expect("terrain generates");
+    let world =
+        generate(&WorldSource::Terrain, &WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 2 })
+            .expect("terrain generates");
     let opaque = world.registry.opaque_table();
     let positions = world.sorted_positions();
     let mut group = c.benchmark_group("mesh_terrain");
-    group.throughput(Throughput::Elements(
-        (positions.len() * CHUNK_VOLUME) as u64,
-    ));
+    group.throughput(Throughput::Elements((positions.len() * CHUNK_VOLUME) as u64));
     group.bench_function(format!("{}_chunks", positions.len()), |b| {
         b.iter(|| {
             for &pos in &positions {

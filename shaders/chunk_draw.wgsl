@@ -77,7 +77,7 @@ fn face_shade(face: u32) -> f32 {
 fn block_jitter(world: vec3<f32>, face: u32) -> f32 {
     // Step half a block inwards so the sample floors to the block that owns the face.
     let cell = vec3<i32>(floor(world - face_normal(face) * 0.5));
-    var h = u32(cell.x) * 73856093u ^ u32(cell.y) * 19349663u ^ u32(cell.z) * 83492791u;
+    var h = (u32(cell.x) * 73856093u) ^ (u32(cell.y) * 19349663u) ^ (u32(cell.z) * 83492791u);
     h = (h ^ (h >> 13u)) * 1274126177u;
     return 0.94 + 0.12 * f32(h & 255u) / 255.0;
 }

@@ -1,6 +1,6 @@
 // Shared declarations: prepended to every other shader by `gpu::shader_source`.
 //
-// Every constant and struct here has one Rust twin, and `tests/shader_layouts.rs` checks the two
+// Every constant and struct here has one Rust twin, and `tests/shaders.rs` checks the two
 // against each other: the quad bit layout (`mesh::QUAD_FIELDS`), the page size
 // (`gpu::PAGE_QUADS_LOG2`), `ChunkMeta` and `Camera` (`gpu::layouts`).
 

@@ -19,30 +19,19 @@ pub struct Camera {
 
 impl Camera {
     pub fn look_at(eye: Vec3, target: Vec3) -> Self {
-        Self {
-            eye,
-            target,
-            fov_y_degrees: 70.0,
-            near: 0.1,
-        }
+        Self { eye, target, fov_y_degrees: 70.0, near: 0.1 }
     }
 
     /// Unit view direction. A camera whose target equals its eye looks along −Z.
     pub fn forward(&self) -> Vec3 {
-        (self.target - self.eye)
-            .try_normalize()
-            .unwrap_or(Vec3::NEG_Z)
+        (self.target - self.eye).try_normalize().unwrap_or(Vec3::NEG_Z)
     }
 
     /// World-to-view matrix (right-handed, +Y up). Looking straight up or down uses −Z as "up" on
     /// screen, since +Y is then degenerate.
     pub fn view(&self) -> Mat4 {
         let forward = self.forward();
-        let up = if forward.cross(Vec3::Y).length_squared() < 1e-6 {
-            Vec3::NEG_Z
-        } else {
-            Vec3::Y
-        };
+        let up = if forward.cross(Vec3::Y).length_squared() < 1e-6 { Vec3::NEG_Z } else { Vec3::Y };
         view::look_to_mat4(self.eye, forward, up)
     }
 

@@ -26,10 +26,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // clap's message goes on with usage lines; the first line says what is wrong.
             let message = e.to_string();
-            eprintln!(
-                "{}",
-                message.lines().next().unwrap_or("error: invalid arguments")
-            );
+            eprintln!("{}", message.lines().next().unwrap_or("error: invalid arguments"));
             return ExitCode::from(2);
         }
     };

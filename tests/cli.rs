@@ -10,10 +10,7 @@ use glam::IVec3;
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 fn voxgpu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_voxgpu"))
-        .args(args)
-        .output()
-        .expect("binary runs")
+    Command::new(env!("CARGO_BIN_EXE_voxgpu")).args(args).output().expect("binary runs")
 }
 
 fn temp(name: &str) -> PathBuf {
@@ -30,11 +27,7 @@ fn assert_one_line_error(args: &[&str], needle: &str) {
     assert_ne!(out.status.code(), Some(101), "{args:?} panicked: {stderr}");
     assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "{args:?} printed more than one line:\n{stderr}"
-    );
+    assert_eq!(lines.len(), 1, "{args:?} printed more than one line:\n{stderr}");
     assert!(
         lines[0].to_lowercase().contains(&needle.to_lowercase()),
         "{args:?}: {:?} lacks {needle:?}",
@@ -44,30 +37,21 @@ fn assert_one_line_error(args: &[&str], needle: &str) {
 
 #[test]
 fn a_missing_vox_file_is_one_line() {
-    assert_one_line_error(
-        &["stats", "--world", "vox:/no/such/model.vox"],
-        "/no/such/model.vox",
-    );
+    assert_one_line_error(&["stats", "--world", "vox:/no/such/model.vox"], "/no/such/model.vox");
 }
 
 #[test]
 fn a_malformed_vox_file_is_one_line() {
     let path = temp("garbage.vox");
     std::fs::write(&path, b"VOX \x96\x00\x00\x00 this is not a model").expect("write");
-    assert_one_line_error(
-        &["stats", "--world", &format!("vox:{}", path.display())],
-        "garbage.vox",
-    );
+    assert_one_line_error(&["stats", "--world", &format!("vox:{}", path.display())], "garbage.vox");
 }
 
 #[test]
 fn a_model_larger_than_the_world_limit_is_one_line() {
     let path = temp("huge.vox");
     voxgpu::worldgen::vox::write_spread_models(&path, 2000).expect("write test model");
-    assert_one_line_error(
-        &["stats", "--world", &format!("vox:{}", path.display())],
-        "too large",
-    );
+    assert_one_line_error(&["stats", "--world", &format!("vox:{}", path.display())], "too large");
 }
 
 #[test]
@@ -91,31 +75,17 @@ fn out_of_range_flags_are_one_line() {
     assert_one_line_error(&["stats", "--view-distance", "100000"], "--view-distance");
     assert_one_line_error(&["stats", "--seed", "-1"], "--seed");
     assert_one_line_error(&["render", "--out", "x.png", "--camera", "1,2"], "x,y,z");
+    assert_one_line_error(&["render", "--out", "x.png", "--camera", "1,nan,2"], "--camera");
     assert_one_line_error(
-        &["render", "--out", "x.png", "--camera", "1,nan,2"],
-        "--camera",
-    );
-    assert_one_line_error(
-        &[
-            "render", "--out", "x.png", "--camera", "1,2,3", "--target", "1,2,3",
-        ],
+        &["render", "--out", "x.png", "--camera", "1,2,3", "--target", "1,2,3"],
         "--target",
     );
 }
 
 #[test]
 fn an_unwritable_output_is_one_line() {
-    let args = [
-        "render",
-        "--out",
-        "/no/such/dir/world.png",
-        "--width",
-        "32",
-        "--height",
-        "32",
-        "--world",
-        "sphere",
-    ];
+    let args =
+        ["render", "--out", "/no/such/dir/world.png", "--width", "32", "--height", "32", "--world", "sphere"];
     assert_one_line_error(&args, "/no/such/dir/world.png");
 }
 
@@ -123,21 +93,12 @@ fn an_unwritable_output_is_one_line() {
 fn stats_json_areas_match_a_naive_count_on_the_sample_model() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/sample.vox");
     let out = voxgpu(&["stats", "--json", "--world", &format!("vox:{path}")]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("stats --json prints JSON");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats --json prints JSON");
 
     let world = generate(
         &WorldSource::Vox(path.into()),
-        &WorldParams {
-            seed: 1,
-            center: IVec3::ZERO,
-            view_distance: 8,
-        },
+        &WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 8 },
     )
     .expect("sample loads");
     let areas = common::naive_world_areas(&world);
@@ -145,16 +106,32 @@ fn stats_json_areas_match_a_naive_count_on_the_sample_model() {
     let mut quads = 0;
     for (i, label) in ["+x", "-x", "+y", "-y", "+z", "-z"].iter().enumerate() {
         assert_eq!(json["faces"][label]["area"], areas[i], "area of {label}");
-        quads += json["faces"][label]["quads"]
-            .as_u64()
-            .expect("quads is a number");
+        quads += json["faces"][label]["quads"].as_u64().expect("quads is a number");
     }
     assert_eq!(json["quads"], quads);
     assert_eq!(json["quad_bytes"], quads * 8);
 }
 
 #[test]
+fn no_adapter_is_one_line() {
+    // Metal does not exist on Linux and is never compiled in here: no adapter can be found.
+    let out = Command::new(env!("CARGO_BIN_EXE_voxgpu"))
+        .args(["render", "--out", temp("none.png").to_str().expect("utf-8"), "--world", "sphere"])
+        .env("WGPU_BACKEND", "metal")
+        .output()
+        .expect("binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(lines[0].contains("no GPU adapter"), "{stderr}");
+}
+
+#[test]
 fn render_writes_a_png_of_the_requested_size() {
+    if common::gpu_contexts().is_empty() {
+        return; // VOXGPU_ALLOW_NO_GPU=1, announced by gpu_contexts
+    }
     let path = temp("sphere.png");
     let out = voxgpu(&[
         "render",
@@ -167,16 +144,9 @@ fn render_writes_a_png_of_the_requested_size() {
         "--world",
         "sphere",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let image = image::open(&path).expect("a PNG was written").to_rgba8();
     assert_eq!(image.dimensions(), (96, 64));
     let corner = *image.get_pixel(0, 0);
-    assert!(
-        image.pixels().filter(|p| **p != corner).count() > 96 * 64 / 10,
-        "the sphere is visible"
-    );
+    assert!(image.pixels().filter(|p| **p != corner).count() > 96 * 64 / 10, "the sphere is visible");
 }

@@ -1,10 +1,10 @@
 //! Golden images: known scenes rendered offscreen on every adapter present and compared with the
 //! committed references in `tests/golden/` using NVIDIA's FLIP perceptual metric.
 //!
-//! - Threshold: mean FLIP error at most [`MEAN_FLIP_THRESHOLD`] per scene and adapter.
 //! - On failure the `-actual` and `-difference` PNGs go to `tests/output/` (ignored by git).
 //! - `VOXGPU_BLESS=1` rewrites the references from the first adapter (Vulkan before GL).
 //! - No adapter at all fails the test, unless `VOXGPU_ALLOW_NO_GPU=1` (see README).
+//! - Thresholds: [`MEAN_FLIP_THRESHOLD`] and [`MAX_VISIBLE_ERROR_SHARE`].
 
 mod common;
 
@@ -17,10 +17,14 @@ use voxgpu::gpu::{GpuContext, Renderer, RendererOptions};
 use voxgpu::voxel::CHUNK_SIZE;
 use voxgpu::worldgen::{self, WorldParams, WorldSource};
 
-/// Mean FLIP error allowed between a render and its reference. Renders on lavapipe and llvmpipe
-/// (GL) differ from each other by rasterisation details at edges; see docs/TESTING.md for the
-/// measured spread.
-const MEAN_FLIP_THRESHOLD: f32 = 0.02;
+/// Mean FLIP error allowed between a render and its reference. Measured: lavapipe against its own
+/// reference 0.0, llvmpipe (GL) against the lavapipe reference at most 0.00001; the margin allows
+/// other Mesa versions' rasterisation differences at edges.
+const MEAN_FLIP_THRESHOLD: f32 = 0.01;
+/// A mean can hide a small hole (a missing chunk is 1–2% of the pixels), so the share of pixels
+/// with a clearly visible error (FLIP above [`VISIBLE_ERROR`]) is capped too.
+const MAX_VISIBLE_ERROR_SHARE: f32 = 0.002;
+const VISIBLE_ERROR: f32 = 0.3;
 const SIZE: u32 = 256;
 
 struct Scene {
@@ -36,11 +40,7 @@ fn sample_vox() -> PathBuf {
 }
 
 fn scenes() -> Vec<Scene> {
-    let terrain = WorldParams {
-        seed: 7,
-        center: IVec3::ZERO,
-        view_distance: 3,
-    };
+    let terrain = WorldParams { seed: 7, center: IVec3::ZERO, view_distance: 3 };
     vec![
         Scene {
             name: "terrain_above",
@@ -48,20 +48,11 @@ fn scenes() -> Vec<Scene> {
             params: terrain,
             view: Some((Vec3::new(0.5, 200.0, 0.5), Vec3::new(0.5, 0.0, 0.5))),
         },
-        Scene {
-            name: "terrain_low_angle",
-            source: WorldSource::Terrain,
-            params: terrain,
-            view: None,
-        },
+        Scene { name: "terrain_low_angle", source: WorldSource::Terrain, params: terrain, view: None },
         Scene {
             name: "vox_model",
             source: WorldSource::Vox(sample_vox()),
-            params: WorldParams {
-                seed: 0,
-                center: IVec3::ZERO,
-                view_distance: 2,
-            },
+            params: WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 2 },
             view: None,
         },
     ]
@@ -69,18 +60,15 @@ fn scenes() -> Vec<Scene> {
 
 fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     let world = worldgen::generate(&scene.source, &scene.params).expect("scene world generates");
-    let (eye, target) = scene
-        .view
-        .unwrap_or_else(|| worldgen::default_view(&scene.source, &world, &scene.params));
+    let (eye, target) =
+        scene.view.unwrap_or_else(|| worldgen::default_view(&scene.source, &world, &scene.params));
     let fog_end = (scene.params.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
     let options = RendererOptions::new(SIZE, SIZE, fog_end);
     let mut renderer = Renderer::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk));
     }
-    renderer
-        .render(&Camera::look_at(eye, target))
-        .expect("frame renders");
+    renderer.render(&Camera::look_at(eye, target)).expect("frame renders");
     renderer.read_pixels().expect("readback")
 }
 
@@ -88,18 +76,17 @@ fn rgb(image: &image::RgbaImage) -> Vec<u8> {
     image.pixels().flat_map(|p| [p[0], p[1], p[2]]).collect()
 }
 
-/// Mean FLIP error and the colour-mapped error image.
-fn flip(reference: &image::RgbaImage, actual: &image::RgbaImage) -> (f32, image::RgbImage) {
+/// Mean FLIP error, share of pixels above [`VISIBLE_ERROR`], and the colour-mapped error image.
+fn flip(reference: &image::RgbaImage, actual: &image::RgbaImage) -> (f32, f32, image::RgbImage) {
     let (w, h) = reference.dimensions();
     let r = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(reference));
     let a = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(actual));
     let error = nv_flip::flip(r, a, nv_flip::DEFAULT_PIXELS_PER_DEGREE);
     let mean = nv_flip::FlipPool::from_image(&error).mean();
+    let values = error.to_vec();
+    let visible = values.iter().filter(|&&e| e > VISIBLE_ERROR).count() as f32 / values.len() as f32;
     let colored = error.apply_color_lut(&nv_flip::magma_lut());
-    (
-        mean,
-        image::RgbImage::from_raw(w, h, colored.to_vec()).expect("sized"),
-    )
+    (mean, visible, image::RgbImage::from_raw(w, h, colored.to_vec()).expect("sized"))
 }
 
 /// A frame that is mostly one colour (sky only, or nothing drawn) cannot be a valid scene.
@@ -107,36 +94,12 @@ fn assert_not_blank(name: &str, image: &image::RgbaImage) {
     let sky = image.get_pixel(0, 0);
     let other = image.pixels().filter(|p| *p != sky).count();
     let share = other as f32 / image.pixels().len() as f32;
-    assert!(
-        share > 0.2,
-        "{name}: only {:.0}% of pixels differ from the corner colour",
-        share * 100.0
-    );
-}
-
-fn adapters() -> Vec<GpuContext> {
-    let backends =
-        wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN | wgpu::Backends::GL);
-    let mut contexts: Vec<GpuContext> = GpuContext::all(backends)
-        .into_iter()
-        .map(|c| c.expect("an adapter that exists opens a device"))
-        .collect();
-    contexts.sort_by_key(|c| c.summary.backend != wgpu::Backend::Vulkan);
-    contexts
+    assert!(share > 0.2, "{name}: only {:.0}% of pixels differ from the corner colour", share * 100.0);
 }
 
 #[test]
 fn golden_images_match_on_every_adapter() {
-    let contexts = adapters();
-    if contexts.is_empty() {
-        if std::env::var("VOXGPU_ALLOW_NO_GPU").as_deref() == Ok("1") {
-            eprintln!("no adapter found; golden images NOT checked (VOXGPU_ALLOW_NO_GPU=1)");
-            return;
-        }
-        panic!(
-            "no GPU adapter found: install mesa-vulkan-drivers, or set VOXGPU_ALLOW_NO_GPU=1 to opt out"
-        );
-    }
+    let contexts = common::gpu_contexts();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = root.join("tests/output");
     let bless = std::env::var("VOXGPU_BLESS").as_deref() == Ok("1");
@@ -154,34 +117,32 @@ fn golden_images_match_on_every_adapter() {
             }
             let reference = image::open(&reference_path)
                 .unwrap_or_else(|e| {
-                    panic!(
-                        "{}: {e} (run with VOXGPU_BLESS=1 to create it)",
-                        reference_path.display()
-                    )
+                    panic!("{}: {e} (run with VOXGPU_BLESS=1 to create it)", reference_path.display())
                 })
                 .to_rgba8();
-            let (mean, difference) = flip(&reference, &actual);
-            eprintln!("{:<18} {:<7} mean FLIP {mean:.5}", scene.name, backend);
-            if mean > MEAN_FLIP_THRESHOLD {
+            let (mean, visible, difference) = flip(&reference, &actual);
+            eprintln!(
+                "{:<18} {:<7} mean FLIP {mean:.5}, visible errors {:.3}%",
+                scene.name,
+                backend,
+                visible * 100.0
+            );
+            if mean > MEAN_FLIP_THRESHOLD || visible > MAX_VISIBLE_ERROR_SHARE {
                 std::fs::create_dir_all(&out).expect("create tests/output");
                 let stem = out.join(format!("{}-{backend}", scene.name));
                 let path = |suffix: &str| PathBuf::from(format!("{}-{suffix}.png", stem.display()));
                 actual.save(path("actual")).expect("write actual");
-                difference
-                    .save(path("difference"))
-                    .expect("write difference");
+                difference.save(path("difference")).expect("write difference");
                 failures.push(format!(
-                    "{} on {}: mean FLIP {mean:.4} > {MEAN_FLIP_THRESHOLD} (see {}-actual/-difference)",
+                    "{} on {}: mean FLIP {mean:.4} (max {MEAN_FLIP_THRESHOLD}), {:.3}% visible errors (max {:.3}%); see {}-actual/-difference",
                     scene.name,
                     gpu.summary,
+                    visible * 100.0,
+                    MAX_VISIBLE_ERROR_SHARE * 100.0,
                     stem.display()
                 ));
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "golden images differ:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "golden images differ:\n{}", failures.join("\n"));
 }

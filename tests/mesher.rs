@@ -21,16 +21,11 @@ fn assert_exact_cover(chunk: &Chunk, neighbours: [Option<&Chunk>; 6]) -> voxgpu:
     let mesh = mesh_chunk(chunk, &Neighbours(neighbours), &opaque);
     let expected = naive_faces(chunk, &neighbours, &opaque);
     let got = mesh_faces(&mesh);
-    assert_eq!(
-        got.len(),
-        expected.len(),
-        "covered area differs from the naive count"
-    );
+    assert_eq!(got.len(), expected.len(), "covered area differs from the naive count");
     assert_eq!(got, expected, "covered faces differ from the naive set");
     for face in Face::ALL {
-        let area = |set: &std::collections::BTreeSet<common::UnitFace>| {
-            set.iter().filter(|f| f.0 == face).count()
-        };
+        let area =
+            |set: &std::collections::BTreeSet<common::UnitFace>| set.iter().filter(|f| f.0 == face).count();
         assert_eq!(area(&got), area(&expected), "area of {face:?}");
     }
     mesh
@@ -87,10 +82,7 @@ fn border_against_an_absent_neighbour_emits_its_faces() {
         let mesh = assert_exact_cover(&full, nb);
         let mut expected = [0; 6];
         expected[open as usize] = 1;
-        assert_eq!(
-            mesh.opaque.counts, expected,
-            "only the {open:?} border is exposed"
-        );
+        assert_eq!(mesh.opaque.counts, expected, "only the {open:?} border is exposed");
     }
 }
 
@@ -113,13 +105,7 @@ fn single_voxel_is_six_unit_quads() {
 
 #[test]
 fn checkerboard_merges_nothing() {
-    let c = from_fn(|x, y, z| {
-        if (x + y + z) % 2 == 0 {
-            ids::STONE
-        } else {
-            BlockId::AIR
-        }
-    });
+    let c = from_fn(|x, y, z| if (x + y + z) % 2 == 0 { ids::STONE } else { BlockId::AIR });
     let mesh = assert_exact_cover(&c, [None; 6]);
     assert_eq!(mesh.quad_count(), 6 * N * N * N / 2);
 }
@@ -157,17 +143,9 @@ fn different_blocks_never_merge() {
         _ => BlockId::AIR,
     });
     let mesh = assert_exact_cover(&c, [None; 6]);
-    let tops: Vec<_> = mesh.opaque.quads[mesh.opaque.range(Face::PosY)]
-        .iter()
-        .map(|q| q.unpack())
-        .collect();
+    let tops: Vec<_> = mesh.opaque.quads[mesh.opaque.range(Face::PosY)].iter().map(|q| q.unpack()).collect();
     assert_eq!(tops.len(), 32, "one strip per x column");
-    assert!(tops.iter().all(|q| q.block
-        == if q.min.x % 2 == 0 {
-            ids::STONE
-        } else {
-            ids::SAND
-        }));
+    assert!(tops.iter().all(|q| q.block == if q.min.x % 2 == 0 { ids::STONE } else { ids::SAND }));
 }
 
 #[test]
@@ -189,18 +167,8 @@ fn transparent_rule_water_against_water_is_hidden_and_against_stone_only_stone_s
     assert!(faces.contains(&(Face::PosZ, [4, 4, 4], ids::WATER)));
     assert!(faces.contains(&(Face::NegZ, [4, 4, 5], ids::GLASS)));
     // Transparent quads are kept apart from opaque ones.
-    assert!(
-        mesh.opaque
-            .quads
-            .iter()
-            .all(|q| q.unpack().block == ids::STONE)
-    );
-    assert!(
-        mesh.transparent
-            .quads
-            .iter()
-            .all(|q| q.unpack().block != ids::STONE)
-    );
+    assert!(mesh.opaque.quads.iter().all(|q| q.unpack().block == ids::STONE));
+    assert!(mesh.transparent.quads.iter().all(|q| q.unpack().block != ids::STONE));
 }
 
 #[test]
@@ -218,12 +186,9 @@ fn random_fills_are_covered_exactly_once() {
         let density = [5, 30, 50, 70, 95][seed as usize % 5];
         let ids: &[BlockId] = if seed % 3 == 0 { &[ids::STONE] } else { &mixed };
         let chunk = random_chunk(&mut rng, density, ids);
-        let nb: Vec<Chunk> = (0..6)
-            .map(|_| random_chunk(&mut rng, density, ids))
-            .collect();
+        let nb: Vec<Chunk> = (0..6).map(|_| random_chunk(&mut rng, density, ids)).collect();
         // Some neighbours present, some absent.
-        let neighbours: [Option<&Chunk>; 6] =
-            std::array::from_fn(|i| (rng.below(3) != 0).then(|| &nb[i]));
+        let neighbours: [Option<&Chunk>; 6] = std::array::from_fn(|i| (rng.below(3) != 0).then(|| &nb[i]));
         assert_exact_cover(&chunk, neighbours);
     }
 }
@@ -231,17 +196,12 @@ fn random_fills_are_covered_exactly_once() {
 #[test]
 fn terrain_chunks_are_covered_exactly_once() {
     for seed in [1, 7, 42] {
-        let params = WorldParams {
-            seed,
-            center: IVec3::ZERO,
-            view_distance: 1,
-        };
+        let params = WorldParams { seed, center: IVec3::ZERO, view_distance: 1 };
         let world = generate(&WorldSource::Terrain, &params).expect("terrain generates");
         assert!(world.len() > 4);
         for pos in world.sorted_positions() {
             let chunk = world.chunk(pos).expect("listed");
-            let neighbours =
-                Face::ALL.map(|f| world.chunk(ChunkPos(pos.0 + f.normal())).map(|c| &**c));
+            let neighbours = Face::ALL.map(|f| world.chunk(ChunkPos(pos.0 + f.normal())).map(|c| &**c));
             assert_exact_cover(chunk, neighbours);
         }
     }

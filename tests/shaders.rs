@@ -9,54 +9,30 @@ use voxgpu::mesh::{Face, QUAD_FIELDS};
 use voxgpu::voxel::CHUNK_SIZE;
 
 fn validate(name: &str, source: &str) -> Module {
-    let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| {
-        panic!(
-            "{name}: parse error\n{}",
-            e.emit_to_string_with_path(source, name)
-        )
-    });
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .unwrap_or_else(|e| {
-        panic!(
-            "{name}: validation error\n{}",
-            e.emit_to_string_with_path(source, name)
-        )
-    });
+    let module = naga::front::wgsl::parse_str(source)
+        .unwrap_or_else(|e| panic!("{name}: parse error\n{}", e.emit_to_string_with_path(source, name)));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{name}: validation error\n{}", e.emit_to_string_with_path(source, name)));
     module
 }
 
 fn common() -> Module {
-    validate(
-        "shaders/common.wgsl",
-        include_str!("../shaders/common.wgsl"),
-    )
+    validate("shaders/common.wgsl", include_str!("../shaders/common.wgsl"))
 }
 
 #[test]
 fn every_shader_parses_and_validates() {
     common();
-    let mut on_disk: Vec<String> =
-        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders"))
-            .expect("shaders/ exists")
-            .map(|e| {
-                e.expect("readable")
-                    .file_name()
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .filter(|n| n.ends_with(".wgsl") && n != "common.wgsl")
-            .collect();
+    let mut on_disk: Vec<String> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders"))
+        .expect("shaders/ exists")
+        .map(|e| e.expect("readable").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".wgsl") && n != "common.wgsl")
+        .collect();
     on_disk.sort();
     let mut embedded: Vec<String> = SHADERS.iter().map(|s| s.name.to_string()).collect();
     embedded.sort();
-    assert_eq!(
-        on_disk, embedded,
-        "every file in shaders/ must be listed in gpu::SHADERS"
-    );
+    assert_eq!(on_disk, embedded, "every file in shaders/ must be listed in gpu::SHADERS");
     for file in SHADERS {
         validate(&format!("shaders/{}", file.name), &shader_source(file));
     }
@@ -64,10 +40,7 @@ fn every_shader_parses_and_validates() {
 
 #[test]
 fn a_broken_shader_names_its_file() {
-    let broken = ShaderFile {
-        name: "broken.wgsl",
-        source: "fn f() -> u32 { return 1.0; }",
-    };
+    let broken = ShaderFile { name: "broken.wgsl", source: "fn f() -> u32 { return 1.0; }" };
     let err = std::panic::catch_unwind(|| validate("shaders/broken.wgsl", &shader_source(broken)))
         .expect_err("must not validate");
     let message = err.downcast_ref::<String>().expect("panic message");
@@ -90,11 +63,7 @@ fn u32_constant(module: &Module, name: &str) -> u32 {
 fn quad_bit_layout_matches_between_rust_and_wgsl() {
     let module = common();
     for field in QUAD_FIELDS {
-        for (suffix, rust) in [
-            ("WORD", field.word),
-            ("SHIFT", field.shift),
-            ("BITS", field.bits),
-        ] {
+        for (suffix, rust) in [("WORD", field.word), ("SHIFT", field.shift), ("BITS", field.bits)] {
             let name = format!("QUAD_{}_{suffix}", field.name);
             assert_eq!(u32_constant(&module, &name), rust, "{name}");
         }
@@ -102,10 +71,7 @@ fn quad_bit_layout_matches_between_rust_and_wgsl() {
     assert_eq!(u32_constant(&module, "QUAD_PAGE_LOG2"), PAGE_QUADS_LOG2);
     assert_eq!(u32_constant(&module, "CHUNK_SIZE"), CHUNK_SIZE as u32);
     for face in Face::ALL {
-        let name = format!("FACE_{:?}", face)
-            .replace("Pos", "POS_")
-            .replace("Neg", "NEG_")
-            .to_uppercase();
+        let name = format!("FACE_{:?}", face).replace("Pos", "POS_").replace("Neg", "NEG_").to_uppercase();
         assert_eq!(u32_constant(&module, &name), face as u32, "{name}");
     }
 }
@@ -118,16 +84,8 @@ fn wgsl_struct(module: &Module, name: &str) -> (Vec<(String, u32)>, u32) {
         .find(|(_, t)| t.name.as_deref() == Some(name))
         .unwrap_or_else(|| panic!("common.wgsl declares no struct {name}"))
         .1;
-    let TypeInner::Struct { members, span } = &ty.inner else {
-        panic!("{name} is not a struct")
-    };
-    (
-        members
-            .iter()
-            .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
-            .collect(),
-        *span,
-    )
+    let TypeInner::Struct { members, span } = &ty.inner else { panic!("{name} is not a struct") };
+    (members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect(), *span)
 }
 
 #[test]
@@ -136,14 +94,8 @@ fn chunk_meta_layout_matches_between_rust_and_wgsl() {
     assert_eq!(
         members,
         vec![
-            (
-                "origin".to_string(),
-                std::mem::offset_of!(ChunkMeta, origin) as u32
-            ),
-            (
-                "lod".to_string(),
-                std::mem::offset_of!(ChunkMeta, lod) as u32
-            ),
+            ("origin".to_string(), std::mem::offset_of!(ChunkMeta, origin) as u32),
+            ("lod".to_string(), std::mem::offset_of!(ChunkMeta, lod) as u32),
         ]
     );
     assert_eq!(span as usize, std::mem::size_of::<ChunkMeta>());

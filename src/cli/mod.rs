@@ -19,12 +19,7 @@ pub const MAX_IMAGE_SIDE: u32 = 8192;
 pub const MAX_VIEW_DISTANCE: u32 = 64;
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "voxgpu",
-    version,
-    about = "A GPU-driven voxel renderer",
-    arg_required_else_help = true
-)]
+#[command(name = "voxgpu", version, about = "A GPU-driven voxel renderer", arg_required_else_help = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -56,11 +51,7 @@ pub struct WorldArgs {
 
 impl WorldArgs {
     pub fn params(&self, center: Vec3) -> WorldParams {
-        WorldParams {
-            seed: self.seed,
-            center: center.floor().as_ivec3(),
-            view_distance: self.view_distance,
-        }
+        WorldParams { seed: self.seed, center: center.floor().as_ivec3(), view_distance: self.view_distance }
     }
 }
 

@@ -33,16 +33,9 @@ pub struct RenderArgs {
 
 pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     // Fail before the slow part when the PNG could never be written.
-    let parent = args
-        .out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
+    let parent = args.out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     if !parent.is_dir() {
-        return Err(CliError::Write {
-            path: args.out.clone(),
-            reason: "its folder does not exist".into(),
-        });
+        return Err(CliError::Write { path: args.out.clone(), reason: "its folder does not exist".into() });
     }
     let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
     let world = worldgen::generate(&args.world.world, &params)?;
@@ -55,20 +48,14 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
 
     let gpu = GpuContext::new()?;
     let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
-    let mut renderer = Renderer::new(
-        &gpu,
-        RendererOptions::new(args.width, args.height, fog_end),
-        &world.registry,
-    )?;
+    let mut renderer =
+        Renderer::new(&gpu, RendererOptions::new(args.width, args.height, fog_end), &world.registry)?;
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk));
     }
     let stats = renderer.render(&Camera::look_at(eye, target))?;
     let image = renderer.read_pixels()?;
-    image.save(&args.out).map_err(|e| CliError::Write {
-        path: args.out.clone(),
-        reason: e.to_string(),
-    })?;
+    image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
     println!(
         "wrote {} ({}x{}) on {}: {} chunks, {} quads, {} draw commands",
         args.out.display(),

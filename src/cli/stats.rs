@@ -23,10 +23,7 @@ pub fn run(args: &StatsArgs) -> Result<(), CliError> {
         stats.add(&mesh_world_chunk(&world, pos));
     }
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&stats).expect("plain struct serialises")
-        );
+        println!("{}", serde_json::to_string(&stats).expect("plain struct serialises"));
     } else {
         print!("{}", stats.table());
     }

@@ -4,7 +4,16 @@
 //! `WGPU_ADAPTER_NAME` picks by name (substring, case-insensitive), `WGPU_POWER_PREF` sets the
 //! preference otherwise.
 
+use std::sync::{Arc, Mutex};
+
 use super::GpuError;
+
+/// Downlevel abilities the renderer cannot work without: vertex pulling reads storage buffers in
+/// the vertex shader, draws are indirect with a base vertex, and later stages are compute shaders.
+const REQUIRED_DOWNLEVEL: wgpu::DownlevelFlags = wgpu::DownlevelFlags::VERTEX_STORAGE
+    .union(wgpu::DownlevelFlags::BASE_VERTEX)
+    .union(wgpu::DownlevelFlags::INDIRECT_EXECUTION)
+    .union(wgpu::DownlevelFlags::COMPUTE_SHADERS);
 
 /// The optional features the renderer uses when the adapter has them, and what it does otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,10 +21,10 @@ pub struct Capabilities {
     /// GPU timestamp queries (`voxgpu profile`). Without them profiling reports that it cannot run.
     pub timestamps: bool,
     /// `multi_draw_indexed_indirect_count`: the GPU decides how many draws run. Without it the
-    /// renderer issues `multi_draw_indexed_indirect` over a capped, zero-filled command list.
+    /// renderer issues `multi_draw_indexed_indirect` with a count the CPU passes.
     pub multi_draw_indirect_count: bool,
-    /// Line polygon mode for the wireframe debug view. Without it the wireframe is drawn with a
-    /// barycentric edge test in the fragment shader.
+    /// Line polygon mode for the wireframe debug view (a later issue), which without it is to use
+    /// a barycentric edge test in the fragment shader.
     pub polygon_mode_line: bool,
 }
 
@@ -32,10 +41,7 @@ impl Capabilities {
     fn features(self) -> wgpu::Features {
         let mut f = wgpu::Features::empty();
         f.set(wgpu::Features::TIMESTAMP_QUERY, self.timestamps);
-        f.set(
-            wgpu::Features::MULTI_DRAW_INDIRECT_COUNT,
-            self.multi_draw_indirect_count,
-        );
+        f.set(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT, self.multi_draw_indirect_count);
         f.set(wgpu::Features::POLYGON_MODE_LINE, self.polygon_mode_line);
         f
     }
@@ -43,27 +49,19 @@ impl Capabilities {
     /// One line per feature: used, or missing and the fallback taken.
     pub fn report(self) -> Vec<String> {
         let line = |name: &str, have: bool, fallback: &str| {
-            if have {
-                format!("{name}: used")
-            } else {
-                format!("{name}: missing; {fallback}")
-            }
+            if have { format!("{name}: used") } else { format!("{name}: missing; {fallback}") }
         };
         vec![
-            line(
-                "TIMESTAMP_QUERY",
-                self.timestamps,
-                "GPU profiling is unavailable",
-            ),
+            line("TIMESTAMP_QUERY", self.timestamps, "GPU profiling is unavailable"),
             line(
                 "MULTI_DRAW_INDIRECT_COUNT",
                 self.multi_draw_indirect_count,
-                "draws use multi_draw_indexed_indirect over a capped command list",
+                "draws use multi_draw_indexed_indirect with a CPU-side count",
             ),
             line(
                 "POLYGON_MODE_LINE",
                 self.polygon_mode_line,
-                "wireframe uses a barycentric edge shader",
+                "the wireframe view (not built yet) is to use a barycentric edge shader",
             ),
         ]
     }
@@ -80,11 +78,7 @@ pub struct AdapterSummary {
 
 impl std::fmt::Display for AdapterSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} ({:?}, {:?}",
-            self.name, self.backend, self.device_type
-        )?;
+        write!(f, "{} ({:?}, {:?}", self.name, self.backend, self.device_type)?;
         if !self.driver.is_empty() {
             write!(f, ", {}", self.driver)?;
         }
@@ -95,15 +89,8 @@ impl std::fmt::Display for AdapterSummary {
 impl AdapterSummary {
     fn of(adapter: &wgpu::Adapter) -> Self {
         let info = adapter.get_info();
-        let driver = format!("{} {}", info.driver, info.driver_info)
-            .trim()
-            .to_string();
-        Self {
-            name: info.name,
-            backend: info.backend,
-            device_type: info.device_type,
-            driver,
-        }
+        let driver = format!("{} {}", info.driver, info.driver_info).trim().to_string();
+        Self { name: info.name, backend: info.backend, device_type: info.device_type, driver }
     }
 }
 
@@ -114,6 +101,8 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     pub caps: Capabilities,
     pub summary: AdapterSummary,
+    /// Set by the device-lost callback; `None` while the device is alive.
+    pub lost: Arc<Mutex<Option<String>>>,
 }
 
 fn instance(backends: wgpu::Backends) -> wgpu::Instance {
@@ -146,22 +135,23 @@ impl GpuContext {
     /// Chooses an adapter the way wgpu's environment variables say and opens a device on it.
     pub fn new() -> Result<Self, GpuError> {
         let tiers = backend_tiers();
+        let mut name_not_found = None;
         for &backends in &tiers {
             match Self::choose_adapter(backends) {
                 Ok(adapter) => return Self::from_adapter(adapter),
+                // A name may match on a later tier (GL) even when the first has none.
+                Err(e @ GpuError::AdapterNameNotFound { .. }) => name_not_found = Some(e),
                 Err(GpuError::NoAdapter { .. }) => continue,
                 Err(e) => return Err(e),
             }
         }
         let tried: Vec<String> = tiers.iter().map(|b| format!("{b:?}")).collect();
-        Err(GpuError::NoAdapter {
-            backends: tried.join(", then "),
-        })
+        Err(name_not_found.unwrap_or(GpuError::NoAdapter { backends: tried.join(", then ") }))
     }
 
     fn choose_adapter(backends: wgpu::Backends) -> Result<wgpu::Adapter, GpuError> {
         let instance = instance(backends);
-        let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
+        match std::env::var("WGPU_ADAPTER_NAME") {
             Ok(wanted) => {
                 let adapters = pollster::block_on(instance.enumerate_adapters(backends));
                 let needle = wanted.to_lowercase();
@@ -169,24 +159,17 @@ impl GpuContext {
                 adapters
                     .into_iter()
                     .find(|a| a.get_info().name.to_lowercase().contains(&needle))
-                    .ok_or_else(|| GpuError::AdapterNameNotFound {
-                        wanted,
-                        available: names.join(", "),
-                    })?
+                    .ok_or_else(|| GpuError::AdapterNameNotFound { wanted, available: names.join(", ") })
             }
             Err(_) => {
                 let options = wgpu::RequestAdapterOptions {
                     power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
                     ..Default::default()
                 };
-                pollster::block_on(instance.request_adapter(&options)).map_err(|_| {
-                    GpuError::NoAdapter {
-                        backends: format!("{backends:?}"),
-                    }
-                })?
+                pollster::block_on(instance.request_adapter(&options))
+                    .map_err(|_| GpuError::NoAdapter { backends: format!("{backends:?}") })
             }
-        };
-        Ok(adapter)
+        }
     }
 
     /// One context per adapter on `backends`, for tests that run on every adapter present.
@@ -208,35 +191,41 @@ impl GpuContext {
         choose: impl FnOnce(Capabilities) -> Capabilities,
     ) -> Result<Self, GpuError> {
         let summary = AdapterSummary::of(&adapter);
-        let available = Capabilities::of(adapter.features());
-        let caps = choose(available);
+        let missing = REQUIRED_DOWNLEVEL - adapter.get_downlevel_capabilities().flags;
+        if !missing.is_empty() {
+            return Err(GpuError::Unsupported {
+                adapter: summary.to_string(),
+                missing: format!("{missing:?}"),
+            });
+        }
+        let caps = choose(Capabilities::of(adapter.features()));
         let caps = Capabilities::of(caps.features() & adapter.features());
+        // Ask for everything the adapter offers: buffer sizes and bindings per stage bound how
+        // large a world fits, and the defaults are far below what real GPUs have.
         let desc = wgpu::DeviceDescriptor {
             label: Some("voxgpu.device"),
             required_features: caps.features(),
-            required_limits: wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits()),
+            required_limits: adapter.limits(),
             ..Default::default()
         };
-        let desc = wgpu::DeviceDescriptor {
-            required_limits: wgpu::Limits {
-                max_storage_buffer_binding_size: adapter.limits().max_storage_buffer_binding_size,
-                max_buffer_size: adapter.limits().max_buffer_size,
-                ..desc.required_limits.clone()
-            },
-            ..desc
-        };
-        let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
-            GpuError::RequestDevice {
-                adapter: summary.to_string(),
-                reason: e.to_string(),
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+            .map_err(|e| GpuError::RequestDevice { adapter: summary.to_string(), reason: e.to_string() })?;
+        let lost = Arc::new(Mutex::new(None));
+        let flag = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            log::error!("GPU device lost ({reason:?}): {message}");
+            if let Ok(mut slot) = flag.lock() {
+                *slot = Some(format!("{reason:?}: {message}"));
             }
-        })?;
-        Ok(Self {
-            adapter,
-            device,
-            queue,
-            caps,
-            summary,
-        })
+        });
+        Ok(Self { adapter, device, queue, caps, summary, lost })
+    }
+}
+
+/// `Err(DeviceLost)` once the device-lost callback has fired.
+pub fn check_device(lost: &Mutex<Option<String>>) -> Result<(), GpuError> {
+    match lost.lock().ok().and_then(|slot| slot.clone()) {
+        Some(message) => Err(GpuError::DeviceLost(message)),
+        None => Ok(()),
     }
 }

@@ -18,33 +18,26 @@ pub const MAX_DRAW_QUADS: u32 = 16384;
 pub enum DrawSubmission {
     /// `multi_draw_indexed_indirect_count`: the count lives in a GPU buffer.
     IndirectCount,
-    /// `multi_draw_indexed_indirect` over a capped command list whose unused tail is zero-filled
-    /// (GL has no indirect count).
+    /// `multi_draw_indexed_indirect` with the count passed by the CPU (GL has no indirect count).
     CappedIndirect,
 }
 
 impl DrawSubmission {
     pub fn for_caps(caps: super::Capabilities) -> Self {
-        if caps.multi_draw_indirect_count {
-            Self::IndirectCount
-        } else {
-            Self::CappedIndirect
-        }
+        if caps.multi_draw_indirect_count { Self::IndirectCount } else { Self::CappedIndirect }
     }
 }
 
 /// Appends the commands drawing quads `range` of a chunk's quad stream, which is laid out over
 /// `pages` in order.
 pub fn push_commands(out: &mut Vec<DrawIndexedIndirectArgs>, pages: &[u32], range: Range<u32>) {
-    let global = |i: u32| {
-        (pages[(i >> PAGE_QUADS_LOG2) as usize] << PAGE_QUADS_LOG2) + (i & (PAGE_QUADS - 1))
-    };
+    let global =
+        |i: u32| (pages[(i >> PAGE_QUADS_LOG2) as usize] << PAGE_QUADS_LOG2) + (i & (PAGE_QUADS - 1));
     let mut i = range.start;
     while i < range.end {
         let first = global(i);
         let mut count = 1;
-        while i + count < range.end && count < MAX_DRAW_QUADS && global(i + count) == first + count
-        {
+        while i + count < range.end && count < MAX_DRAW_QUADS && global(i + count) == first + count {
             count += 1;
         }
         out.push(DrawIndexedIndirectArgs {
@@ -60,9 +53,7 @@ pub fn push_commands(out: &mut Vec<DrawIndexedIndirectArgs>, pages: &[u32], rang
 
 /// The static index buffer: quad `q` of a command is two triangles over vertices `4q..4q + 4`.
 pub fn quad_indices() -> Vec<u32> {
-    (0..MAX_DRAW_QUADS)
-        .flat_map(|q| [0, 1, 2, 0, 2, 3].map(|c| 4 * q + c))
-        .collect()
+    (0..MAX_DRAW_QUADS).flat_map(|q| [0, 1, 2, 0, 2, 3].map(|c| 4 * q + c)).collect()
 }
 
 /// A GPU command list plus its count, grown as needed.
@@ -79,29 +70,19 @@ const ARGS_BYTES: u64 = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
 impl DrawList {
     pub fn new(device: &wgpu::Device, label: &'static str) -> Self {
         let count = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
+            label: Some(&format!("{label}.count")),
             size: 4,
-            usage: wgpu::BufferUsages::INDIRECT
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::STORAGE,
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
-        Self {
-            label,
-            args: Self::args_buffer(device, label, 64),
-            count,
-            capacity: 64,
-            len: 0,
-        }
+        Self { label, args: Self::args_buffer(device, label, 64), count, capacity: 64, len: 0 }
     }
 
     fn args_buffer(device: &wgpu::Device, label: &str, capacity: u32) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size: capacity as u64 * ARGS_BYTES,
-            usage: wgpu::BufferUsages::INDIRECT
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::STORAGE,
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         })
     }
@@ -119,10 +100,7 @@ impl DrawList {
             self.args = Self::args_buffer(device, self.label, self.capacity);
         }
         if !commands.is_empty() {
-            let bytes: Vec<u8> = commands
-                .iter()
-                .flat_map(|c| c.as_bytes().to_vec())
-                .collect();
+            let bytes: Vec<u8> = commands.iter().flat_map(|c| c.as_bytes().to_vec()).collect();
             queue.write_buffer(&self.args, 0, &bytes);
         }
         queue.write_buffer(&self.count, 0, bytemuck::bytes_of(&len));
@@ -138,9 +116,7 @@ impl DrawList {
             DrawSubmission::IndirectCount => {
                 pass.multi_draw_indexed_indirect_count(&self.args, 0, &self.count, 0, self.len)
             }
-            DrawSubmission::CappedIndirect => {
-                pass.multi_draw_indexed_indirect(&self.args, 0, self.len)
-            }
+            DrawSubmission::CappedIndirect => pass.multi_draw_indexed_indirect(&self.args, 0, self.len),
         }
     }
 }
@@ -154,19 +130,9 @@ mod tests {
         let pages = [4, 5, 9, 2];
         let mut out = Vec::new();
         push_commands(&mut out, &pages, 100..(3 * PAGE_QUADS + 10));
-        let firsts: Vec<(i32, u32)> = out
-            .iter()
-            .map(|c| (c.base_vertex / 4, c.index_count / 6))
-            .collect();
+        let firsts: Vec<(i32, u32)> = out.iter().map(|c| (c.base_vertex / 4, c.index_count / 6)).collect();
         let p = PAGE_QUADS as i32;
-        assert_eq!(
-            firsts,
-            vec![
-                (4 * p + 100, 2 * PAGE_QUADS - 100),
-                (9 * p, PAGE_QUADS),
-                (2 * p, 10)
-            ]
-        );
+        assert_eq!(firsts, vec![(4 * p + 100, 2 * PAGE_QUADS - 100), (9 * p, PAGE_QUADS), (2 * p, 10)]);
     }
 
     #[test]

@@ -11,6 +11,9 @@ pub enum GpuError {
     /// `WGPU_ADAPTER_NAME` was set but no adapter's name contains it.
     #[error("no adapter name contains WGPU_ADAPTER_NAME={wanted:?}; available: {available}")]
     AdapterNameNotFound { wanted: String, available: String },
+    /// The adapter lacks an ability the renderer needs (vertex storage, indirect draws, compute).
+    #[error("{adapter} cannot run voxgpu: missing {missing}")]
+    Unsupported { adapter: String, missing: String },
     /// The adapter refused to create a device with the features and limits we asked for.
     #[error("could not create a device on {adapter}: {reason}")]
     RequestDevice { adapter: String, reason: String },

@@ -1,5 +1,5 @@
 //! Structs that both Rust and WGSL read. Each has one definition here and one in
-//! `shaders/common.wgsl`; `tests/shader_layouts.rs` reflects the WGSL with naga and checks every
+//! `shaders/common.wgsl`; `tests/shaders.rs` reflects the WGSL with naga and checks every
 //! member offset and the total size against these.
 
 use glam::{Mat4, Vec3};

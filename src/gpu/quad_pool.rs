@@ -35,8 +35,7 @@ pub struct QuadPool {
 }
 
 fn create_buffers(device: &wgpu::Device, pages: u32) -> (wgpu::Buffer, wgpu::Buffer) {
-    let usage =
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
     let quads = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.quad_pool.quads"),
         size: pages as u64 * PAGE_BYTES,
@@ -54,21 +53,11 @@ fn create_buffers(device: &wgpu::Device, pages: u32) -> (wgpu::Buffer, wgpu::Buf
 
 impl QuadPool {
     pub fn new(device: &wgpu::Device, initial_pages: u32) -> Self {
-        let limit = device
-            .limits()
-            .max_storage_buffer_binding_size
-            .min(device.limits().max_buffer_size);
+        let limit = device.limits().max_storage_buffer_binding_size.min(device.limits().max_buffer_size);
         let max_pages = (limit / PAGE_BYTES).min(u32::MAX as u64) as u32;
         let pages = initial_pages.clamp(1, max_pages);
         let (quads, page_owner) = create_buffers(device, pages);
-        Self {
-            quads,
-            page_owner,
-            pages,
-            free: (0..pages).collect(),
-            max_pages,
-            generation: 0,
-        }
+        Self { quads, page_owner, pages, free: (0..pages).collect(), max_pages, generation: 0 }
     }
 
     /// Pages for `quads` quads owned by chunk slot `owner`. Grows the buffer when needed.
@@ -86,11 +75,7 @@ impl QuadPool {
         let pages: Vec<u32> = (0..needed).filter_map(|_| self.free.pop_first()).collect();
         for run in contiguous_runs(&pages) {
             let owners = vec![owner; run.len()];
-            queue.write_buffer(
-                &self.page_owner,
-                run[0] as u64 * 4,
-                bytemuck::cast_slice(&owners),
-            );
+            queue.write_buffer(&self.page_owner, run[0] as u64 * 4, bytemuck::cast_slice(&owners));
         }
         Ok(pages)
     }
@@ -105,35 +90,23 @@ impl QuadPool {
         for run in contiguous_runs(pages) {
             let end = (start + run.len() * PAGE_QUADS as usize).min(quads.len());
             let offset = run[0] as u64 * PAGE_BYTES;
-            queue.write_buffer(
-                &self.quads,
-                offset,
-                bytemuck::cast_slice(&quads[start..end]),
-            );
+            queue.write_buffer(&self.quads, offset, bytemuck::cast_slice(&quads[start..end]));
             start = end;
         }
     }
 
     /// Replaces the buffers with ones of at least `min_pages` pages, copying the old contents.
-    fn grow(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        min_pages: u32,
-    ) -> Result<(), GpuError> {
+    fn grow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, min_pages: u32) -> Result<(), GpuError> {
         if min_pages > self.max_pages {
             return Err(GpuError::QuadBufferFull {
                 needed: min_pages as u64 * PAGE_BYTES,
                 limit: self.max_pages as u64 * PAGE_BYTES,
             });
         }
-        let pages = min_pages
-            .max(self.pages.saturating_mul(2))
-            .min(self.max_pages);
+        let pages = min_pages.max(self.pages.saturating_mul(2)).min(self.max_pages);
         let (quads, page_owner) = create_buffers(device, pages);
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("voxgpu.quad_pool.grow"),
-        });
+        let mut encoder = device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.quad_pool.grow") });
         encoder.copy_buffer_to_buffer(&self.quads, 0, &quads, 0, self.quads.size());
         encoder.copy_buffer_to_buffer(&self.page_owner, 0, &page_owner, 0, self.page_owner.size());
         // Submitting now also flushes writes queued for the old buffers before they are copied.

@@ -17,9 +17,8 @@ pub fn read_rgba8(
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-        label: Some("voxgpu.readback"),
-    });
+    let mut encoder =
+        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.readback") });
     encoder.copy_texture_to_buffer(
         texture.as_image_copy(),
         wgpu::TexelCopyBufferInfo {
@@ -38,21 +37,16 @@ pub fn read_rgba8(
     buffer.map_async(wgpu::MapMode::Read, .., move |r| {
         let _ = tx.send(r);
     });
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| GpuError::Readback(e.to_string()))?;
+    device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Readback(e.to_string()))?;
     rx.recv()
         .map_err(|e| GpuError::Readback(e.to_string()))?
         .map_err(|e| GpuError::Readback(e.to_string()))?;
-    let view = buffer
-        .get_mapped_range(..)
-        .map_err(|e| GpuError::Readback(e.to_string()))?;
+    let view = buffer.get_mapped_range(..).map_err(|e| GpuError::Readback(e.to_string()))?;
     let mut pixels = Vec::with_capacity((unpadded * height) as usize);
     for row in view.chunks_exact(padded as usize) {
         pixels.extend_from_slice(&row[..unpadded as usize]);
     }
     drop(view);
     buffer.unmap();
-    image::RgbaImage::from_raw(width, height, pixels)
-        .ok_or_else(|| GpuError::Readback("short image".into()))
+    image::RgbaImage::from_raw(width, height, pixels).ok_or_else(|| GpuError::Readback("short image".into()))
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use glam::{IVec3, Vec3};
 use wgpu::util::DeviceExt;
 
+use super::context::check_device;
 use super::draw::{DrawList, DrawSubmission, push_commands, quad_indices};
 use super::layouts::{CameraUniform, ChunkMeta};
 use super::pipelines::{COLOR_FORMAT, DEPTH_FORMAT, DrawPipelines, draw_bind_group_layout};
@@ -30,8 +31,12 @@ pub struct RendererOptions {
     pub height: u32,
     /// Fog reaches the sky colour at this distance in blocks (usually the view distance).
     pub fog_end: f32,
+    /// Fog begins at this fraction of `fog_end`.
+    pub fog_start_fraction: f32,
     /// Linear RGB background and fog colour.
     pub sky_color: Vec3,
+    /// Pages the mega quad buffer starts with; it grows on demand.
+    pub initial_quad_pages: u32,
 }
 
 impl RendererOptions {
@@ -40,7 +45,9 @@ impl RendererOptions {
             width,
             height,
             fog_end,
+            fog_start_fraction: 0.55,
             sky_color: Vec3::new(0.32, 0.52, 0.82),
+            initial_quad_pages: 1024,
         }
     }
 }
@@ -51,6 +58,9 @@ pub struct FrameStats {
     pub chunks_resident: u32,
     /// Chunks re-meshed during this frame.
     pub chunks_meshed: u32,
+    /// Chunks left undrawn because the mega quad buffer reached the adapter's limit; they are
+    /// retried every frame.
+    pub chunks_unplaced: u32,
     /// Quads resident in the mega quad buffer, opaque and transparent.
     pub quads: u64,
     pub draw_commands: u32,
@@ -74,6 +84,7 @@ struct Resident {
 pub struct Renderer {
     device: wgpu::Device,
     queue: wgpu::Queue,
+    lost: Arc<std::sync::Mutex<Option<String>>>,
     pub caps: Capabilities,
     pub submission: DrawSubmission,
     options: RendererOptions,
@@ -82,6 +93,8 @@ pub struct Renderer {
     chunks: HashMap<ChunkPos, Resident>,
     dirty: BTreeSet<ChunkPos>,
     draws_stale: bool,
+    /// Quads resident, recounted when the draw lists are rebuilt.
+    resident_quads: u64,
     free_slots: Vec<u32>,
     next_slot: u32,
 
@@ -100,19 +113,11 @@ pub struct Renderer {
     depth: wgpu::Texture,
 }
 
-fn target_textures(
-    device: &wgpu::Device,
-    width: u32,
-    height: u32,
-) -> (wgpu::Texture, wgpu::Texture) {
+fn target_textures(device: &wgpu::Device, width: u32, height: u32) -> (wgpu::Texture, wgpu::Texture) {
     let make = |label, format, usage| {
         device.create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
+            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
@@ -124,20 +129,13 @@ fn target_textures(
     let color_usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
     (
         make("voxgpu.target.color", COLOR_FORMAT, color_usage),
-        make(
-            "voxgpu.target.depth",
-            DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        ),
+        make("voxgpu.target.depth", DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT),
     )
 }
 
 /// Block colours as packed RGBA8, indexed by block id (the draw shader's `block_colors`).
 fn packed_colors(registry: &BlockRegistry) -> Vec<u32> {
-    registry
-        .iter()
-        .map(|(_, b)| u32::from_le_bytes(b.color))
-        .collect()
+    registry.iter().map(|(_, b)| u32::from_le_bytes(b.color)).collect()
 }
 
 impl Renderer {
@@ -147,10 +145,7 @@ impl Renderer {
         registry: &BlockRegistry,
     ) -> Result<Self, GpuError> {
         let device = gpu.device.clone();
-        let max = device
-            .limits()
-            .max_texture_dimension_2d
-            .min(MAX_TARGET_SIDE);
+        let max = device.limits().max_texture_dimension_2d.min(MAX_TARGET_SIDE);
         let (width, height) = (options.width, options.height);
         if width == 0 || height == 0 || width > max || height > max {
             return Err(GpuError::TargetSize { width, height, max });
@@ -169,11 +164,8 @@ impl Renderer {
             bytemuck::cast_slice(&packed_colors(registry)),
             wgpu::BufferUsages::STORAGE,
         );
-        let index_buffer = init(
-            "voxgpu.quad_indices",
-            bytemuck::cast_slice(&quad_indices()),
-            wgpu::BufferUsages::INDEX,
-        );
+        let index_buffer =
+            init("voxgpu.quad_indices", bytemuck::cast_slice(&quad_indices()), wgpu::BufferUsages::INDEX);
         let camera = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("voxgpu.camera"),
             size: <CameraUniform as encase::ShaderType>::min_size().get(),
@@ -187,9 +179,10 @@ impl Renderer {
             chunks: HashMap::new(),
             dirty: BTreeSet::new(),
             draws_stale: true,
+            resident_quads: 0,
             free_slots: Vec::new(),
             next_slot: 0,
-            quad_pool: QuadPool::new(&device, 1024),
+            quad_pool: QuadPool::new(&device, options.initial_quad_pages),
             chunk_meta: chunk_meta_buffer(&device, 256),
             camera,
             block_colors,
@@ -202,17 +195,25 @@ impl Renderer {
             color,
             depth,
             queue: gpu.queue.clone(),
+            lost: Arc::clone(&gpu.lost),
             device,
             options,
         })
     }
 
-    /// Makes `chunk` resident at `pos`, replacing what was there. Its neighbours are re-meshed
+    /// Makes `chunk` resident at `pos`, replacing what was there. All six neighbours are re-meshed
     /// too, because their border faces depend on it. An all-air chunk is the same as a removal.
     pub fn insert_chunk(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) {
+        if self.store_chunk(pos, chunk) {
+            self.mark_neighbours_dirty(pos);
+        }
+    }
+
+    /// Stores the chunk and marks it dirty; returns false when it was all air (and so removed).
+    fn store_chunk(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> bool {
         if chunk.is_empty() {
             self.remove_chunk(pos);
-            return;
+            return false;
         }
         if let Some(resident) = self.chunks.get_mut(&pos) {
             resident.chunk = chunk;
@@ -222,15 +223,12 @@ impl Renderer {
                 self.next_slot - 1
             });
             self.write_chunk_meta(slot, pos);
-            let resident = Resident {
-                chunk,
-                slot,
-                opaque: MeshAlloc::default(),
-                transparent: MeshAlloc::default(),
-            };
+            let resident =
+                Resident { chunk, slot, opaque: MeshAlloc::default(), transparent: MeshAlloc::default() };
             self.chunks.insert(pos, resident);
         }
-        self.mark_dirty_with_neighbours(pos);
+        self.dirty.insert(pos);
+        true
     }
 
     /// Drops the chunk at `pos`, recycling its slot and pages, and re-meshes its neighbours.
@@ -240,21 +238,27 @@ impl Renderer {
             self.quad_pool.free(&resident.transparent.pages);
             self.free_slots.push(resident.slot);
             self.dirty.remove(&pos);
-            self.mark_dirty_with_neighbours(pos);
+            self.mark_neighbours_dirty(pos);
             self.draws_stale = true;
         }
     }
 
-    /// Sets one block and re-meshes its chunk and any neighbour that touches the voxel.
+    /// Sets one block. Its chunk is re-meshed, and so is each neighbour whose border layer
+    /// touches the voxel (at most three, for a corner voxel).
     pub fn set_block(&mut self, world: IVec3, block: BlockId) {
         let (pos, local) = ChunkPos::from_block(world);
-        let mut chunk = self
-            .chunks
-            .get(&pos)
-            .map(|r| Chunk::clone(&r.chunk))
-            .unwrap_or_default();
+        let mut chunk = self.chunks.get(&pos).map(|r| Chunk::clone(&r.chunk)).unwrap_or_default();
         chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
-        self.insert_chunk(pos, Arc::new(chunk));
+        self.store_chunk(pos, Arc::new(chunk));
+        let last = CHUNK_SIZE as i32 - 1;
+        for face in Face::ALL {
+            let coord = local[face.axis()];
+            let touches = if face.is_positive() { coord == last } else { coord == 0 };
+            let neighbour = pos.neighbour(face.normal());
+            if touches && self.chunks.contains_key(&neighbour) {
+                self.dirty.insert(neighbour);
+            }
+        }
     }
 
     pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
@@ -265,10 +269,10 @@ impl Renderer {
         self.chunks.len()
     }
 
-    fn mark_dirty_with_neighbours(&mut self, pos: ChunkPos) {
-        for p in std::iter::once(pos).chain(Face::ALL.map(|f| pos.neighbour(f.normal()))) {
-            if self.chunks.contains_key(&p) {
-                self.dirty.insert(p);
+    fn mark_neighbours_dirty(&mut self, pos: ChunkPos) {
+        for neighbour in Face::ALL.map(|f| pos.neighbour(f.normal())) {
+            if self.chunks.contains_key(&neighbour) {
+                self.dirty.insert(neighbour);
             }
         }
     }
@@ -277,67 +281,53 @@ impl Renderer {
         let size = std::mem::size_of::<ChunkMeta>() as u64;
         if (slot as u64 + 1) * size > self.chunk_meta.size() {
             let bigger = chunk_meta_buffer(&self.device, (slot + 1).next_power_of_two().max(256));
-            let mut encoder = self.device.create_command_encoder(&Default::default());
+            let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("voxgpu.chunk_meta.grow"),
+            });
             encoder.copy_buffer_to_buffer(&self.chunk_meta, 0, &bigger, 0, self.chunk_meta.size());
             self.queue.submit([encoder.finish()]);
             self.chunk_meta = bigger;
             self.bind_group = None;
         }
-        let meta = ChunkMeta {
-            origin: pos.origin().to_array(),
-            lod: 0,
-        };
-        self.queue.write_buffer(
-            &self.chunk_meta,
-            slot as u64 * size,
-            bytemuck::bytes_of(&meta),
-        );
+        let meta = ChunkMeta { origin: pos.origin().to_array(), lod: 0 };
+        self.queue.write_buffer(&self.chunk_meta, slot as u64 * size, bytemuck::bytes_of(&meta));
     }
 
-    /// Re-meshes every dirty chunk and uploads its quads. A chunk whose quads do not fit stays
-    /// dirty and undrawn, and the error is returned.
-    fn flush_dirty(&mut self) -> Result<u32, GpuError> {
-        let mut meshed = 0;
+    /// Re-meshes every dirty chunk and uploads its quads. Returns (chunks meshed, chunks left
+    /// undrawn because the quad buffer cannot grow further). Those stay dirty, so they are
+    /// retried on the next frame; every other chunk is meshed and drawn as usual.
+    fn flush_dirty(&mut self) -> (u32, u32) {
+        let (mut meshed, mut unplaced) = (0, Vec::new());
         while let Some(pos) = self.dirty.pop_first() {
-            let Some(resident) = self.chunks.get(&pos) else {
-                continue;
-            };
-            let neighbours = Neighbours(Face::ALL.map(|f| {
-                self.chunks
-                    .get(&pos.neighbour(f.normal()))
-                    .map(|r| &*r.chunk)
-            }));
+            let Some(resident) = self.chunks.get(&pos) else { continue };
+            let neighbours =
+                Neighbours(Face::ALL.map(|f| self.chunks.get(&pos.neighbour(f.normal())).map(|r| &*r.chunk)));
             let mesh = mesh_chunk(&resident.chunk, &neighbours, &self.opaque_table);
             let slot = resident.slot;
             let resident = self.chunks.get_mut(&pos).expect("checked above");
-            for (alloc, groups) in [
-                (&mut resident.opaque, &mesh.opaque),
-                (&mut resident.transparent, &mesh.transparent),
-            ] {
+            self.draws_stale = true;
+            for (alloc, groups) in
+                [(&mut resident.opaque, &mesh.opaque), (&mut resident.transparent, &mesh.transparent)]
+            {
                 self.quad_pool.free(&alloc.pages);
                 *alloc = MeshAlloc::default();
-                match self
-                    .quad_pool
-                    .alloc(&self.device, &self.queue, groups.len(), slot)
-                {
+                match self.quad_pool.alloc(&self.device, &self.queue, groups.len(), slot) {
                     Ok(pages) => {
                         self.quad_pool.write(&self.queue, &pages, &groups.quads);
-                        *alloc = MeshAlloc {
-                            pages,
-                            counts: groups.counts,
-                        };
+                        *alloc = MeshAlloc { pages, counts: groups.counts };
                     }
                     Err(e) => {
-                        self.dirty.insert(pos);
-                        self.draws_stale = true;
-                        return Err(e);
+                        log::error!("chunk {:?} left undrawn: {e}", pos.0);
+                        unplaced.push(pos);
+                        break;
                     }
                 }
             }
             meshed += 1;
-            self.draws_stale = true;
         }
-        Ok(meshed)
+        let left = unplaced.len() as u32;
+        self.dirty.extend(unplaced);
+        (meshed - left, left)
     }
 
     fn rebuild_draws(&mut self) {
@@ -352,9 +342,14 @@ impl Renderer {
                 }
             }
         }
+        self.resident_quads = self
+            .chunks
+            .values()
+            .flat_map(|r| r.opaque.counts.iter().chain(&r.transparent.counts))
+            .map(|&c| c as u64)
+            .sum();
         self.opaque_draws.upload(&self.device, &self.queue, &opaque);
-        self.transparent_draws
-            .upload(&self.device, &self.queue, &transparent);
+        self.transparent_draws.upload(&self.device, &self.queue, &transparent);
         self.draws_stale = false;
     }
 
@@ -369,26 +364,11 @@ impl Renderer {
             label: Some("voxgpu.draw.bind_group"),
             layout: &self.layout,
             entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: self.camera.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: self.quad_pool.quads.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: self.quad_pool.page_owner.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: self.chunk_meta.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: self.block_colors.as_entire_binding(),
-                },
+                wgpu::BindGroupEntry { binding: 0, resource: self.camera.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: self.quad_pool.quads.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: self.quad_pool.page_owner.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 3, resource: self.chunk_meta.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 4, resource: self.block_colors.as_entire_binding() },
             ],
         });
         self.bind_group = Some((key, group.clone()));
@@ -397,7 +377,8 @@ impl Renderer {
 
     /// Renders one frame into the target.
     pub fn render(&mut self, camera: &Camera) -> Result<FrameStats, GpuError> {
-        let meshed = self.flush_dirty()?;
+        check_device(&self.lost)?;
+        let (meshed, unplaced) = self.flush_dirty();
         if self.draws_stale {
             self.rebuild_draws();
         }
@@ -405,21 +386,18 @@ impl Renderer {
         let uniform = CameraUniform {
             view_proj: camera.view_proj(width as f32 / height as f32),
             eye: camera.eye,
-            fog_start: self.options.fog_end * 0.55,
+            fog_start: self.options.fog_end * self.options.fog_start_fraction,
             sky_color: self.options.sky_color,
             fog_end: self.options.fog_end,
         };
-        self.queue
-            .write_buffer(&self.camera, 0, &uniform.to_bytes());
+        self.queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
         let bind_group = self.bind_group();
 
         let color_view = self.color.create_view(&Default::default());
         let depth_view = self.depth.create_view(&Default::default());
         let mut encoder = self
             .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("voxgpu.frame"),
-            });
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.frame") });
         {
             let sky = self.options.sky_color.as_dvec3();
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -429,12 +407,7 @@ impl Renderer {
                     depth_slice: None,
                     resolve_target: None,
                     ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: sky.x,
-                            g: sky.y,
-                            b: sky.z,
-                            a: 1.0,
-                        }),
+                        load: wgpu::LoadOp::Clear(wgpu::Color { r: sky.x, g: sky.y, b: sky.z, a: 1.0 }),
                         store: wgpu::StoreOp::Store,
                     },
                 })],
@@ -453,33 +426,22 @@ impl Renderer {
             });
             pass.set_bind_group(0, &bind_group, &[]);
             pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-            pass.push_debug_group("opaque");
+            pass.push_debug_group("voxgpu.opaque");
             pass.set_pipeline(&self.pipelines.opaque);
             self.opaque_draws.draw(&mut pass, self.submission);
             pass.pop_debug_group();
-            pass.push_debug_group("transparent");
+            pass.push_debug_group("voxgpu.transparent");
             pass.set_pipeline(&self.pipelines.transparent);
             self.transparent_draws.draw(&mut pass, self.submission);
             pass.pop_debug_group();
         }
         self.queue.submit([encoder.finish()]);
 
-        let quads = self
-            .chunks
-            .values()
-            .map(|r| {
-                r.opaque
-                    .counts
-                    .iter()
-                    .chain(&r.transparent.counts)
-                    .map(|&c| c as u64)
-                    .sum::<u64>()
-            })
-            .sum();
         Ok(FrameStats {
             chunks_resident: self.chunks.len() as u32,
             chunks_meshed: meshed,
-            quads,
+            chunks_unplaced: unplaced,
+            quads: self.resident_quads,
             draw_commands: self.opaque_draws.len + self.transparent_draws.len,
             quad_buffer_bytes: self.quad_pool.quads.size(),
         })
@@ -495,9 +457,7 @@ fn chunk_meta_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.chunk_meta"),
         size: slots as u64 * std::mem::size_of::<ChunkMeta>() as u64,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::COPY_SRC,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     })
 }

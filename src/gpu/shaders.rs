@@ -8,14 +8,10 @@ pub struct ShaderFile {
     pub source: &'static str,
 }
 
-pub const COMMON: ShaderFile = ShaderFile {
-    name: "common.wgsl",
-    source: include_str!("../../shaders/common.wgsl"),
-};
-pub const CHUNK_DRAW: ShaderFile = ShaderFile {
-    name: "chunk_draw.wgsl",
-    source: include_str!("../../shaders/chunk_draw.wgsl"),
-};
+pub const COMMON: ShaderFile =
+    ShaderFile { name: "common.wgsl", source: include_str!("../../shaders/common.wgsl") };
+pub const CHUNK_DRAW: ShaderFile =
+    ShaderFile { name: "chunk_draw.wgsl", source: include_str!("../../shaders/chunk_draw.wgsl") };
 
 /// Every pipeline shader (not the common header), for validation tests.
 pub const SHADERS: [ShaderFile; 1] = [CHUNK_DRAW];

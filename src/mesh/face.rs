@@ -16,14 +16,7 @@ pub enum Face {
 }
 
 impl Face {
-    pub const ALL: [Face; 6] = [
-        Face::PosX,
-        Face::NegX,
-        Face::PosY,
-        Face::NegY,
-        Face::PosZ,
-        Face::NegZ,
-    ];
+    pub const ALL: [Face; 6] = [Face::PosX, Face::NegX, Face::PosY, Face::NegY, Face::PosZ, Face::NegZ];
 
     pub fn from_index(i: u32) -> Option<Face> {
         Self::ALL.get(i as usize).copied()

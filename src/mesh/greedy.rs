@@ -10,10 +10,11 @@
 //!    the border face is drawn (a transient over-draw beats a transient hole).
 //! 3. **Transparent rule.** A transparent voxel next to the *same* transparent block shows no face
 //!    (water against water). Those few bits are checked one by one.
-//! 4. **Greedy merge.** Visible faces are scattered into 32×32 bit planes keyed by
-//!    (slice, block id) for each signed face direction, so opposite faces and different blocks
-//!    never merge. Each plane is merged with bit scans: take the lowest run of set bits in a row,
-//!    grow it down while the next row holds the whole run, clear it, emit one quad.
+//! 4. **Greedy merge.** For each signed face direction, the visible columns are transposed into one
+//!    32×32 bit plane per slice, and each plane is split by block id, so opposite faces and
+//!    different blocks never merge. Each block's plane is merged with bit scans: take the lowest
+//!    run of set bits in a row, grow it down while the next row holds the whole run, clear it,
+//!    emit one quad.
 
 use std::ops::Range;
 
@@ -79,22 +80,14 @@ impl ChunkMesh {
     }
 
     pub fn all_quads(&self) -> impl Iterator<Item = PackedQuad> + '_ {
-        self.opaque
-            .quads
-            .iter()
-            .chain(&self.transparent.quads)
-            .copied()
+        self.opaque.quads.iter().chain(&self.transparent.quads).copied()
     }
 }
 
 /// Meshes the chunk at `pos` of `world` against its resident neighbours.
 pub fn mesh_world_chunk(world: &World, pos: ChunkPos) -> ChunkMesh {
     match world.chunk(pos) {
-        Some(chunk) => mesh_chunk(
-            chunk,
-            &Neighbours::of(world, pos),
-            &world.registry.opaque_table(),
-        ),
+        Some(chunk) => mesh_chunk(chunk, &Neighbours::of(world, pos), &world.registry.opaque_table()),
         None => ChunkMesh::default(),
     }
 }
@@ -109,168 +102,170 @@ fn voxel_at(n: usize, a: usize, u: usize, v: usize) -> [usize; 3] {
     p
 }
 
-/// Column bitmasks of one chunk along each axis: `solid[n][v * 32 + u]` bit `a`.
-struct Columns {
-    solid: [[u32; N * N]; 3],
-    opaque: [[u32; N * N]; 3],
+/// Solid and opaque column bitmasks of one chunk along one axis: bit `a` of `solid[v * 32 + u]`
+/// is the voxel at depth `a` and tangent coordinates `(u, v)`. Twin of the shader's
+/// `build_columns`.
+struct AxisColumns {
+    solid: [u32; N * N],
+    opaque: [u32; N * N],
 }
 
-impl Columns {
-    fn build(chunk: &Chunk, opaque: &[bool]) -> Box<Self> {
-        let mut c: Box<Self> = Box::new(Self {
-            solid: [[0; N * N]; 3],
-            opaque: [[0; N * N]; 3],
-        });
-        for z in 0..N {
-            for y in 0..N {
-                for x in 0..N {
-                    let b = chunk.get(x, y, z);
-                    if b.is_air() {
-                        continue;
-                    }
-                    let is_opaque = opaque.get(b.0 as usize).copied().unwrap_or(false);
-                    // Axis X: a = x, u = y, v = z. Axis Y: a = y, u = z, v = x. Axis Z: a = z, u = x, v = y.
-                    for (n, a, col) in [(0, x, z * N + y), (1, y, x * N + z), (2, z, y * N + x)] {
-                        c.solid[n][col] |= 1 << a;
-                        if is_opaque {
-                            c.opaque[n][col] |= 1 << a;
-                        }
-                    }
+impl AxisColumns {
+    fn build(chunk: &Chunk, opaque: &[bool], axis: usize) -> Self {
+        let mut cols = Self { solid: [0; N * N], opaque: [0; N * N] };
+        for v in 0..N {
+            for u in 0..N {
+                let (mut solid, mut opaque_bits) = (0u32, 0u32);
+                for a in 0..N {
+                    let b = chunk.get_at(voxel_at(axis, a, u, v));
+                    solid |= (!b.is_air() as u32) << a;
+                    opaque_bits |= (is_opaque(opaque, b) as u32) << a;
                 }
+                cols.solid[v * N + u] = solid;
+                cols.opaque[v * N + u] = opaque_bits;
             }
         }
-        c
+        cols
     }
 }
 
-/// The neighbour's layer that touches face `face` of this chunk, as (opaque bit, block) per
-/// column `v * 32 + u`. Absent neighbours give air everywhere.
-fn border_block(neighbours: &Neighbours, face: Face, u: usize, v: usize) -> BlockId {
-    let Some(nb) = neighbours.0[face as usize] else {
-        return BlockId::AIR;
-    };
-    let a = if face.is_positive() { 0 } else { N - 1 };
-    let [x, y, z] = voxel_at(face.axis(), a, u, v);
-    nb.get(x, y, z)
+#[inline]
+fn is_opaque(table: &[bool], b: BlockId) -> bool {
+    table.get(b.0 as usize).copied().unwrap_or(false)
 }
 
-/// 32 rows of 32 bits: the visible faces of one block in one slice.
+/// The block in the neighbouring chunk that touches face `face` of this chunk at tangent
+/// coordinates `(u, v)`. An absent neighbour gives air, so the face counts as exposed.
+fn border_block(neighbours: &Neighbours, face: Face, u: usize, v: usize) -> BlockId {
+    let Some(nb) = neighbours.0[face as usize] else { return BlockId::AIR };
+    let a = if face.is_positive() { 0 } else { N - 1 };
+    nb.get_at(voxel_at(face.axis(), a, u, v))
+}
+
+/// 32 rows of 32 bits: bit `u` of `rows[v]`.
 type Plane = [u32; N];
+
+/// Visible faces of one column towards `face`: solid voxels whose next voxel (in this chunk or
+/// across the border) is not opaque and, for transparent voxels, not the same block. Twin of the
+/// shader's `visible_column`.
+fn visible_column(
+    cols: &AxisColumns,
+    chunk: &Chunk,
+    neighbours: &Neighbours,
+    opaque: &[bool],
+    face: Face,
+    u: usize,
+    v: usize,
+) -> u32 {
+    let n = face.axis();
+    let solid = cols.solid[v * N + u];
+    if solid == 0 {
+        return 0;
+    }
+    let opaque_col = cols.opaque[v * N + u];
+    let trans_col = solid & !opaque_col;
+    let border = border_block(neighbours, face, u, v);
+    let border_opaque = is_opaque(opaque, border) as u32;
+    let border_trans = (!border.is_air() && border_opaque == 0) as u32;
+    let (next_opaque, next_trans) = if face.is_positive() {
+        (opaque_col >> 1 | border_opaque << 31, trans_col >> 1 | border_trans << 31)
+    } else {
+        (opaque_col << 1 | border_opaque, trans_col << 1 | border_trans)
+    };
+    let mut visible = solid & !next_opaque;
+
+    // Transparent next to transparent: hidden only when it is the same block.
+    let mut same_kind = visible & trans_col & next_trans;
+    while same_kind != 0 {
+        let a = same_kind.trailing_zeros() as usize;
+        same_kind &= same_kind - 1;
+        let next = match (face.is_positive(), a) {
+            (true, a) if a == N - 1 => border,
+            (false, 0) => border,
+            (true, a) => chunk.get_at(voxel_at(n, a + 1, u, v)),
+            (false, a) => chunk.get_at(voxel_at(n, a - 1, u, v)),
+        };
+        if next == chunk.get_at(voxel_at(n, a, u, v)) {
+            visible &= !(1 << a);
+        }
+    }
+    visible
+}
 
 /// Meshes one chunk. `opaque[id]` says whether block `id` hides its neighbours' faces (see
 /// [`crate::voxel::BlockRegistry::opaque_table`]); ids past the table's end are transparent.
+///
+/// Quads come out grouped by face in [`Face`] order, opaque and transparent apart.
 pub fn mesh_chunk(chunk: &Chunk, neighbours: &Neighbours, opaque: &[bool]) -> ChunkMesh {
-    let cols = Columns::build(chunk, opaque);
-    let is_opaque = |b: BlockId| opaque.get(b.0 as usize).copied().unwrap_or(false);
     let mut mesh = ChunkMesh::default();
-    // Planes of the current direction, per slice: (block, rows). Reused across directions.
-    let mut planes: Vec<Vec<(BlockId, Plane)>> = vec![Vec::new(); N];
-
-    for face in Face::ALL {
-        let n = face.axis();
-        for slice in &mut planes {
-            slice.clear();
-        }
-        for v in 0..N {
-            for u in 0..N {
-                let col = v * N + u;
-                let solid = cols.solid[n][col];
-                if solid == 0 {
-                    continue;
-                }
-                let opaque_col = cols.opaque[n][col];
-                let border = border_block(neighbours, face, u, v);
-                let border_opaque = is_opaque(border) as u32;
-                let border_trans = (!border.is_air() && !is_opaque(border)) as u32;
-                let trans_col = solid & !opaque_col;
-                let (next_opaque, next_trans) = if face.is_positive() {
-                    (
-                        opaque_col >> 1 | border_opaque << 31,
-                        trans_col >> 1 | border_trans << 31,
-                    )
-                } else {
-                    (
-                        opaque_col << 1 | border_opaque,
-                        trans_col << 1 | border_trans,
-                    )
-                };
-                let mut visible = solid & !next_opaque;
-
-                // Transparent next to transparent: hidden only when it is the same block.
-                let mut same_kind = visible & trans_col & next_trans;
-                while same_kind != 0 {
-                    let a = same_kind.trailing_zeros() as usize;
-                    same_kind &= same_kind - 1;
-                    let [x, y, z] = voxel_at(n, a, u, v);
-                    let next = match (face.is_positive(), a) {
-                        (true, a) if a == N - 1 => border,
-                        (false, 0) => border,
-                        (true, a) => chunk.get_at(voxel_at(n, a + 1, u, v)),
-                        (false, a) => chunk.get_at(voxel_at(n, a - 1, u, v)),
-                    };
-                    if next == chunk.get(x, y, z) {
-                        visible &= !(1 << a);
+    for axis in 0..3 {
+        let cols = AxisColumns::build(chunk, opaque, axis);
+        for face in [Face::ALL[2 * axis], Face::ALL[2 * axis + 1]] {
+            // Transpose the visible columns into one plane per slice.
+            let mut planes = [[0u32; N]; N];
+            for v in 0..N {
+                for u in 0..N {
+                    let mut visible = visible_column(&cols, chunk, neighbours, opaque, face, u, v);
+                    while visible != 0 {
+                        let a = visible.trailing_zeros() as usize;
+                        visible &= visible - 1;
+                        planes[a][v] |= 1 << u;
                     }
                 }
-
-                while visible != 0 {
-                    let a = visible.trailing_zeros() as usize;
-                    visible &= visible - 1;
-                    let block = chunk.get_at(voxel_at(n, a, u, v));
-                    let slice = &mut planes[a];
-                    let plane = match slice.iter().position(|(b, _)| *b == block) {
-                        Some(i) => &mut slice[i].1,
-                        None => {
-                            slice.push((block, [0; N]));
-                            &mut slice.last_mut().expect("just pushed").1
-                        }
-                    };
-                    plane[v] |= 1 << u;
-                }
             }
-        }
-
-        for (a, slice) in planes.iter_mut().enumerate() {
-            slice.sort_unstable_by_key(|(b, _)| *b);
-            for (block, rows) in slice.iter_mut() {
-                let groups = if is_opaque(*block) {
-                    &mut mesh.opaque
-                } else {
-                    &mut mesh.transparent
-                };
-                let before = groups.quads.len();
-                merge_plane(rows, |u, v, w, h| {
-                    let [x, y, z] = voxel_at(n, a, u, v);
-                    let min = UVec3::new(x as u32, y as u32, z as u32);
-                    let quad = Quad {
-                        min,
-                        size: [w, h],
-                        face,
-                        block: *block,
-                        skirt: false,
-                        ao: 0,
-                    };
-                    groups.quads.push(PackedQuad::pack(&quad));
-                });
-                groups.counts[face as usize] += (groups.quads.len() - before) as u32;
+            for (slice, plane) in planes.iter_mut().enumerate() {
+                emit_slice(plane, chunk, opaque, face, slice, &mut mesh);
             }
         }
     }
     mesh
 }
 
+/// Splits a slice's visible plane by block and greedily merges each block's faces, so different
+/// blocks never merge. Twin of the shader's `emit_slice`.
+fn emit_slice(
+    plane: &mut Plane,
+    chunk: &Chunk,
+    opaque: &[bool],
+    face: Face,
+    slice: usize,
+    mesh: &mut ChunkMesh,
+) {
+    let n = face.axis();
+    while let Some(v0) = plane.iter().position(|&row| row != 0) {
+        let block = chunk.get_at(voxel_at(n, slice, plane[v0].trailing_zeros() as usize, v0));
+        let mut same: Plane = [0; N];
+        for v in v0..N {
+            let mut bits = plane[v];
+            while bits != 0 {
+                let u = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if chunk.get_at(voxel_at(n, slice, u, v)) == block {
+                    same[v] |= 1 << u;
+                }
+            }
+            plane[v] &= !same[v];
+        }
+        let groups = if is_opaque(opaque, block) { &mut mesh.opaque } else { &mut mesh.transparent };
+        merge_plane(&mut same, |u, v, w, h| {
+            let [x, y, z] = voxel_at(n, slice, u, v);
+            let min = UVec3::new(x as u32, y as u32, z as u32);
+            let quad = Quad { min, size: [w, h], face, block, skirt: false, ao: 0 };
+            groups.quads.push(PackedQuad::pack(&quad));
+            groups.counts[face as usize] += 1;
+        });
+    }
+}
+
 /// Greedy merge of one 32×32 bit plane (bit `u` of `rows[v]`), clearing it. Calls
-/// `emit(u, v, width, height)` for each rectangle.
+/// `emit(u, v, width, height)` for each rectangle: the lowest run of set bits in the first
+/// non-empty row, grown down while the next row holds the whole run.
 fn merge_plane(rows: &mut Plane, mut emit: impl FnMut(usize, usize, u32, u32)) {
     for v in 0..N {
         while rows[v] != 0 {
             let u = rows[v].trailing_zeros();
             let width = (rows[v] >> u).trailing_ones();
-            let run = if width == 32 {
-                u32::MAX
-            } else {
-                ((1u32 << width) - 1) << u
-            };
+            let run = if width == 32 { u32::MAX } else { ((1u32 << width) - 1) << u };
             rows[v] &= !run;
             let mut height = 1;
             while v + height < N && rows[v + height] & run == run {

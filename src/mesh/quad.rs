@@ -17,7 +17,7 @@
 //!
 //! The tangent axes of a face on normal axis `n` are `(n + 1) % 3` and `(n + 2) % 3`, so an X face
 //! spans (Y, Z), a Y face (Z, X) and a Z face (X, Y). `shaders/common.wgsl` declares the same
-//! shifts and widths as constants, and `tests/shader_layouts.rs` checks the two against each other.
+//! shifts and widths as constants, and `tests/shaders.rs` checks the two against each other.
 
 use glam::UVec3;
 
@@ -39,12 +39,7 @@ pub struct QuadField {
 
 impl QuadField {
     const fn new(name: &'static str, word: u32, shift: u32, bits: u32) -> Self {
-        Self {
-            name,
-            word,
-            shift,
-            bits,
-        }
+        Self { name, word, shift, bits }
     }
 
     fn mask(self) -> u32 {
@@ -88,17 +83,7 @@ pub struct Quad {
 /// The 8-byte form of a [`Quad`] as stored on the GPU.
 #[repr(C)]
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    bytemuck::Pod,
-    bytemuck::Zeroable,
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, bytemuck::Pod, bytemuck::Zeroable,
 )]
 pub struct PackedQuad(pub [u32; 2]);
 
@@ -127,10 +112,6 @@ impl PackedQuad {
             skirt: SKIRT.get(w) != 0,
             ao: AO.get(w) as u8,
         }
-    }
-
-    pub fn face(self) -> Face {
-        self.unpack().face
     }
 }
 
@@ -183,22 +164,9 @@ mod tests {
             for (min, size, block, skirt, ao) in [
                 (UVec3::ZERO, [1, 1], BlockId(1), false, 0),
                 (UVec3::splat(31), [32, 32], BlockId(u16::MAX), true, 255),
-                (
-                    UVec3::new(3, 17, 29),
-                    [5, 9],
-                    BlockId(300),
-                    false,
-                    0b10_01_11_00,
-                ),
+                (UVec3::new(3, 17, 29), [5, 9], BlockId(300), false, 0b10_01_11_00),
             ] {
-                let q = Quad {
-                    min,
-                    size,
-                    face,
-                    block,
-                    skirt,
-                    ao,
-                };
+                let q = Quad { min, size, face, block, skirt, ao };
                 assert_eq!(PackedQuad::pack(&q).unpack(), q);
             }
         }

@@ -42,10 +42,7 @@ impl ChunkPos {
     /// The chunk holding world block `block`, and the block's local coordinates in it.
     pub fn from_block(block: IVec3) -> (Self, IVec3) {
         let size = CHUNK_SIZE as i32;
-        (
-            Self(block.div_euclid(IVec3::splat(size))),
-            block.rem_euclid(IVec3::splat(size)),
-        )
+        (Self(block.div_euclid(IVec3::splat(size))), block.rem_euclid(IVec3::splat(size)))
     }
 
     /// World coordinates of the chunk's minimum corner.
@@ -90,9 +87,7 @@ impl std::fmt::Debug for Chunk {
 
 impl Chunk {
     pub fn empty() -> Self {
-        Self {
-            voxels: bytemuck::zeroed_box(),
-        }
+        Self { voxels: bytemuck::zeroed_box() }
     }
 
     pub fn filled(block: BlockId) -> Self {

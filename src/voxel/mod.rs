@@ -12,17 +12,7 @@ pub use world::World;
 /// A block type. `0` is air; every other id is looked up in a [`BlockRegistry`].
 #[repr(transparent)]
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    bytemuck::Pod,
-    bytemuck::Zeroable,
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, bytemuck::Pod, bytemuck::Zeroable,
 )]
 pub struct BlockId(pub u16);
 

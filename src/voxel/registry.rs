@@ -39,12 +39,8 @@ impl Default for BlockRegistry {
 impl BlockRegistry {
     /// A registry holding only air.
     pub fn new() -> Self {
-        let air = BlockInfo {
-            name: "air".into(),
-            opacity: Opacity::Transparent,
-            color: [0, 0, 0, 0],
-            tile: 0,
-        };
+        let air =
+            BlockInfo { name: "air".into(), opacity: Opacity::Transparent, color: [0, 0, 0, 0], tile: 0 };
         Self { blocks: vec![air] }
     }
 
@@ -79,31 +75,19 @@ impl BlockRegistry {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (BlockId, &BlockInfo)> {
-        self.blocks
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (BlockId(i as u16), b))
+        self.blocks.iter().enumerate().map(|(i, b)| (BlockId(i as u16), b))
     }
 
     /// Opacity of every id as a lookup table indexed by id, for the meshers' inner loops.
     pub fn opaque_table(&self) -> Vec<bool> {
-        self.blocks
-            .iter()
-            .enumerate()
-            .map(|(i, b)| i != 0 && b.opacity == Opacity::Opaque)
-            .collect()
+        self.blocks.iter().enumerate().map(|(i, b)| i != 0 && b.opacity == Opacity::Opaque).collect()
     }
 
     /// The blocks of the built-in procedural worlds, with their ids as constants.
     pub fn builtin() -> Self {
         let mut reg = Self::new();
         for (name, opacity, color, tile) in builtin::TABLE {
-            reg.register(BlockInfo {
-                name: name.to_string(),
-                opacity,
-                color,
-                tile,
-            });
+            reg.register(BlockInfo { name: name.to_string(), opacity, color, tile });
         }
         reg
     }

@@ -19,10 +19,7 @@ pub struct World {
 
 impl World {
     pub fn new(registry: BlockRegistry) -> Self {
-        Self {
-            registry,
-            chunks: HashMap::new(),
-        }
+        Self { registry, chunks: HashMap::new() }
     }
 
     /// Stores `chunk` at `pos`, or removes the entry when the chunk is all air.
@@ -71,11 +68,7 @@ impl World {
     /// Sets one block, creating or dropping the chunk as needed. Returns the chunk position.
     pub fn set_block(&mut self, world: IVec3, block: BlockId) -> ChunkPos {
         let (pos, local) = ChunkPos::from_block(world);
-        let mut chunk = self
-            .chunks
-            .remove(&pos)
-            .map(Arc::unwrap_or_clone)
-            .unwrap_or_default();
+        let mut chunk = self.chunks.remove(&pos).map(Arc::unwrap_or_clone).unwrap_or_default();
         chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
         self.insert(pos, chunk);
         pos

@@ -53,10 +53,7 @@ impl FromStr for WorldSource {
             "sphere" => Ok(Self::Sphere),
             _ => match s.strip_prefix("vox:") {
                 Some(path) if !path.is_empty() => Ok(Self::Vox(PathBuf::from(path))),
-                _ => Err(WorldError::UnknownSource {
-                    name: s.to_string(),
-                    valid: SOURCE_NAMES,
-                }),
+                _ => Err(WorldError::UnknownSource { name: s.to_string(), valid: SOURCE_NAMES }),
             },
         }
     }
@@ -100,10 +97,7 @@ pub enum WorldError {
     VoxNotFound { path: PathBuf },
     /// The `.vox` path exists but could not be read (a directory, no permission, an I/O error).
     #[error("cannot read MagicaVoxel file {}: {source}", path.display())]
-    VoxUnreadable {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    VoxUnreadable { path: PathBuf, source: std::io::Error },
     /// The file is not a valid `.vox`, or its scene graph or models make no sense.
     #[error("malformed MagicaVoxel file {}: {reason}", path.display())]
     VoxMalformed { path: PathBuf, reason: String },
@@ -113,11 +107,7 @@ pub enum WorldError {
         "model {} is too large: {}x{}x{} blocks, the limit is {limit} blocks per axis",
         path.display(), size.x, size.y, size.z
     )]
-    ModelTooLarge {
-        path: PathBuf,
-        size: IVec3,
-        limit: i32,
-    },
+    ModelTooLarge { path: PathBuf, size: IVec3, limit: i32 },
 }
 
 /// Builds the world for `source`.
@@ -178,9 +168,7 @@ fn available_threads() -> usize {
 fn columns_in_view(center: IVec3, view_distance: u32) -> Vec<IVec2> {
     let size = CHUNK_SIZE as i64;
     let home = IVec2::new(center.x, center.z).div_euclid(IVec2::splat(size as i32));
-    let reach = i32::try_from(view_distance)
-        .unwrap_or(i32::MAX / 2)
-        .saturating_add(1);
+    let reach = i32::try_from(view_distance).unwrap_or(i32::MAX / 2).saturating_add(1);
     let radius = i64::from(view_distance) * size;
     let mut columns = Vec::new();
     for cz in home.y.saturating_sub(reach)..=home.y.saturating_add(reach) {
@@ -198,9 +186,7 @@ fn columns_in_view(center: IVec3, view_distance: u32) -> Vec<IVec2> {
 /// The y of the highest non-air block in a world column, if any.
 fn surface_height(world: &World, column: IVec2) -> Option<i32> {
     let (min, max) = world.chunk_bounds()?;
-    (min.y..max.y)
-        .rev()
-        .find(|&y| !world.block(IVec3::new(column.x, y, column.y)).is_air())
+    (min.y..max.y).rev().find(|&y| !world.block(IVec3::new(column.x, y, column.y)).is_air())
 }
 
 /// The tight box `[min, max)` around every non-air voxel, or `None` for an empty world.
@@ -270,27 +256,16 @@ mod tests {
 
     #[test]
     fn bounded_worlds_are_viewed_from_above_looking_at_their_centre() {
-        let params = WorldParams {
-            seed: 0,
-            center: IVec3::ZERO,
-            view_distance: 2,
-        };
+        let params = WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 2 };
         let world = generate(&WorldSource::Sphere, &params).expect("sphere builds");
         let (eye, target) = default_view(&WorldSource::Sphere, &world, &params);
-        assert!(
-            (target - Vec3::new(0.0, 48.0, 0.0)).length() < 1.5,
-            "{target}"
-        );
+        assert!((target - Vec3::new(0.0, 48.0, 0.0)).length() < 1.5, "{target}");
         assert!(eye.y > target.y && (eye - target).length() > 40.0 * 1.5);
     }
 
     #[test]
     fn terrain_view_stands_above_the_ground_and_looks_down() {
-        let params = WorldParams {
-            seed: 7,
-            center: IVec3::new(10, 0, 10),
-            view_distance: 1,
-        };
+        let params = WorldParams { seed: 7, center: IVec3::new(10, 0, 10), view_distance: 1 };
         let world = generate(&WorldSource::Terrain, &params).expect("terrain builds");
         let (eye, target) = default_view(&WorldSource::Terrain, &world, &params);
         let ground = surface_height(&world, IVec2::new(10, 10)).expect("terrain has ground");

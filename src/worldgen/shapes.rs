@@ -33,13 +33,12 @@ pub(super) fn flat(params: &WorldParams) -> World {
 /// merge: the most quads per chunk any world can produce. The material alternates with `x`
 /// parity (stone, brick) so merging by colour is impossible too.
 pub(super) fn checker() -> World {
-    build_box(IVec3::new(-64, 0, -64), IVec3::new(64, 64, 64), |p| match (
-        (p.x + p.y + p.z).rem_euclid(2),
-        p.x.rem_euclid(2),
-    ) {
-        (0, 0) => builtin::STONE,
-        (0, _) => builtin::BRICK,
-        _ => BlockId::AIR,
+    build_box(IVec3::new(-64, 0, -64), IVec3::new(64, 64, 64), |p| {
+        match ((p.x + p.y + p.z).rem_euclid(2), p.x.rem_euclid(2)) {
+            (0, 0) => builtin::STONE,
+            (0, _) => builtin::BRICK,
+            _ => BlockId::AIR,
+        }
     })
 }
 
@@ -58,16 +57,9 @@ pub(super) fn sphere() -> World {
         if !in_sphere(p) {
             return BlockId::AIR;
         }
-        let exposed = [
-            IVec3::X,
-            IVec3::NEG_X,
-            IVec3::Y,
-            IVec3::NEG_Y,
-            IVec3::Z,
-            IVec3::NEG_Z,
-        ]
-        .iter()
-        .any(|&step| !in_sphere(p + step));
+        let exposed = [IVec3::X, IVec3::NEG_X, IVec3::Y, IVec3::NEG_Y, IVec3::Z, IVec3::NEG_Z]
+            .iter()
+            .any(|&step| !in_sphere(p + step));
         if exposed {
             builtin::GRASS
         } else if distance_squared(p) > ((SPHERE_RADIUS - 5) * 2).pow(2) {
@@ -128,11 +120,7 @@ mod tests {
 
     #[test]
     fn flat_has_grass_on_dirt_on_stone() {
-        let params = WorldParams {
-            seed: 0,
-            center: IVec3::ZERO,
-            view_distance: 2,
-        };
+        let params = WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 2 };
         let world = flat(&params);
         assert_eq!(world.len(), columns_in_view(params.center, 2).len());
         let at = |y| world.block(IVec3::new(3, y, -7));
@@ -148,15 +136,8 @@ mod tests {
     fn checker_solid_blocks_never_share_a_face() {
         let world = checker();
         assert_eq!(world.len(), 4 * 2 * 4);
-        assert_eq!(
-            world.chunk_bounds(),
-            Some((IVec3::new(-64, 0, -64), IVec3::new(64, 64, 64)))
-        );
-        for p in [
-            IVec3::new(0, 0, 0),
-            IVec3::new(-64, 2, 0),
-            IVec3::new(63, 63, 0),
-        ] {
+        assert_eq!(world.chunk_bounds(), Some((IVec3::new(-64, 0, -64), IVec3::new(64, 64, 64))));
+        for p in [IVec3::new(0, 0, 0), IVec3::new(-64, 2, 0), IVec3::new(63, 63, 0)] {
             assert!(!world.block(p).is_air());
             for step in [IVec3::X, IVec3::Y, IVec3::Z] {
                 assert!(world.block(p + step).is_air());
@@ -178,18 +159,10 @@ mod tests {
         for (pos, chunk) in world.chunks() {
             for (i, block) in chunk.voxels().iter().enumerate() {
                 let s = CHUNK_SIZE;
-                let p = pos.origin()
-                    + IVec3::new((i % s) as i32, (i / s % s) as i32, (i / (s * s)) as i32);
-                let open = [
-                    IVec3::X,
-                    IVec3::NEG_X,
-                    IVec3::Y,
-                    IVec3::NEG_Y,
-                    IVec3::Z,
-                    IVec3::NEG_Z,
-                ]
-                .iter()
-                .any(|&d| world.block(p + d).is_air());
+                let p = pos.origin() + IVec3::new((i % s) as i32, (i / s % s) as i32, (i / (s * s)) as i32);
+                let open = [IVec3::X, IVec3::NEG_X, IVec3::Y, IVec3::NEG_Y, IVec3::Z, IVec3::NEG_Z]
+                    .iter()
+                    .any(|&d| world.block(p + d).is_air());
                 if !block.is_air() && open {
                     assert_eq!(*block, builtin::GRASS, "at {p}");
                 }

@@ -50,13 +50,9 @@ impl Noise {
         let sub_seed = |salt: u64| (mix(seed ^ salt) >> 32) as u32;
         Self {
             seed,
-            hills: Fbm::<Perlin>::new(sub_seed(1))
-                .set_octaves(5)
-                .set_frequency(1.0 / 220.0),
+            hills: Fbm::<Perlin>::new(sub_seed(1)).set_octaves(5).set_frequency(1.0 / 220.0),
             ranges: Perlin::new(sub_seed(2)),
-            caves: Fbm::<Perlin>::new(sub_seed(3))
-                .set_octaves(2)
-                .set_frequency(1.0 / 48.0),
+            caves: Fbm::<Perlin>::new(sub_seed(3)).set_octaves(2).set_frequency(1.0 / 48.0),
         }
     }
 
@@ -82,8 +78,7 @@ impl Noise {
     /// tree roots outside the chunk being built.
     fn column(&self, x: i32, z: i32) -> Column {
         let h = self.height(x, z);
-        let neighbours =
-            [(1, 0), (-1, 0), (0, 1), (0, -1)].map(|(dx, dz)| self.height(x + dx, z + dz));
+        let neighbours = [(1, 0), (-1, 0), (0, 1), (0, -1)].map(|(dx, dz)| self.height(x + dx, z + dz));
         self.classify(x, z, h, neighbours)
     }
 
@@ -100,11 +95,7 @@ impl Noise {
             _ if h >= TREE_LINE + jitter || slope >= 4 => (builtin::STONE, builtin::STONE),
             _ => (builtin::GRASS, builtin::DIRT),
         };
-        Column {
-            height: h,
-            top,
-            under,
-        }
+        Column { height: h, top, under }
     }
 
     /// The tree rooted in column `(x, z)`, if one grows there.
@@ -115,19 +106,12 @@ impl Noise {
         }
         let column = self.column(x, z);
         let ground = IVec3::new(x, column.height, z);
-        let ground_carved = carves(
-            cave_value(|c| self.cave_sample(c), ground),
-            column.height,
-            column.height,
-        );
+        let ground_carved = carves(cave_value(|c| self.cave_sample(c), ground), column.height, column.height);
         if column.top != builtin::GRASS || ground_carved {
             return None;
         }
         let trunk = 4 + ((roll / TREE_RARITY) % 3) as i32;
-        Some(Tree {
-            root: ground + IVec3::Y,
-            trunk,
-        })
+        Some(Tree { root: ground + IVec3::Y, trunk })
     }
 }
 
@@ -202,16 +186,13 @@ pub(super) fn generate(params: &WorldParams, threads: usize) -> World {
                 let (noise, columns) = (&noise, &columns);
                 scope.spawn(move || {
                     let mine = columns.iter().skip(t).step_by(threads);
-                    mine.flat_map(|&c| generate_column(noise, c))
-                        .collect::<Vec<_>>()
+                    mine.flat_map(|&c| generate_column(noise, c)).collect::<Vec<_>>()
                 })
             })
             .collect();
         for worker in workers {
             match worker.join() {
-                Ok(chunks) => chunks
-                    .into_iter()
-                    .for_each(|(pos, chunk)| world.insert(pos, chunk)),
+                Ok(chunks) => chunks.into_iter().for_each(|(pos, chunk)| world.insert(pos, chunk)),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
@@ -253,10 +234,7 @@ fn generate_column(noise: &Noise, column: IVec2) -> Vec<(ChunkPos, Chunk)> {
         .take_while(|cy| cy * SIZE <= highest)
         .map(|cy| {
             let pos = ChunkPos::new(column.x, cy, column.y);
-            (
-                pos,
-                generate_chunk(noise, pos, &ground, highest_ground, &trees),
-            )
+            (pos, generate_chunk(noise, pos, &ground, highest_ground, &trees))
         })
         .collect()
 }

@@ -31,23 +31,15 @@ const MAX_NODE_VISITS: usize = 1 << 16;
 /// a read fails after the open succeeds (a directory, for one).
 pub(super) fn load(path: &Path) -> Result<World, WorldError> {
     let bytes = std::fs::read(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => WorldError::VoxNotFound {
-            path: path.to_path_buf(),
-        },
-        _ => WorldError::VoxUnreadable {
-            path: path.to_path_buf(),
-            source,
-        },
+        std::io::ErrorKind::NotFound => WorldError::VoxNotFound { path: path.to_path_buf() },
+        _ => WorldError::VoxUnreadable { path: path.to_path_buf(), source },
     })?;
     let data = dot_vox::load_bytes(&bytes).map_err(|reason| malformed(path, reason))?;
     build_world(&data, path)
 }
 
 fn malformed(path: &Path, reason: impl Into<String>) -> WorldError {
-    WorldError::VoxMalformed {
-        path: path.to_path_buf(),
-        reason: reason.into(),
-    }
+    WorldError::VoxMalformed { path: path.to_path_buf(), reason: reason.into() }
 }
 
 /// One model instance: world_vox = rotation * (voxel - size / 2) + translation, in MagicaVoxel
@@ -97,10 +89,7 @@ impl Rotation {
 
     /// `self * other`: apply `other` first.
     fn then_inner(&self, other: &Self) -> Self {
-        Self(
-            self.0
-                .map(|(col, sign)| (other.0[col].0, sign * other.0[col].1)),
-        )
+        Self(self.0.map(|(col, sign)| (other.0[col].0, sign * other.0[col].1)))
     }
 }
 
@@ -123,11 +112,7 @@ fn build_world(data: &DotVoxData, path: &Path) -> Result<World, WorldError> {
     let extent = max - min + I64Vec3::ONE;
     if extent.max_element() > i64::from(MAX_MODEL_EXTENT) {
         let size = extent.min(I64Vec3::splat(i64::from(i32::MAX))).as_ivec3();
-        return Err(WorldError::ModelTooLarge {
-            path: path.to_path_buf(),
-            size,
-            limit: MAX_MODEL_EXTENT,
-        });
+        return Err(WorldError::ModelTooLarge { path: path.to_path_buf(), size, limit: MAX_MODEL_EXTENT });
     }
     let mut chunks: HashMap<ChunkPos, Chunk> = HashMap::new();
     for placement in &placements {
@@ -137,16 +122,11 @@ fn build_world(data: &DotVoxData, path: &Path) -> Result<World, WorldError> {
             let world = (placement.place(local) - min).as_ivec3();
             let (pos, l) = ChunkPos::from_block(world);
             let block = BlockId(u16::from(v.i) + 1);
-            chunks
-                .entry(pos)
-                .or_default()
-                .set(l.x as usize, l.y as usize, l.z as usize, block);
+            chunks.entry(pos).or_default().set(l.x as usize, l.y as usize, l.z as usize, block);
         }
     }
     let mut world = World::new(registry(data));
-    chunks
-        .into_iter()
-        .for_each(|(pos, chunk)| world.insert(pos, chunk));
+    chunks.into_iter().for_each(|(pos, chunk)| world.insert(pos, chunk));
     Ok(world)
 }
 
@@ -154,9 +134,7 @@ fn build_world(data: &DotVoxData, path: &Path) -> Result<World, WorldError> {
 fn model_bounds(model: &Model) -> Option<(I64Vec3, I64Vec3)> {
     model.voxels.iter().fold(None, |acc, v| {
         let p = I64Vec3::new(i64::from(v.x), i64::from(v.y), i64::from(v.z));
-        Some(acc.map_or((p, p), |(lo, hi): (I64Vec3, I64Vec3)| {
-            (lo.min(p), hi.max(p))
-        }))
+        Some(acc.map_or((p, p), |(lo, hi): (I64Vec3, I64Vec3)| (lo.min(p), hi.max(p))))
     })
 }
 
@@ -165,15 +143,8 @@ fn model_bounds(model: &Model) -> Option<(I64Vec3, I64Vec3)> {
 /// one model at the origin.
 fn placements<'a>(data: &'a DotVoxData, path: &Path) -> Result<Vec<Placement<'a>>, WorldError> {
     if data.scenes.is_empty() {
-        let model = data
-            .models
-            .first()
-            .ok_or_else(|| malformed(path, "no voxels"))?;
-        return Ok(vec![Placement {
-            model,
-            rotation: Rotation::IDENTITY,
-            translation: I64Vec3::ZERO,
-        }]);
+        let model = data.models.first().ok_or_else(|| malformed(path, "no voxels"))?;
+        return Ok(vec![Placement { model, rotation: Rotation::IDENTITY, translation: I64Vec3::ZERO }]);
     }
     let mut found = Vec::new();
     let mut stack = vec![(0u32, Rotation::IDENTITY, I64Vec3::ZERO)];
@@ -183,20 +154,13 @@ fn placements<'a>(data: &'a DotVoxData, path: &Path) -> Result<Vec<Placement<'a>
         if visits > MAX_NODE_VISITS {
             return Err(malformed(path, "scene graph has a cycle or is too large"));
         }
-        let node = data.scenes.get(index as usize).ok_or_else(|| {
-            malformed(path, format!("scene graph refers to missing node {index}"))
-        })?;
+        let node = data
+            .scenes
+            .get(index as usize)
+            .ok_or_else(|| malformed(path, format!("scene graph refers to missing node {index}")))?;
         match node {
-            SceneNode::Transform {
-                attributes,
-                frames,
-                child,
-                layer_id,
-            } => {
-                let layer_hidden = data
-                    .layers
-                    .get(*layer_id as usize)
-                    .is_some_and(|l| l.hidden());
+            SceneNode::Transform { attributes, frames, child, layer_id } => {
+                let layer_hidden = data.layers.get(*layer_id as usize).is_some_and(|l| l.hidden());
                 if is_hidden(attributes) || layer_hidden {
                     continue;
                 }
@@ -205,10 +169,7 @@ fn placements<'a>(data: &'a DotVoxData, path: &Path) -> Result<Vec<Placement<'a>
                 let inner = (rotation.then_inner(&r), rotation.apply(t) + translation);
                 stack.push((*child, inner.0, inner.1));
             }
-            SceneNode::Group {
-                attributes,
-                children,
-            } => {
+            SceneNode::Group { attributes, children } => {
                 if !is_hidden(attributes) {
                     stack.extend(children.iter().rev().map(|&c| (c, rotation, translation)));
                 }
@@ -220,11 +181,7 @@ fn placements<'a>(data: &'a DotVoxData, path: &Path) -> Result<Vec<Placement<'a>
                     let model = data.models.get(id).ok_or_else(|| {
                         malformed(path, format!("scene graph refers to missing model {id}"))
                     })?;
-                    found.push(Placement {
-                        model,
-                        rotation,
-                        translation,
-                    });
+                    found.push(Placement { model, rotation, translation });
                 }
             }
         }
@@ -238,10 +195,7 @@ fn is_hidden(attributes: &dot_vox::Dict) -> bool {
 
 /// The rotation (`_r`) and translation (`_t`, "x y z") of a transform's first frame. Absent
 /// keys mean identity; unparsable ones make the file malformed.
-fn frame_transform(
-    frame: Option<&dot_vox::Dict>,
-    path: &Path,
-) -> Result<(Rotation, I64Vec3), WorldError> {
+fn frame_transform(frame: Option<&dot_vox::Dict>, path: &Path) -> Result<(Rotation, I64Vec3), WorldError> {
     let rotation = match frame.and_then(|f| f.get("_r")) {
         None => Rotation::IDENTITY,
         Some(r) => r
@@ -254,10 +208,8 @@ fn frame_transform(
     let translation = match frame.and_then(|f| f.get("_t")) {
         None => I64Vec3::ZERO,
         Some(t) => {
-            let parts: Vec<Option<i64>> = t
-                .split_whitespace()
-                .map(|s| s.parse::<i32>().ok().map(i64::from))
-                .collect();
+            let parts: Vec<Option<i64>> =
+                t.split_whitespace().map(|s| s.parse::<i32>().ok().map(i64::from)).collect();
             match parts.as_slice() {
                 [Some(x), Some(y), Some(z)] => I64Vec3::new(*x, *y, *z),
                 _ => return Err(malformed(path, format!("bad translation '{t}'"))),
@@ -276,14 +228,10 @@ fn registry(data: &DotVoxData) -> BlockRegistry {
     for slot in 0..PALETTE_SLOTS {
         let Color { r, g, b, .. } = data.palette.get(slot).copied().unwrap_or(GREY);
         let material = materials.get(&(slot as u32 + 1));
-        let see_through = material
-            .and_then(|m| m.material_type())
-            .is_some_and(|t| t == "_glass" || t == "_blend");
+        let see_through =
+            material.and_then(|m| m.material_type()).is_some_and(|t| t == "_glass" || t == "_blend");
         let (opacity, alpha) = if see_through {
-            (
-                Opacity::Transparent,
-                material.map_or(DEFAULT_ALPHA, |m| alpha(m)),
-            )
+            (Opacity::Transparent, material.map_or(DEFAULT_ALPHA, |m| alpha(m)))
         } else {
             (Opacity::Opaque, 255)
         };
@@ -299,12 +247,7 @@ fn registry(data: &DotVoxData) -> BlockRegistry {
 }
 
 /// Colour for palette slots a short `RGBA` chunk leaves out.
-const GREY: Color = Color {
-    r: 128,
-    g: 128,
-    b: 128,
-    a: 255,
-};
+const GREY: Color = Color { r: 128, g: 128, b: 128, a: 255 };
 
 /// Alpha of a transparent material: `1 - _trans` (glass), else `_alpha` (blend), else 128.
 fn alpha(material: &Material) -> u8 {

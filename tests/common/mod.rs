@@ -3,9 +3,10 @@
 
 use std::collections::BTreeSet;
 
-use glam::IVec3;
-use voxgpu::mesh::{ChunkMesh, Face};
-use voxgpu::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, World};
+use glam::{IVec3, Vec3};
+use voxgpu::gpu::GpuContext;
+use voxgpu::mesh::{ChunkMesh, Face, Quad};
+use voxgpu::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, World, chunk_aabb};
 
 /// A small deterministic PRNG (splitmix64), so tests need no extra crate and are reproducible.
 pub struct Rng(pub u64);
@@ -29,11 +30,7 @@ pub type UnitFace = (Face, [u32; 3], BlockId);
 
 /// The naive reference: for every voxel and direction, apply the face rule directly.
 /// `neighbours[f]` is the chunk across face `f`, or `None` (exposed).
-pub fn naive_faces(
-    chunk: &Chunk,
-    neighbours: &[Option<&Chunk>; 6],
-    opaque: &[bool],
-) -> BTreeSet<UnitFace> {
+pub fn naive_faces(chunk: &Chunk, neighbours: &[Option<&Chunk>; 6], opaque: &[bool]) -> BTreeSet<UnitFace> {
     let n = CHUNK_SIZE as i32;
     let is_opaque = |b: BlockId| opaque.get(b.0 as usize).copied().unwrap_or(false);
     let mut out = BTreeSet::new();
@@ -65,27 +62,33 @@ pub fn naive_faces(
     out
 }
 
+/// The world-space box a quad of the chunk at `pos` covers (flat along its normal).
+pub fn quad_world_box(pos: ChunkPos, q: &Quad) -> (Vec3, Vec3) {
+    let n = q.face.axis();
+    let mut lo = q.min.as_vec3();
+    lo[n] += q.face.is_positive() as u32 as f32;
+    let mut hi = lo;
+    hi[(n + 1) % 3] += q.size[0] as f32;
+    hi[(n + 2) % 3] += q.size[1] as f32;
+    let origin = pos.origin().as_vec3();
+    (origin + lo, origin + hi)
+}
+
 /// Expands a mesh back into unit faces, failing on any face covered twice or any quad outside
-/// the chunk.
+/// the chunk's AABB (`chunk_aabb`, the one extent function culling uses).
 pub fn mesh_faces(mesh: &ChunkMesh) -> BTreeSet<UnitFace> {
+    let pos = ChunkPos::new(-3, 2, 5);
+    let (min, max) = chunk_aabb(pos);
     let mut out = BTreeSet::new();
     for groups in [&mesh.opaque, &mesh.transparent] {
         for face in Face::ALL {
             for q in &groups.quads[groups.range(face)] {
                 let q = q.unpack();
                 assert_eq!(q.face, face, "quad stored in the wrong face group");
-                let n = q.face.axis();
-                for (axis, extent) in [((n + 1) % 3, q.size[0]), ((n + 2) % 3, q.size[1])] {
-                    assert!(
-                        q.min[axis] + extent <= CHUNK_SIZE as u32,
-                        "quad leaves the chunk: {q:?}"
-                    );
-                }
+                let (lo, hi) = quad_world_box(pos, &q);
+                assert!(lo.cmpge(min).all() && hi.cmple(max).all(), "quad leaves the chunk AABB: {q:?}");
                 for p in q.unit_faces() {
-                    assert!(
-                        out.insert((q.face, p.to_array(), q.block)),
-                        "unit face covered twice: {q:?}"
-                    );
+                    assert!(out.insert((q.face, p.to_array(), q.block)), "unit face covered twice: {q:?}");
                 }
             }
         }
@@ -105,4 +108,37 @@ pub fn naive_world_areas(world: &World) -> [u64; 6] {
         }
     }
     areas
+}
+
+/// Every adapter to run GPU tests on: Vulkan and GL (or what `WGPU_BACKEND` names), Vulkan first.
+///
+/// Never skips silently: with no adapter it panics unless `VOXGPU_ALLOW_NO_GPU=1`, and with
+/// `VOXGPU_REQUIRE_BACKENDS=vulkan,gl` (set by `.ci/run` once lavapipe is installed) each named
+/// backend must be present.
+pub fn gpu_contexts() -> Vec<GpuContext> {
+    let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN | wgpu::Backends::GL);
+    let mut contexts: Vec<GpuContext> = GpuContext::all(backends)
+        .into_iter()
+        .map(|c| c.expect("an adapter that exists opens a device"))
+        .collect();
+    contexts.sort_by_key(|c| c.summary.backend != wgpu::Backend::Vulkan);
+    if let Ok(required) = std::env::var("VOXGPU_REQUIRE_BACKENDS") {
+        for name in required.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let present =
+                contexts.iter().any(|c| format!("{:?}", c.summary.backend).eq_ignore_ascii_case(name));
+            assert!(present, "VOXGPU_REQUIRE_BACKENDS names {name}, but no {name} adapter was found");
+        }
+    }
+    if contexts.is_empty() && !gpu_opt_out() {
+        panic!("no GPU adapter found: install mesa-vulkan-drivers, or set VOXGPU_ALLOW_NO_GPU=1 to opt out");
+    }
+    if contexts.is_empty() {
+        eprintln!("no adapter found; GPU checks NOT run (VOXGPU_ALLOW_NO_GPU=1)");
+    }
+    contexts
+}
+
+/// The documented opt-out for machines with no adapter at all.
+pub fn gpu_opt_out() -> bool {
+    std::env::var("VOXGPU_ALLOW_NO_GPU").as_deref() == Ok("1")
 }

@@ -51,12 +51,7 @@ impl CaveLattice {
         let (tx, tz) = (fraction(x), fraction(z));
         let at = |x: usize, y: usize, z: usize| self.samples[x + LATTICE * (y + LATTICE * z)];
         let levels = std::array::from_fn(|y| {
-            let corners = [
-                at(cx, y, cz),
-                at(cx + 1, y, cz),
-                at(cx, y, cz + 1),
-                at(cx + 1, y, cz + 1),
-            ];
+            let corners = [at(cx, y, cz), at(cx + 1, y, cz), at(cx, y, cz + 1), at(cx + 1, y, cz + 1)];
             bilinear(corners, tx, tz)
         });
         CaveColumn { levels }

@@ -57,26 +57,18 @@ pub fn sample_model() -> DotVoxData {
         // Root -> group -> (cottage centred at z = 7, tree standing on the lawn's corner).
         scenes: vec![
             transform(1, None),
-            SceneNode::Group {
-                attributes: Default::default(),
-                children: vec![2, 4],
-            },
+            SceneNode::Group { attributes: Default::default(), children: vec![2, 4] },
             transform(3, Some("0 0 7")),
             shape(0),
             transform(5, Some("8 -8 5")),
             shape(1),
         ],
-        layers: vec![dot_vox::Layer {
-            attributes: Default::default(),
-        }],
+        layers: vec![dot_vox::Layer { attributes: Default::default() }],
     }
 }
 
 fn transform(child: u32, translation: Option<&str>) -> SceneNode {
-    let attributes = translation
-        .map(|t| ("_t".to_string(), t.to_string()))
-        .into_iter()
-        .collect();
+    let attributes = translation.map(|t| ("_t".to_string(), t.to_string())).into_iter().collect();
     SceneNode::Transform {
         attributes: Default::default(),
         frames: vec![dot_vox::Frame::new(attributes)],
@@ -86,31 +78,16 @@ fn transform(child: u32, translation: Option<&str>) -> SceneNode {
 }
 
 fn shape(model_id: u32) -> SceneNode {
-    let model = dot_vox::ShapeModel {
-        model_id,
-        attributes: Default::default(),
-    };
-    SceneNode::Shape {
-        attributes: Default::default(),
-        models: vec![model],
-    }
+    let model = dot_vox::ShapeModel { model_id, attributes: Default::default() };
+    SceneNode::Shape { attributes: Default::default(), models: vec![model] }
 }
 
 /// Collects voxels by position, later writes winning, into a model of `size`.
 fn model_from(size: [u32; 3], voxels: HashMap<[u8; 3], u8>) -> Model {
-    let mut voxels: Vec<dot_vox::Voxel> = voxels
-        .into_iter()
-        .map(|([x, y, z], i)| dot_vox::Voxel { x, y, z, i })
-        .collect();
+    let mut voxels: Vec<dot_vox::Voxel> =
+        voxels.into_iter().map(|([x, y, z], i)| dot_vox::Voxel { x, y, z, i }).collect();
     voxels.sort_by_key(|v| (v.z, v.y, v.x));
-    Model {
-        size: dot_vox::Size {
-            x: size[0],
-            y: size[1],
-            z: size[2],
-        },
-        voxels,
-    }
+    Model { size: dot_vox::Size { x: size[0], y: size[1], z: size[2] }, voxels }
 }
 
 /// The lawn, path and cottage (24 x 24 x 14, Z up; the door faces -y).
@@ -203,18 +180,13 @@ pub fn write_spread_models(path: &Path, distance: i32) -> std::io::Result<()> {
         materials: Vec::new(),
         scenes: vec![
             transform(1, None),
-            SceneNode::Group {
-                attributes: Default::default(),
-                children: vec![2, 4],
-            },
+            SceneNode::Group { attributes: Default::default(), children: vec![2, 4] },
             transform(3, Some("0 0 0")),
             shape(0),
             transform(5, Some(&far)),
             shape(1),
         ],
-        layers: vec![dot_vox::Layer {
-            attributes: Default::default(),
-        }],
+        layers: vec![dot_vox::Layer { attributes: Default::default() }],
     };
     write(path, &data)
 }
