@@ -66,9 +66,9 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     let options = RendererOptions::new(SIZE, SIZE, fog_end);
     let mut renderer = Renderer::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
-        renderer.insert_chunk(pos, Arc::clone(chunk));
+        renderer.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
     }
-    renderer.render(&Camera::look_at(eye, target)).expect("frame renders");
+    renderer.settle(&Camera::look_at(eye, target)).expect("frame renders");
     renderer.read_pixels().expect("readback")
 }
 

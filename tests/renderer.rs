@@ -32,14 +32,13 @@ fn options() -> RendererOptions {
 fn renderer_for(gpu: &GpuContext, world: &World, options: RendererOptions) -> Renderer {
     let mut r = Renderer::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
-        r.insert_chunk(pos, Arc::clone(chunk));
+        r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
     }
     r
 }
 
 fn frame(r: &mut Renderer) -> image::RgbaImage {
-    let stats = r.render(&camera()).expect("frame");
-    assert_eq!(stats.chunks_unplaced, 0);
+    r.settle(&camera()).expect("frame");
     r.read_pixels().expect("readback")
 }
 
@@ -60,7 +59,7 @@ fn edits_across_chunk_borders_render_like_a_fresh_world() {
                 .expect("flat");
         let mut r = renderer_for(&gpu, &world, options());
         let cam = Camera::look_at(Vec3::new(40.0, 45.0, 45.0), Vec3::new(0.0, 4.0, 0.0));
-        r.render(&cam).expect("first frame");
+        r.settle(&cam).expect("first frame");
         let mut edits = Vec::new();
         for x in 0..20 {
             for z in 0..20 {
@@ -74,13 +73,13 @@ fn edits_across_chunk_borders_render_like_a_fresh_world() {
             edits.push((IVec3::new(25, y, 31), ids::GLASS));
         }
         for &(pos, block) in &edits {
-            r.set_block(pos, block);
+            r.set_block(pos, block).expect("edit");
             world.set_block(pos, block);
         }
-        r.render(&cam).expect("edited frame");
+        r.settle(&cam).expect("edited frame");
         let edited = r.read_pixels().expect("readback");
         let mut fresh = renderer_for(&gpu, &world, options());
-        fresh.render(&cam).expect("fresh frame");
+        fresh.settle(&cam).expect("fresh frame");
         assert_same("edited vs fresh", &gpu, &edited, &fresh.read_pixels().expect("readback"));
     }
 }
@@ -98,7 +97,7 @@ fn removing_and_reinserting_chunks_restores_the_picture() {
         let holes = frame(&mut r);
         assert!(holes.pixels().zip(before.pixels()).any(|(p, q)| p != q), "removal must show");
         for pos in positions.iter().step_by(2) {
-            r.insert_chunk(*pos, Arc::clone(world.chunk(*pos).expect("listed")));
+            r.insert_chunk(*pos, Arc::clone(world.chunk(*pos).expect("listed"))).expect("chunk fits");
         }
         assert_same("reinserted vs original", &gpu, &frame(&mut r), &before);
     }

@@ -51,9 +51,9 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let mut renderer =
         Renderer::new(&gpu, RendererOptions::new(args.width, args.height, fog_end), &world.registry)?;
     for (pos, chunk) in world.chunks() {
-        renderer.insert_chunk(pos, Arc::clone(chunk));
+        renderer.insert_chunk(pos, Arc::clone(chunk))?;
     }
-    let stats = renderer.render(&Camera::look_at(eye, target))?;
+    let stats = renderer.settle(&Camera::look_at(eye, target))?;
     let image = renderer.read_pixels()?;
     image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
     println!(

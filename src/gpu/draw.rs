@@ -1,24 +1,31 @@
-//! Indirect draw lists: the commands that draw runs of the mega quad buffer, and how they are
-//! submitted.
+//! Indirect draw lists written by the GPU, and how they are submitted.
 //!
-//! A command covers quads of one chunk, one face direction and one run of consecutive pages, so
-//! culling can later drop a chunk's faces that point away from the camera by dropping commands.
-
-use std::ops::Range;
+//! The `draw_args` pass turns every face stream into commands (one per run of consecutive pages),
+//! opaque and transparent into separate lists, so culling can later drop a chunk's faces that
+//! point away from the camera by dropping commands. The CPU records one multi-draw per list,
+//! whatever the number of chunks.
 
 use wgpu::util::DrawIndexedIndirectArgs;
 
-use super::quad_pool::{PAGE_QUADS, PAGE_QUADS_LOG2};
+use super::layouts::{FaceMesh, PassParams};
+use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
+use super::shaders::{DRAW_ARGS, shader_source};
 
 /// The most quads one command draws; the static index buffer holds `6 × MAX_DRAW_QUADS` indices.
+/// A face stream never holds more, so a command never needs splitting for length.
 pub const MAX_DRAW_QUADS: u32 = 16384;
+const _: () = assert!(
+    super::layouts::MAX_FACE_PAGES * super::quad_pool::PAGE_QUADS <= MAX_DRAW_QUADS,
+    "one command must be able to cover a whole face stream"
+);
 
 /// How the draw lists are submitted, chosen once from the adapter's features.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DrawSubmission {
-    /// `multi_draw_indexed_indirect_count`: the count lives in a GPU buffer.
+    /// `multi_draw_indexed_indirect_count`: the GPU-written count bounds the draws.
     IndirectCount,
-    /// `multi_draw_indexed_indirect` with the count passed by the CPU (GL has no indirect count).
+    /// `multi_draw_indexed_indirect` over the whole capped list, whose unused tail is zeroed
+    /// every frame (GL has no indirect count).
     CappedIndirect,
 }
 
@@ -28,119 +35,111 @@ impl DrawSubmission {
     }
 }
 
-/// Appends the commands drawing quads `range` of a chunk's quad stream, which is laid out over
-/// `pages` in order.
-pub fn push_commands(out: &mut Vec<DrawIndexedIndirectArgs>, pages: &[u32], range: Range<u32>) {
-    let global =
-        |i: u32| (pages[(i >> PAGE_QUADS_LOG2) as usize] << PAGE_QUADS_LOG2) + (i & (PAGE_QUADS - 1));
-    let mut i = range.start;
-    while i < range.end {
-        let first = global(i);
-        let mut count = 1;
-        while i + count < range.end && count < MAX_DRAW_QUADS && global(i + count) == first + count {
-            count += 1;
-        }
-        out.push(DrawIndexedIndirectArgs {
-            index_count: count * 6,
-            instance_count: 1,
-            first_index: 0,
-            base_vertex: (first * 4) as i32,
-            first_instance: 0,
-        });
-        i += count;
-    }
-}
-
 /// The static index buffer: quad `q` of a command is two triangles over vertices `4q..4q + 4`.
 pub fn quad_indices() -> Vec<u32> {
     (0..MAX_DRAW_QUADS).flat_map(|q| [0, 1, 2, 0, 2, 3].map(|c| 4 * q + c)).collect()
 }
 
-/// A GPU command list plus its count, grown as needed.
-pub struct DrawList {
-    label: &'static str,
+const ARGS_BYTES: u64 = size_of::<DrawIndexedIndirectArgs>() as u64;
+/// Words of the counts buffer: commands (opaque, transparent), then quads (opaque, transparent).
+pub const COUNT_WORDS: u64 = 4;
+
+/// The opaque and transparent command lists (one buffer, two halves) and their counts.
+pub struct DrawLists {
     pub args: wgpu::Buffer,
-    pub count: wgpu::Buffer,
-    capacity: u32,
-    pub len: u32,
+    pub counts: wgpu::Buffer,
+    /// Commands each list holds.
+    pub capacity: u32,
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
 }
 
-const ARGS_BYTES: u64 = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
-
-impl DrawList {
-    pub fn new(device: &wgpu::Device, label: &'static str) -> Self {
-        let count = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(&format!("{label}.count")),
-            size: 4,
-            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE,
+impl DrawLists {
+    pub fn new(device: &wgpu::Device, capacity: u32) -> Self {
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("voxgpu.draw_args"),
+            entries: &[
+                uniform_entry(0, size_of::<PassParams>() as u64),
+                storage_entry(1, true, size_of::<FaceMesh>() as u64),
+                storage_entry(2, false, ARGS_BYTES),
+                storage_entry(3, false, COUNT_WORDS * 4),
+            ],
+        });
+        let pipeline =
+            compute_pipeline(device, "voxgpu.draw_args", &layout, &shader_source(DRAW_ARGS), "main");
+        let counts = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("voxgpu.draw_args.counts"),
+            size: COUNT_WORDS * 4,
+            usage: wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        Self { label, args: Self::args_buffer(device, label, 64), count, capacity: 64, len: 0 }
+        let capacity = capacity.max(1);
+        Self { args: args_buffer(device, capacity), counts, capacity, pipeline, layout }
     }
 
-    fn args_buffer(device: &wgpu::Device, label: &str, capacity: u32) -> wgpu::Buffer {
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size: capacity as u64 * ARGS_BYTES,
-            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        })
+    /// Makes each list hold at least `capacity` commands. Returns whether the buffer changed.
+    pub fn ensure(&mut self, device: &wgpu::Device, capacity: u32) -> bool {
+        if capacity <= self.capacity {
+            return false;
+        }
+        self.capacity = capacity.next_power_of_two();
+        self.args = args_buffer(device, self.capacity);
+        true
     }
 
-    /// Replaces the commands. Only called when the set of meshes changed, never per frame.
-    pub fn upload(
-        &mut self,
+    pub fn bind_group(
+        &self,
         device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        commands: &[DrawIndexedIndirectArgs],
-    ) {
-        let len = commands.len() as u32;
-        if len > self.capacity {
-            self.capacity = len.next_power_of_two();
-            self.args = Self::args_buffer(device, self.label, self.capacity);
-        }
-        if !commands.is_empty() {
-            let bytes: Vec<u8> = commands.iter().flat_map(|c| c.as_bytes().to_vec()).collect();
-            queue.write_buffer(&self.args, 0, &bytes);
-        }
-        queue.write_buffer(&self.count, 0, bytemuck::bytes_of(&len));
-        self.len = len;
+        params: &wgpu::Buffer,
+        faces: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        bind_group(device, "voxgpu.draw_args", &self.layout, &[params, faces, &self.args, &self.counts])
     }
 
-    /// Records the draws. Exactly one command whatever the number of chunks.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, submission: DrawSubmission) {
-        if self.len == 0 {
-            return;
+    /// Zeroes the counts (and, for the capped path, the commands) before the pass writes them.
+    pub fn reset(&self, encoder: &mut wgpu::CommandEncoder, submission: DrawSubmission) {
+        encoder.clear_buffer(&self.counts, 0, None);
+        if submission == DrawSubmission::CappedIndirect {
+            encoder.clear_buffer(&self.args, 0, None);
         }
+    }
+
+    /// Records the `draw_args` pass: two invocations (opaque, transparent) per face of each slot.
+    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, group: &wgpu::BindGroup, slot_count: u32) {
+        pass.push_debug_group("voxgpu.draw_args");
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, group, &[]);
+        pass.dispatch_workgroups((slot_count * 12).div_ceil(64).max(1), 1, 1);
+        pass.pop_debug_group();
+    }
+
+    /// Records the draws of list `kind` (0 opaque, 1 transparent): one command whatever the
+    /// number of chunks.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, submission: DrawSubmission, kind: u32) {
+        let offset = kind as u64 * self.capacity as u64 * ARGS_BYTES;
         match submission {
-            DrawSubmission::IndirectCount => {
-                pass.multi_draw_indexed_indirect_count(&self.args, 0, &self.count, 0, self.len)
+            DrawSubmission::IndirectCount => pass.multi_draw_indexed_indirect_count(
+                &self.args,
+                offset,
+                &self.counts,
+                kind as u64 * 4,
+                self.capacity,
+            ),
+            DrawSubmission::CappedIndirect => {
+                pass.multi_draw_indexed_indirect(&self.args, offset, self.capacity)
             }
-            DrawSubmission::CappedIndirect => pass.multi_draw_indexed_indirect(&self.args, 0, self.len),
         }
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn commands_split_at_page_discontinuities_and_cover_the_range_once() {
-        let pages = [4, 5, 9, 2];
-        let mut out = Vec::new();
-        push_commands(&mut out, &pages, 100..(3 * PAGE_QUADS + 10));
-        let firsts: Vec<(i32, u32)> = out.iter().map(|c| (c.base_vertex / 4, c.index_count / 6)).collect();
-        let p = PAGE_QUADS as i32;
-        assert_eq!(firsts, vec![(4 * p + 100, 2 * PAGE_QUADS - 100), (9 * p, PAGE_QUADS), (2 * p, 10)]);
-    }
-
-    #[test]
-    fn a_command_never_exceeds_the_index_buffer() {
-        let pages: Vec<u32> = (0..(3 * MAX_DRAW_QUADS / PAGE_QUADS)).collect();
-        let mut out = Vec::new();
-        push_commands(&mut out, &pages, 0..3 * MAX_DRAW_QUADS);
-        assert_eq!(out.len(), 3);
-        assert!(out.iter().all(|c| c.index_count == 6 * MAX_DRAW_QUADS));
-    }
+fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.draw_args.commands"),
+        size: 2 * capacity as u64 * ARGS_BYTES,
+        usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
 }

@@ -1,7 +1,7 @@
 //! Errors of the GPU layer. Each message is one line, ready for the CLI to print.
 
 /// What can go wrong between choosing an adapter and reading a frame back.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum GpuError {
     /// No adapter matched the backends allowed by `WGPU_BACKEND` (or none exists at all).
     #[error(
@@ -25,6 +25,12 @@ pub enum GpuError {
         "mega quad buffer full: {needed} bytes needed, the adapter allows at most {limit} in one binding"
     )]
     QuadBufferFull { needed: u64, limit: u64 },
+    /// The chunk pool cannot grow to hold another chunk on this adapter.
+    #[error("chunk pool full: {slots} chunks needed, the adapter allows at most {limit} in one binding")]
+    ChunkPoolFull { slots: u64, limit: u64 },
+    /// `settle` rendered its frame limit and the mesher still had work.
+    #[error("the world did not finish meshing within {frames} frames")]
+    Unsettled { frames: u32 },
     /// Mapping the readback buffer failed, usually because the device was lost.
     #[error("reading the frame back failed: {0}")]
     Readback(String),

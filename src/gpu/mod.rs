@@ -1,10 +1,16 @@
 //! The GPU engine: everything that owns wgpu objects. Plain data comes from [`crate::voxel`] and
-//! [`crate::mesh`]; this layer puts it in buffers and records the frame.
+//! [`crate::mesh`]; this layer puts it in buffers, meshes it with compute shaders and records the
+//! frame.
 
+mod buffers;
+mod chunk_pool;
 mod context;
+mod counters;
 mod draw;
 mod error;
+mod inspect;
 mod layouts;
+mod mesher;
 mod pipelines;
 mod quad_pool;
 mod readback;
@@ -12,9 +18,15 @@ mod renderer;
 mod shaders;
 
 pub use context::{AdapterSummary, Capabilities, GpuContext, list_adapters};
+pub use counters::GpuCounters;
 pub use draw::{DrawSubmission, MAX_DRAW_QUADS};
 pub use error::GpuError;
-pub use layouts::{CameraUniform, ChunkMeta};
+pub use inspect::GpuChunkMesh;
+pub use layouts::{
+    AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, FaceMesh, JOB_RELEASE_ONLY,
+    MAX_FACE_PAGES, NO_SLOT, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET,
+};
+pub use mesher::MAX_CHUNKS_PER_FRAME;
 pub use quad_pool::{PAGE_QUADS, PAGE_QUADS_LOG2};
 pub use renderer::{FrameStats, Renderer, RendererOptions};
 pub use shaders::{SHADERS, ShaderFile, shader_source};

@@ -5,20 +5,89 @@ use std::num::NonZeroU64;
 use super::layouts::{CameraUniform, ChunkMeta};
 use super::shaders::{CHUNK_DRAW, shader_source};
 
+const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
+
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
-fn storage(binding: u32, min_size: u64) -> wgpu::BindGroupLayoutEntry {
+/// A storage buffer binding visible to `stages`.
+pub fn storage_in(
+    stages: wgpu::ShaderStages,
+    binding: u32,
+    read_only: bool,
+    min_size: u64,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
-        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        visibility: stages,
         ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            ty: wgpu::BufferBindingType::Storage { read_only },
             has_dynamic_offset: false,
             min_binding_size: NonZeroU64::new(min_size),
         },
         count: None,
     }
+}
+
+/// A compute-stage storage buffer binding.
+pub fn storage_entry(binding: u32, read_only: bool, min_size: u64) -> wgpu::BindGroupLayoutEntry {
+    storage_in(wgpu::ShaderStages::COMPUTE, binding, read_only, min_size)
+}
+
+/// A compute-stage uniform buffer binding.
+pub fn uniform_entry(binding: u32, size: u64) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(size),
+        },
+        count: None,
+    }
+}
+
+/// A compute pipeline from a complete WGSL source and its own bind group 0.
+pub fn compute_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    source: &str,
+    entry: &str,
+) -> wgpu::ComputePipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: Some(&pipeline_layout),
+        module: &module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+/// Bind group entries in binding order, one whole buffer each.
+pub fn bind_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
 }
 
 /// Group 0 of `chunk_draw.wgsl`: camera, quads, page owners, chunk records, block colours.
@@ -37,10 +106,10 @@ pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
                 },
                 count: None,
             },
-            storage(1, crate::mesh::QUAD_BYTES as u64),
-            storage(2, 4),
-            storage(3, std::mem::size_of::<ChunkMeta>() as u64),
-            storage(4, 4),
+            storage_in(VERTEX_FRAGMENT, 1, true, crate::mesh::QUAD_BYTES as u64),
+            storage_in(VERTEX_FRAGMENT, 2, true, 4),
+            storage_in(VERTEX_FRAGMENT, 3, true, size_of::<ChunkMeta>() as u64),
+            storage_in(VERTEX_FRAGMENT, 4, true, 4),
         ],
     })
 }

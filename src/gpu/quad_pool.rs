@@ -1,127 +1,137 @@
-//! The mega quad buffer: one storage buffer of packed quads, split into fixed pages.
+//! The mega quad buffer: one storage buffer of packed quads cut into fixed pages, with a page
+//! table and a free page stack that live on the GPU.
 //!
-//! Each page holds quads of one chunk, and the page table (`page_owner`, one `u32` per page)
-//! names that chunk's slot, which is how the vertex shader finds a quad's chunk origin and LOD
-//! without per-draw instance data (GL has no `first_instance` in indirect draws).
+//! Each page holds quads of one face stream of one chunk, and `page_owner[page]` names the
+//! chunk's slot: that is how the vertex shader finds a quad's chunk origin and LOD without
+//! per-draw instance data (GL has no `first_instance` in indirect draws).
 //!
 //! Properties (DESIGN.md §3.4):
-//! - no worst-case reservation: a chunk takes `ceil(quads / PAGE_QUADS)` pages;
+//! - no worst-case reservation: a face stream takes `ceil(quads / PAGE_QUADS)` pages;
 //! - re-meshing a chunk frees and re-allocates only its own pages;
 //! - pages are never shared, so live quads are never overwritten;
-//! - when pages run out the buffer grows (old contents copied on the GPU), and when the adapter's
-//!   binding limit is reached `alloc` fails with [`GpuError::QuadBufferFull`] and the caller keeps
-//!   the chunk undrawn instead of drawing garbage.
-//!
-//! In this issue the CPU allocates pages; the compute mesher replaces this with a GPU free list.
-
-use std::collections::BTreeSet;
+//! - when pages run out the mesher leaves the face empty and the chunk dirty, counts the pages it
+//!   was refused, and the CPU (reading that count a frame or two later, without stalling) grows
+//!   the buffer; past the adapter's binding limit it reports [`GpuError::QuadBufferFull`]. Nothing
+//!   unwritten is ever drawn;
+//! - nothing is read back on the frame's critical path.
 
 use super::GpuError;
-use crate::mesh::{PackedQuad, QUAD_BYTES};
+use super::buffers::GrowableBuffer;
+use super::layouts::AllocatorHeader;
+use super::shaders::{QUAD_POOL_GROW, shader_source};
+use crate::mesh::QUAD_BYTES;
 
 pub const PAGE_QUADS_LOG2: u32 = 8;
 /// Quads per page (2 KiB of quads).
 pub const PAGE_QUADS: u32 = 1 << PAGE_QUADS_LOG2;
-const PAGE_BYTES: u64 = PAGE_QUADS as u64 * QUAD_BYTES as u64;
+
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
 
 pub struct QuadPool {
-    pub quads: wgpu::Buffer,
-    pub page_owner: wgpu::Buffer,
+    pub quads: GrowableBuffer,
+    pub page_owner: GrowableBuffer,
+    /// [`AllocatorHeader`] then the free page stack.
+    pub allocator: GrowableBuffer,
     pages: u32,
-    free: BTreeSet<u32>,
-    max_pages: u32,
-    /// Bumped whenever the buffers are replaced, so bind groups know to rebuild.
+    grow_pipeline: wgpu::ComputePipeline,
+    grow_layout: wgpu::BindGroupLayout,
+    /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
     pub generation: u64,
 }
 
-fn create_buffers(device: &wgpu::Device, pages: u32) -> (wgpu::Buffer, wgpu::Buffer) {
-    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
-    let quads = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("voxgpu.quad_pool.quads"),
-        size: pages as u64 * PAGE_BYTES,
-        usage,
-        mapped_at_creation: false,
-    });
-    let page_owner = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("voxgpu.quad_pool.page_owner"),
-        size: pages as u64 * 4,
-        usage,
-        mapped_at_creation: false,
-    });
-    (quads, page_owner)
-}
-
 impl QuadPool {
-    pub fn new(device: &wgpu::Device, initial_pages: u32) -> Self {
-        let limit = device.limits().max_storage_buffer_binding_size.min(device.limits().max_buffer_size);
-        let max_pages = (limit / PAGE_BYTES).min(u32::MAX as u64) as u32;
-        let pages = initial_pages.clamp(1, max_pages);
-        let (quads, page_owner) = create_buffers(device, pages);
-        Self { quads, page_owner, pages, free: (0..pages).collect(), max_pages, generation: 0 }
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, initial_pages: u32) -> Self {
+        let pages = initial_pages.max(1);
+        let page_bytes = PAGE_QUADS as u64 * QUAD_BYTES as u64;
+        let quads =
+            GrowableBuffer::new(device, "voxgpu.quad_pool.quads", STORAGE, 0, page_bytes, pages as u64);
+        let page_owner =
+            GrowableBuffer::new(device, "voxgpu.quad_pool.page_owner", STORAGE, 0, 4, pages as u64);
+        let header = size_of::<AllocatorHeader>() as u64;
+        let allocator =
+            GrowableBuffer::new(device, "voxgpu.quad_pool.allocator", STORAGE, header, 4, pages as u64);
+        // Every page starts free, lowest on top so early allocations are contiguous.
+        let head = AllocatorHeader { free_count: pages, ..Default::default() };
+        queue.write_buffer(&allocator.buffer, 0, bytemuck::bytes_of(&head));
+        let stack: Vec<u32> = (0..pages).rev().collect();
+        queue.write_buffer(&allocator.buffer, header, bytemuck::cast_slice(&stack));
+
+        let (grow_pipeline, grow_layout) = grow_pipeline(device);
+        Self { quads, page_owner, allocator, pages, grow_pipeline, grow_layout, generation: 0 }
     }
 
-    /// Pages for `quads` quads owned by chunk slot `owner`. Grows the buffer when needed.
-    pub fn alloc(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        quads: usize,
-        owner: u32,
-    ) -> Result<Vec<u32>, GpuError> {
-        let needed = quads.div_ceil(PAGE_QUADS as usize) as u32;
-        if needed as usize > self.free.len() {
-            self.grow(device, queue, self.pages - self.free.len() as u32 + needed)?;
-        }
-        let pages: Vec<u32> = (0..needed).filter_map(|_| self.free.pop_first()).collect();
-        for run in contiguous_runs(&pages) {
-            let owners = vec![owner; run.len()];
-            queue.write_buffer(&self.page_owner, run[0] as u64 * 4, bytemuck::cast_slice(&owners));
-        }
-        Ok(pages)
+    pub fn pages(&self) -> u32 {
+        self.pages
     }
 
-    pub fn free(&mut self, pages: &[u32]) {
-        self.free.extend(pages.iter().copied());
+    pub fn bytes(&self) -> u64 {
+        self.quads.buffer.size()
     }
 
-    /// Writes a chunk's quad stream into its pages.
-    pub fn write(&self, queue: &wgpu::Queue, pages: &[u32], quads: &[PackedQuad]) {
-        let mut start = 0usize;
-        for run in contiguous_runs(pages) {
-            let end = (start + run.len() * PAGE_QUADS as usize).min(quads.len());
-            let offset = run[0] as u64 * PAGE_BYTES;
-            queue.write_buffer(&self.quads, offset, bytemuck::cast_slice(&quads[start..end]));
-            start = end;
+    /// Grows to hold at least `more` extra pages (at least doubling, up to the adapter's binding
+    /// limit) and pushes the new pages onto the GPU free stack.
+    pub fn grow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, more: u32) -> Result<(), GpuError> {
+        let page_bytes = self.quads.offset(1);
+        let limit = self.quads.max_capacity(device).min(self.allocator.max_capacity(device));
+        let wanted = self.pages as u64 + more as u64;
+        let full = GpuError::QuadBufferFull { needed: wanted * page_bytes, limit: limit * page_bytes };
+        if self.pages as u64 >= limit {
+            return Err(full);
         }
-    }
-
-    /// Replaces the buffers with ones of at least `min_pages` pages, copying the old contents.
-    fn grow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, min_pages: u32) -> Result<(), GpuError> {
-        if min_pages > self.max_pages {
-            return Err(GpuError::QuadBufferFull {
-                needed: min_pages as u64 * PAGE_BYTES,
-                limit: self.max_pages as u64 * PAGE_BYTES,
-            });
+        for buffer in [&mut self.quads, &mut self.page_owner, &mut self.allocator] {
+            buffer.ensure(device, queue, wanted.min(limit)).ok_or_else(|| full.clone())?;
         }
-        let pages = min_pages.max(self.pages.saturating_mul(2)).min(self.max_pages);
-        let (quads, page_owner) = create_buffers(device, pages);
-        let mut encoder = device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.quad_pool.grow") });
-        encoder.copy_buffer_to_buffer(&self.quads, 0, &quads, 0, self.quads.size());
-        encoder.copy_buffer_to_buffer(&self.page_owner, 0, &page_owner, 0, self.page_owner.size());
-        // Submitting now also flushes writes queued for the old buffers before they are copied.
-        queue.submit([encoder.finish()]);
+        let pages = [&self.quads, &self.page_owner, &self.allocator].map(|b| b.capacity()).into_iter().min();
+        let pages = pages.unwrap_or(0).min(limit) as u32;
+        self.push_range(device, queue, self.pages, pages - self.pages);
         log::info!("quad pool grew from {} to {} pages", self.pages, pages);
-        self.free.extend(self.pages..pages);
         self.pages = pages;
-        self.quads = quads;
-        self.page_owner = page_owner;
         self.generation += 1;
         Ok(())
     }
+
+    fn push_range(&self, device: &wgpu::Device, queue: &wgpu::Queue, first: u32, count: u32) {
+        use wgpu::util::DeviceExt;
+        let range = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("voxgpu.quad_pool.grow_range"),
+            contents: bytemuck::cast_slice(&[first, count]),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("voxgpu.quad_pool.grow"),
+            layout: &self.grow_layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: range.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: self.allocator.buffer.as_entire_binding() },
+            ],
+        });
+        let mut encoder = device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.quad_pool.grow") });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("voxgpu.quad_pool.grow"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.grow_pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        queue.submit([encoder.finish()]);
+    }
 }
 
-/// Splits a page list into runs of consecutive page numbers.
-pub fn contiguous_runs(pages: &[u32]) -> impl Iterator<Item = &[u32]> {
-    pages.chunk_by(|a, b| *b == *a + 1)
+fn grow_pipeline(device: &wgpu::Device) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
+    use super::pipelines::{storage_entry, uniform_entry};
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("voxgpu.quad_pool.grow"),
+        entries: &[uniform_entry(0, 8), storage_entry(1, false, size_of::<AllocatorHeader>() as u64 + 4)],
+    });
+    let pipeline = super::pipelines::compute_pipeline(
+        device,
+        "voxgpu.quad_pool.grow",
+        &layout,
+        &shader_source(QUAD_POOL_GROW),
+        "main",
+    );
+    (pipeline, layout)
 }

@@ -1,42 +1,53 @@
-//! The renderer: resident chunks, their quads in the mega quad buffer, and the frame recipe.
+//! The renderer: the frame recipe over the chunk pool, the compute mesher and the draw lists.
 //!
-//! One frame: re-mesh dirty chunks (CPU reference mesher in this issue; the compute mesher
-//! replaces that step), upload their quads into freshly allocated pages, rebuild the indirect draw
-//! lists if any mesh changed, write the camera, then one render pass: opaque draws, then
-//! transparent draws. The CPU records the same few commands whatever the number of chunks.
+//! One frame, recorded the same way whatever the number of chunks:
+//! 1. CPU: take the GPU counters that have arrived (a frame or two old) and grow the quad pool if
+//!    the mesher was refused pages; write the pass sizes, the camera, and reset the work list.
+//! 2. Compute: collect → finalize → release → mesh (`Mesher`), then `draw_args`.
+//! 3. Render: opaque draws, then transparent draws (blended, no depth write), one multi-draw each.
+//! 4. Copy the counters for a later frame to read.
+//!
+//! Edits between frames (`insert_chunk`, `remove_chunk`, `set_block`) upload only the changed
+//! voxels and mark the affected chunks dirty; the GPU finds them in step 2.
 
-use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
 use wgpu::util::DeviceExt;
 
+use super::chunk_pool::ChunkPool;
 use super::context::check_device;
-use super::draw::{DrawList, DrawSubmission, push_commands, quad_indices};
-use super::layouts::{CameraUniform, ChunkMeta};
-use super::pipelines::{COLOR_FORMAT, DEPTH_FORMAT, DrawPipelines, draw_bind_group_layout};
+use super::counters::{CounterReadback, CounterSources, GpuCounters, read_now};
+use super::draw::{DrawLists, DrawSubmission, quad_indices};
+use super::layouts::{CameraUniform, PassParams, WORK_JOBS_OFFSET};
+use super::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, MeshBuffers, Mesher};
+use super::pipelines::{COLOR_FORMAT, DEPTH_FORMAT, DrawPipelines, bind_group, draw_bind_group_layout};
 use super::quad_pool::QuadPool;
 use super::readback::read_rgba8;
 use super::{Capabilities, GpuContext, GpuError};
 use crate::camera::Camera;
-use crate::mesh::{Face, Neighbours, face_range, mesh_chunk};
-use crate::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos};
+use crate::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos};
 
 /// Largest render target side we accept, before the adapter's own limit.
 pub const MAX_TARGET_SIDE: u32 = 16384;
+/// Frames `settle` renders at most before giving up.
+const MAX_SETTLE_FRAMES: u32 = 64;
 
 #[derive(Clone, Debug)]
 pub struct RendererOptions {
     pub width: u32,
     pub height: u32,
-    /// Fog reaches the sky colour at this distance in blocks (usually the view distance).
+    /// Fog reaches the sky colour at this horizontal distance in blocks (usually the view
+    /// distance).
     pub fog_end: f32,
     /// Fog begins at this fraction of `fog_end`.
     pub fog_start_fraction: f32,
     /// Linear RGB background and fog colour.
     pub sky_color: Vec3,
-    /// Pages the mega quad buffer starts with; it grows on demand.
+    /// Pages (256 quads each) the mega quad buffer starts with; it grows on demand.
     pub initial_quad_pages: u32,
+    /// Chunks re-meshed per frame at most; the rest wait for the next frame.
+    pub max_meshes_per_frame: u32,
 }
 
 impl RendererOptions {
@@ -47,38 +58,34 @@ impl RendererOptions {
             fog_end,
             fog_start_fraction: 0.55,
             sky_color: Vec3::new(0.32, 0.52, 0.82),
-            initial_quad_pages: 1024,
+            initial_quad_pages: 4096,
+            max_meshes_per_frame: 4096,
         }
     }
 }
 
-/// What one frame did, for `stats`, the overlay and tests.
+/// What one frame did. GPU-counted fields come from a frame or two earlier (read back without
+/// stalling); [`Renderer::settle`] returns exact ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameStats {
     pub chunks_resident: u32,
-    /// Chunks re-meshed during this frame.
-    pub chunks_meshed: u32,
-    /// Chunks left undrawn because the mega quad buffer reached the adapter's limit; they are
-    /// retried every frame.
-    pub chunks_unplaced: u32,
-    /// Quads resident in the mega quad buffer, opaque and transparent.
+    /// Face jobs the mesher was asked for (six per re-meshed chunk).
+    pub face_jobs: u32,
+    /// Quads drawn, opaque and transparent.
     pub quads: u64,
     pub draw_commands: u32,
     pub quad_buffer_bytes: u64,
+    pub free_pages: u32,
 }
 
-/// Where one kind of a chunk's quads live: its pages and per-face counts.
-#[derive(Default)]
-struct MeshAlloc {
-    pages: Vec<u32>,
-    counts: [u32; 6],
-}
+/// The buffers whose replacement invalidates bind groups, as one comparable key.
+type BindKey = (u64, u64, u32, u64);
 
-struct Resident {
-    chunk: Arc<Chunk>,
-    slot: u32,
-    opaque: MeshAlloc,
-    transparent: MeshAlloc,
+struct Frame {
+    key: BindKey,
+    mesh: BindGroups,
+    draw_args: wgpu::BindGroup,
+    draw: wgpu::BindGroup,
 }
 
 pub struct Renderer {
@@ -88,26 +95,25 @@ pub struct Renderer {
     pub caps: Capabilities,
     pub submission: DrawSubmission,
     options: RendererOptions,
-    opaque_table: Vec<bool>,
 
-    chunks: HashMap<ChunkPos, Resident>,
-    dirty: BTreeSet<ChunkPos>,
-    draws_stale: bool,
-    /// Quads resident, recounted when the draw lists are rebuilt.
-    resident_quads: u64,
-    free_slots: Vec<u32>,
-    next_slot: u32,
-
+    pool: ChunkPool,
     quad_pool: QuadPool,
-    chunk_meta: wgpu::Buffer,
+    mesher: Mesher,
+    draws: DrawLists,
+    pipelines: DrawPipelines,
+    draw_layout: wgpu::BindGroupLayout,
+    frame: Option<Frame>,
+
+    params: wgpu::Buffer,
+    work: wgpu::Buffer,
+    work_jobs: u32,
+    work_generation: u64,
     camera: wgpu::Buffer,
+    opaque_bits: wgpu::Buffer,
     block_colors: wgpu::Buffer,
     index_buffer: wgpu::Buffer,
-    opaque_draws: DrawList,
-    transparent_draws: DrawList,
-    layout: wgpu::BindGroupLayout,
-    bind_group: Option<(u64, wgpu::BindGroup)>,
-    pipelines: DrawPipelines,
+    counters: CounterReadback,
+    failed_pages_seen: u32,
 
     color: wgpu::Texture,
     depth: wgpu::Texture,
@@ -133,9 +139,30 @@ fn target_textures(device: &wgpu::Device, width: u32, height: u32) -> (wgpu::Tex
     )
 }
 
-/// Block colours as packed RGBA8, indexed by block id (the draw shader's `block_colors`).
-fn packed_colors(registry: &BlockRegistry) -> Vec<u32> {
-    registry.iter().map(|(_, b)| u32::from_le_bytes(b.color)).collect()
+/// Per block id (all 65536, so no id reads out of bounds): packed RGBA8 colours and an opacity
+/// bitset.
+fn block_tables(registry: &BlockRegistry) -> (Vec<u32>, Vec<u32>) {
+    let mut colors = vec![0u32; 1 << 16];
+    let mut opaque = vec![0u32; (1 << 16) / 32];
+    for (id, info) in registry.iter() {
+        colors[id.0 as usize] = u32::from_le_bytes(info.color);
+        if registry.is_opaque(id) {
+            opaque[id.0 as usize / 32] |= 1 << (id.0 % 32);
+        }
+    }
+    (colors, opaque)
+}
+
+fn work_buffer(device: &wgpu::Device, jobs: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.mesh.work"),
+        size: 4 * (WORK_JOBS_OFFSET + jobs) as u64,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::INDIRECT
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
 }
 
 impl Renderer {
@@ -145,13 +172,13 @@ impl Renderer {
         registry: &BlockRegistry,
     ) -> Result<Self, GpuError> {
         let device = gpu.device.clone();
+        let queue = gpu.queue.clone();
         let max = device.limits().max_texture_dimension_2d.min(MAX_TARGET_SIDE);
         let (width, height) = (options.width, options.height);
         if width == 0 || height == 0 || width > max || height > max {
             return Err(GpuError::TargetSize { width, height, max });
         }
         let (color, depth) = target_textures(&device, width, height);
-        let layout = draw_bind_group_layout(&device);
         let init = |label, contents: &[u8], usage| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -159,229 +186,165 @@ impl Renderer {
                 usage,
             })
         };
-        let block_colors = init(
-            "voxgpu.block_colors",
-            bytemuck::cast_slice(&packed_colors(registry)),
-            wgpu::BufferUsages::STORAGE,
-        );
-        let index_buffer =
-            init("voxgpu.quad_indices", bytemuck::cast_slice(&quad_indices()), wgpu::BufferUsages::INDEX);
-        let camera = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("voxgpu.camera"),
-            size: <CameraUniform as encase::ShaderType>::min_size().get(),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let (colors, opaque) = block_tables(registry);
+        let storage = wgpu::BufferUsages::STORAGE;
+        let draw_layout = draw_bind_group_layout(&device);
+        let quad_pool = QuadPool::new(&device, &queue, options.initial_quad_pages);
         Ok(Self {
             caps: gpu.caps,
             submission: DrawSubmission::for_caps(gpu.caps),
-            opaque_table: registry.opaque_table(),
-            chunks: HashMap::new(),
-            dirty: BTreeSet::new(),
-            draws_stale: true,
-            resident_quads: 0,
-            free_slots: Vec::new(),
-            next_slot: 0,
-            quad_pool: QuadPool::new(&device, options.initial_quad_pages),
-            chunk_meta: chunk_meta_buffer(&device, 256),
-            camera,
-            block_colors,
-            index_buffer,
-            opaque_draws: DrawList::new(&device, "voxgpu.draws.opaque"),
-            transparent_draws: DrawList::new(&device, "voxgpu.draws.transparent"),
-            pipelines: DrawPipelines::new(&device, &layout),
-            layout,
-            bind_group: None,
+            lost: Arc::clone(&gpu.lost),
+            pool: ChunkPool::new(&device, 64),
+            draws: DrawLists::new(&device, quad_pool.pages()),
+            quad_pool,
+            mesher: Mesher::new(&device),
+            pipelines: DrawPipelines::new(&device, &draw_layout),
+            draw_layout,
+            frame: None,
+            params: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.pass_params"),
+                size: size_of::<PassParams>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            work: work_buffer(&device, 6),
+            work_jobs: 6,
+            work_generation: 0,
+            camera: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.camera"),
+                size: <CameraUniform as encase::ShaderType>::min_size().get(),
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            opaque_bits: init("voxgpu.opaque_bits", bytemuck::cast_slice(&opaque), storage),
+            block_colors: init("voxgpu.block_colors", bytemuck::cast_slice(&colors), storage),
+            index_buffer: init(
+                "voxgpu.quad_indices",
+                bytemuck::cast_slice(&quad_indices()),
+                wgpu::BufferUsages::INDEX,
+            ),
+            counters: CounterReadback::new(&device),
+            failed_pages_seen: 0,
             color,
             depth,
-            queue: gpu.queue.clone(),
-            lost: Arc::clone(&gpu.lost),
             device,
+            queue,
             options,
         })
     }
 
-    /// Makes `chunk` resident at `pos`, replacing what was there. All six neighbours are re-meshed
-    /// too, because their border faces depend on it. An all-air chunk is the same as a removal.
-    pub fn insert_chunk(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) {
-        if self.store_chunk(pos, chunk) {
-            self.mark_neighbours_dirty(pos);
-        }
+    /// Makes `chunk` resident at `pos` (uploading its voxels), replacing what was there. It and
+    /// its six neighbours are re-meshed on the next frame. An all-air chunk is a removal.
+    pub fn insert_chunk(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> Result<(), GpuError> {
+        self.pool.insert(&self.device, &self.queue, pos, chunk)
     }
 
-    /// Stores the chunk and marks it dirty; returns false when it was all air (and so removed).
-    fn store_chunk(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> bool {
-        if chunk.is_empty() {
-            self.remove_chunk(pos);
-            return false;
-        }
-        if let Some(resident) = self.chunks.get_mut(&pos) {
-            resident.chunk = chunk;
-        } else {
-            let slot = self.free_slots.pop().unwrap_or_else(|| {
-                self.next_slot += 1;
-                self.next_slot - 1
-            });
-            self.write_chunk_meta(slot, pos);
-            let resident =
-                Resident { chunk, slot, opaque: MeshAlloc::default(), transparent: MeshAlloc::default() };
-            self.chunks.insert(pos, resident);
-        }
-        self.dirty.insert(pos);
-        true
-    }
-
-    /// Drops the chunk at `pos`, recycling its slot and pages, and re-meshes its neighbours.
+    /// Drops the chunk at `pos`; its slot and pages are recycled and its neighbours re-meshed.
     pub fn remove_chunk(&mut self, pos: ChunkPos) {
-        if let Some(resident) = self.chunks.remove(&pos) {
-            self.quad_pool.free(&resident.opaque.pages);
-            self.quad_pool.free(&resident.transparent.pages);
-            self.free_slots.push(resident.slot);
-            self.dirty.remove(&pos);
-            self.mark_neighbours_dirty(pos);
-            self.draws_stale = true;
-        }
+        self.pool.remove(&self.queue, pos);
     }
 
     /// Sets one block. Its chunk is re-meshed, and so is each neighbour whose border layer
-    /// touches the voxel (at most three, for a corner voxel).
-    pub fn set_block(&mut self, world: IVec3, block: BlockId) {
-        let (pos, local) = ChunkPos::from_block(world);
-        let mut chunk = self.chunks.get(&pos).map(|r| Chunk::clone(&r.chunk)).unwrap_or_default();
-        chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
-        self.store_chunk(pos, Arc::new(chunk));
-        let last = CHUNK_SIZE as i32 - 1;
-        for face in Face::ALL {
-            let coord = local[face.axis()];
-            let touches = if face.is_positive() { coord == last } else { coord == 0 };
-            let neighbour = pos.neighbour(face.normal());
-            if touches && self.chunks.contains_key(&neighbour) {
-                self.dirty.insert(neighbour);
-            }
-        }
+    /// touches the voxel; the change shows in the next frame.
+    pub fn set_block(&mut self, world: IVec3, block: BlockId) -> Result<(), GpuError> {
+        self.pool.set_block(&self.device, &self.queue, world, block)
     }
 
     pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
-        self.chunks.get(&pos).map(|r| &r.chunk)
+        self.pool.chunk(pos)
     }
 
     pub fn chunk_count(&self) -> usize {
-        self.chunks.len()
+        self.pool.len()
     }
 
-    fn mark_neighbours_dirty(&mut self, pos: ChunkPos) {
-        for neighbour in Face::ALL.map(|f| pos.neighbour(f.normal())) {
-            if self.chunks.contains_key(&neighbour) {
-                self.dirty.insert(neighbour);
-            }
+    /// Marks every resident chunk for re-meshing (benchmarks).
+    pub fn remesh_all(&mut self) {
+        self.pool.mark_all_dirty(&self.queue);
+    }
+
+    /// Grows the quad pool when the mesher reported pages it could not get.
+    fn handle_counters(&mut self, counters: GpuCounters) -> Result<(), GpuError> {
+        if counters.failed_pages > self.failed_pages_seen {
+            let refused = counters.failed_pages - self.failed_pages_seen;
+            self.failed_pages_seen = counters.failed_pages;
+            self.quad_pool.grow(&self.device, &self.queue, refused)?;
+        }
+        Ok(())
+    }
+
+    /// Sizes the work list and draw lists for this frame and rebuilds bind groups if any buffer
+    /// was replaced.
+    fn prepare(&mut self) -> PassParams {
+        let chunks = self.pool.slot_count().min(self.options.max_meshes_per_frame).min(MAX_CHUNKS_PER_FRAME);
+        let max_jobs = 6 * chunks.max(1);
+        if max_jobs > self.work_jobs {
+            self.work_jobs = max_jobs.next_multiple_of(6 * 64).min(6 * MAX_CHUNKS_PER_FRAME);
+            self.work = work_buffer(&self.device, self.work_jobs);
+            self.work_generation += 1;
+        }
+        // A list never holds more commands than there are pages.
+        self.draws.ensure(&self.device, self.quad_pool.pages());
+        let key =
+            (self.pool.generation, self.quad_pool.generation, self.draws.capacity, self.work_generation);
+        if self.frame.as_ref().is_none_or(|f| f.key != key) {
+            self.frame = Some(self.bind_groups(key));
+        }
+        PassParams {
+            slot_count: self.pool.slot_count(),
+            max_jobs,
+            draw_capacity: self.draws.capacity,
+            _pad: 0,
         }
     }
 
-    fn write_chunk_meta(&mut self, slot: u32, pos: ChunkPos) {
-        let size = std::mem::size_of::<ChunkMeta>() as u64;
-        if (slot as u64 + 1) * size > self.chunk_meta.size() {
-            let bigger = chunk_meta_buffer(&self.device, (slot + 1).next_power_of_two().max(256));
-            let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("voxgpu.chunk_meta.grow"),
-            });
-            encoder.copy_buffer_to_buffer(&self.chunk_meta, 0, &bigger, 0, self.chunk_meta.size());
-            self.queue.submit([encoder.finish()]);
-            self.chunk_meta = bigger;
-            self.bind_group = None;
-        }
-        let meta = ChunkMeta { origin: pos.origin().to_array(), lod: 0 };
-        self.queue.write_buffer(&self.chunk_meta, slot as u64 * size, bytemuck::bytes_of(&meta));
-    }
-
-    /// Re-meshes every dirty chunk and uploads its quads. Returns (chunks meshed, chunks left
-    /// undrawn because the quad buffer cannot grow further). Those stay dirty, so they are
-    /// retried on the next frame; every other chunk is meshed and drawn as usual.
-    fn flush_dirty(&mut self) -> (u32, u32) {
-        let (mut meshed, mut unplaced) = (0, Vec::new());
-        while let Some(pos) = self.dirty.pop_first() {
-            let Some(resident) = self.chunks.get(&pos) else { continue };
-            let neighbours =
-                Neighbours(Face::ALL.map(|f| self.chunks.get(&pos.neighbour(f.normal())).map(|r| &*r.chunk)));
-            let mesh = mesh_chunk(&resident.chunk, &neighbours, &self.opaque_table);
-            let slot = resident.slot;
-            let resident = self.chunks.get_mut(&pos).expect("checked above");
-            self.draws_stale = true;
-            for (alloc, groups) in
-                [(&mut resident.opaque, &mesh.opaque), (&mut resident.transparent, &mesh.transparent)]
-            {
-                self.quad_pool.free(&alloc.pages);
-                *alloc = MeshAlloc::default();
-                match self.quad_pool.alloc(&self.device, &self.queue, groups.len(), slot) {
-                    Ok(pages) => {
-                        self.quad_pool.write(&self.queue, &pages, &groups.quads);
-                        *alloc = MeshAlloc { pages, counts: groups.counts };
-                    }
-                    Err(e) => {
-                        log::error!("chunk {:?} left undrawn: {e}", pos.0);
-                        unplaced.push(pos);
-                        break;
-                    }
-                }
-            }
-            meshed += 1;
-        }
-        let left = unplaced.len() as u32;
-        self.dirty.extend(unplaced);
-        (meshed - left, left)
-    }
-
-    fn rebuild_draws(&mut self) {
-        let mut positions: Vec<&ChunkPos> = self.chunks.keys().collect();
-        positions.sort_unstable();
-        let (mut opaque, mut transparent) = (Vec::new(), Vec::new());
-        for pos in positions {
-            let r = &self.chunks[pos];
-            for (alloc, out) in [(&r.opaque, &mut opaque), (&r.transparent, &mut transparent)] {
-                for face in Face::ALL {
-                    push_commands(out, &alloc.pages, face_range(&alloc.counts, face));
-                }
-            }
-        }
-        self.resident_quads = self
-            .chunks
-            .values()
-            .flat_map(|r| r.opaque.counts.iter().chain(&r.transparent.counts))
-            .map(|&c| c as u64)
-            .sum();
-        self.opaque_draws.upload(&self.device, &self.queue, &opaque);
-        self.transparent_draws.upload(&self.device, &self.queue, &transparent);
-        self.draws_stale = false;
-    }
-
-    fn bind_group(&mut self) -> wgpu::BindGroup {
-        let key = self.quad_pool.generation;
-        if let Some((k, group)) = &self.bind_group
-            && *k == key
-        {
-            return group.clone();
-        }
-        let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("voxgpu.draw.bind_group"),
-            layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: self.camera.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: self.quad_pool.quads.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 2, resource: self.quad_pool.page_owner.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 3, resource: self.chunk_meta.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 4, resource: self.block_colors.as_entire_binding() },
+    fn bind_groups(&self, key: BindKey) -> Frame {
+        let (pool, quads) = (&self.pool, &self.quad_pool);
+        let mesh = self.mesher.bind_groups(
+            &self.device,
+            &MeshBuffers {
+                params: &self.params,
+                work: &self.work,
+                voxels: &pool.voxels.buffer,
+                links: &pool.links_buffer.buffer,
+                opaque_bits: &self.opaque_bits,
+                quads: &quads.quads.buffer,
+                page_owner: &quads.page_owner.buffer,
+                allocator: &quads.allocator.buffer,
+                faces: &pool.faces.buffer,
+            },
+        );
+        let draw_args = self.draws.bind_group(&self.device, &self.params, &pool.faces.buffer);
+        let draw = bind_group(
+            &self.device,
+            "voxgpu.draw",
+            &self.draw_layout,
+            &[
+                &self.camera,
+                &quads.quads.buffer,
+                &quads.page_owner.buffer,
+                &pool.meta.buffer,
+                &self.block_colors,
             ],
-        });
-        self.bind_group = Some((key, group.clone()));
-        group
+        );
+        Frame { key, mesh, draw_args, draw }
     }
 
-    /// Renders one frame into the target.
+    fn counter_sources(&self) -> CounterSources<'_> {
+        CounterSources {
+            work: &self.work,
+            allocator: &self.quad_pool.allocator.buffer,
+            draw_counts: &self.draws.counts,
+        }
+    }
+
+    /// Renders one frame into the target: meshes what changed, then draws everything.
     pub fn render(&mut self, camera: &Camera) -> Result<FrameStats, GpuError> {
         check_device(&self.lost)?;
-        let (meshed, unplaced) = self.flush_dirty();
-        if self.draws_stale {
-            self.rebuild_draws();
+        if self.counters.poll(&self.device) {
+            self.handle_counters(self.counters.latest)?;
         }
+        let params = self.prepare();
         let (width, height) = (self.color.width(), self.color.height());
         let uniform = CameraUniform {
             view_proj: camera.view_proj(width as f32 / height as f32),
@@ -391,75 +354,110 @@ impl Renderer {
             fog_end: self.options.fog_end,
         };
         self.queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
-        let bind_group = self.bind_group();
+        self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
 
-        let color_view = self.color.create_view(&Default::default());
-        let depth_view = self.depth.create_view(&Default::default());
+        let frame = self.frame.as_ref().expect("prepared");
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.frame") });
+        self.draws.reset(&mut encoder, self.submission);
         {
-            let sky = self.options.sky_color.as_dvec3();
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("voxgpu.draw"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &color_view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color { r: sky.x, g: sky.y, b: sky.z, a: 1.0 }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &depth_view,
-                    // Reverse-Z: 0 is infinitely far.
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(0.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: None,
-                }),
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("voxgpu.compute"),
                 timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
             });
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-            pass.push_debug_group("voxgpu.opaque");
-            pass.set_pipeline(&self.pipelines.opaque);
-            self.opaque_draws.draw(&mut pass, self.submission);
-            pass.pop_debug_group();
-            pass.push_debug_group("voxgpu.transparent");
-            pass.set_pipeline(&self.pipelines.transparent);
-            self.transparent_draws.draw(&mut pass, self.submission);
-            pass.pop_debug_group();
+            self.mesher.record(&mut pass, &frame.mesh, &self.work, params.slot_count);
+            self.draws.record(&mut pass, &frame.draw_args, params.slot_count);
         }
+        self.record_draw(&mut encoder, &frame.draw);
+        let sources = CounterSources {
+            work: &self.work,
+            allocator: &self.quad_pool.allocator.buffer,
+            draw_counts: &self.draws.counts,
+        };
+        let pending = self.counters.copy(&mut encoder, &sources);
         self.queue.submit([encoder.finish()]);
+        if let Some(index) = pending {
+            self.counters.request(index);
+        }
+        Ok(self.stats(self.counters.latest))
+    }
 
-        Ok(FrameStats {
-            chunks_resident: self.chunks.len() as u32,
-            chunks_meshed: meshed,
-            chunks_unplaced: unplaced,
-            quads: self.resident_quads,
-            draw_commands: self.opaque_draws.len + self.transparent_draws.len,
-            quad_buffer_bytes: self.quad_pool.quads.size(),
-        })
+    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, draw: &wgpu::BindGroup) {
+        let color_view = self.color.create_view(&Default::default());
+        let depth_view = self.depth.create_view(&Default::default());
+        let sky = self.options.sky_color.as_dvec3();
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("voxgpu.draw"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &color_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color { r: sky.x, g: sky.y, b: sky.z, a: 1.0 }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &depth_view,
+                // Reverse-Z: 0 is infinitely far.
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(0.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_bind_group(0, draw, &[]);
+        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        pass.push_debug_group("voxgpu.opaque");
+        pass.set_pipeline(&self.pipelines.opaque);
+        self.draws.draw(&mut pass, self.submission, 0);
+        pass.pop_debug_group();
+        pass.push_debug_group("voxgpu.transparent");
+        pass.set_pipeline(&self.pipelines.transparent);
+        self.draws.draw(&mut pass, self.submission, 1);
+        pass.pop_debug_group();
+    }
+
+    fn stats(&self, c: GpuCounters) -> FrameStats {
+        FrameStats {
+            chunks_resident: self.pool.len() as u32,
+            face_jobs: c.jobs_asked,
+            quads: c.quads.iter().map(|&q| q as u64).sum(),
+            draw_commands: c.draw_commands.iter().sum(),
+            quad_buffer_bytes: self.quad_pool.bytes(),
+            free_pages: c.free_pages,
+        }
+    }
+
+    /// Renders until every chunk is meshed: frames repeat while the mesher still had work or was
+    /// refused pages (the pool grows in between). Waits for the GPU after each frame, so it is
+    /// for headless rendering, tests and benchmarks, not the interactive loop. The returned stats
+    /// are exact for the last frame, which drew the complete world.
+    pub fn settle(&mut self, camera: &Camera) -> Result<FrameStats, GpuError> {
+        for _ in 0..MAX_SETTLE_FRAMES {
+            self.render(camera)?;
+            let counters = read_now(&self.device, &self.queue, &self.counter_sources())?;
+            let refused = counters.failed_pages > self.failed_pages_seen;
+            self.handle_counters(counters)?;
+            if counters.jobs_asked == 0 && !refused {
+                return Ok(self.stats(counters));
+            }
+        }
+        Err(GpuError::Unsettled { frames: MAX_SETTLE_FRAMES })
     }
 
     /// Reads the last rendered frame back. Blocks; for screenshots and tests, not per frame.
     pub fn read_pixels(&self) -> Result<image::RgbaImage, GpuError> {
         read_rgba8(&self.device, &self.queue, &self.color)
     }
-}
 
-fn chunk_meta_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("voxgpu.chunk_meta"),
-        size: slots as u64 * std::mem::size_of::<ChunkMeta>() as u64,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    })
+    pub(super) fn inspect_parts(&self) -> (&wgpu::Device, &wgpu::Queue, &ChunkPool, &QuadPool) {
+        (&self.device, &self.queue, &self.pool, &self.quad_pool)
+    }
 }
-
-const _: () = assert!(CHUNK_SIZE == 32, "quad coordinates are 5 bits");

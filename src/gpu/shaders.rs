@@ -8,13 +8,23 @@ pub struct ShaderFile {
     pub source: &'static str,
 }
 
-pub const COMMON: ShaderFile =
-    ShaderFile { name: "common.wgsl", source: include_str!("../../shaders/common.wgsl") };
-pub const CHUNK_DRAW: ShaderFile =
-    ShaderFile { name: "chunk_draw.wgsl", source: include_str!("../../shaders/chunk_draw.wgsl") };
+macro_rules! shader {
+    ($name:literal) => {
+        ShaderFile { name: $name, source: include_str!(concat!("../../shaders/", $name)) }
+    };
+}
+
+pub const COMMON: ShaderFile = shader!("common.wgsl");
+pub const CHUNK_DRAW: ShaderFile = shader!("chunk_draw.wgsl");
+pub const MESH_COLLECT: ShaderFile = shader!("mesh_collect.wgsl");
+pub const MESH_RELEASE: ShaderFile = shader!("mesh_release.wgsl");
+pub const MESH: ShaderFile = shader!("mesh.wgsl");
+pub const DRAW_ARGS: ShaderFile = shader!("draw_args.wgsl");
+pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 1] = [CHUNK_DRAW];
+pub const SHADERS: [ShaderFile; 6] =
+    [CHUNK_DRAW, MESH_COLLECT, MESH_RELEASE, MESH, DRAW_ARGS, QUAD_POOL_GROW];
 
 /// The complete source of a pipeline shader: the common header, then the file.
 pub fn shader_source(file: ShaderFile) -> String {

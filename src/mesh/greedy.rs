@@ -103,26 +103,28 @@ fn voxel_at(n: usize, a: usize, u: usize, v: usize) -> [usize; 3] {
 }
 
 /// Solid and opaque column bitmasks of one chunk along one axis: bit `a` of `solid[v * 32 + u]`
-/// is the voxel at depth `a` and tangent coordinates `(u, v)`. Twin of the shader's
-/// `build_columns`.
+/// is the voxel at depth `a` and tangent coordinates `(u, v)`. The shader's `build_columns`
+/// fills the same arrays for one axis.
 struct AxisColumns {
     solid: [u32; N * N],
     opaque: [u32; N * N],
 }
 
 impl AxisColumns {
-    fn build(chunk: &Chunk, opaque: &[bool], axis: usize) -> Self {
-        let mut cols = Self { solid: [0; N * N], opaque: [0; N * N] };
-        for v in 0..N {
-            for u in 0..N {
-                let (mut solid, mut opaque_bits) = (0u32, 0u32);
-                for a in 0..N {
-                    let b = chunk.get_at(voxel_at(axis, a, u, v));
-                    solid |= (!b.is_air() as u32) << a;
-                    opaque_bits |= (is_opaque(opaque, b) as u32) << a;
-                }
-                cols.solid[v * N + u] = solid;
-                cols.opaque[v * N + u] = opaque_bits;
+    /// Columns along all three axes, from one pass over the voxels in memory order.
+    fn build_all(chunk: &Chunk, opaque: &[bool]) -> Box<[AxisColumns; 3]> {
+        let empty = || AxisColumns { solid: [0; N * N], opaque: [0; N * N] };
+        let mut cols = Box::new([empty(), empty(), empty()]);
+        for (i, &b) in chunk.voxels().iter().enumerate() {
+            if b.is_air() {
+                continue;
+            }
+            let (x, y, z) = (i % N, i / N % N, i / (N * N));
+            let is_opaque = is_opaque(opaque, b) as u32;
+            // Axis X: a = x, u = y, v = z. Axis Y: a = y, u = z, v = x. Axis Z: a = z, u = x, v = y.
+            for (axis, a, col) in [(0, x, z * N + y), (1, y, x * N + z), (2, z, y * N + x)] {
+                cols[axis].solid[col] |= 1 << a;
+                cols[axis].opaque[col] |= is_opaque << a;
             }
         }
         cols
@@ -198,14 +200,14 @@ fn visible_column(
 /// Quads come out grouped by face in [`Face`] order, opaque and transparent apart.
 pub fn mesh_chunk(chunk: &Chunk, neighbours: &Neighbours, opaque: &[bool]) -> ChunkMesh {
     let mut mesh = ChunkMesh::default();
-    for axis in 0..3 {
-        let cols = AxisColumns::build(chunk, opaque, axis);
+    let all_columns = AxisColumns::build_all(chunk, opaque);
+    for (axis, cols) in all_columns.iter().enumerate() {
         for face in [Face::ALL[2 * axis], Face::ALL[2 * axis + 1]] {
             // Transpose the visible columns into one plane per slice.
             let mut planes = [[0u32; N]; N];
             for v in 0..N {
                 for u in 0..N {
-                    let mut visible = visible_column(&cols, chunk, neighbours, opaque, face, u, v);
+                    let mut visible = visible_column(cols, chunk, neighbours, opaque, face, u, v);
                     while visible != 0 {
                         let a = visible.trailing_zeros() as usize;
                         visible &= visible - 1;

@@ -1,0 +1,256 @@
+// Binary greedy mesher: one face direction of one chunk per workgroup. Twin of
+// src/mesh/greedy.rs (`mesh_chunk`), which it must match quad for quad.
+//
+// Reads:  work (jobs), voxels (the chunk and its neighbour across this face), links (neighbour
+//         slots), opaque_bits (block opacity).
+// Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
+//         (pops pages; failed_pages on failure), links (state back to dirty on failure).
+// Dispatch: indirect from work[0..3] after the release pass, 32 invocations per workgroup; each
+//           invocation owns one slice (depth along the face's axis).
+//
+// Steps, each a twin of a CPU function:
+// 1. `build_columns`: solid and opaque u32 column bitmasks along the face's axis (shared memory).
+// 2. `visible_column`: faces culled by shifts against the next voxel or the neighbour's border.
+// 3. `mesh_slice` (counting): each slice transposes its bits out of the visible columns, splits
+//    them by block and merges greedily, counting quads.
+// 4. One invocation sums the counts, pops the pages the face needs and records them.
+// 5. `mesh_slice` (emitting): the same walk again, writing each quad to its place in the stream.
+// Meshing twice is cheaper than reserving worst-case space: the voxels stay in cache and the
+// stream is exactly as long as it needs to be.
+
+@group(0) @binding(0) var<storage, read> work: array<u32>;
+@group(0) @binding(1) var<storage, read> voxels: array<u32>;
+@group(0) @binding(2) var<storage, read_write> links: array<ChunkLinks>;
+@group(0) @binding(3) var<storage, read> opaque_bits: array<u32>;
+@group(0) @binding(4) var<storage, read_write> quads: array<vec2<u32>>;
+@group(0) @binding(5) var<storage, read_write> page_owner: array<u32>;
+@group(0) @binding(6) var<storage, read_write> allocator: Allocator;
+@group(0) @binding(7) var<storage, read_write> faces: array<FaceMesh>;
+
+var<workgroup> solid_cols: array<u32, 1024>;
+var<workgroup> opaque_cols: array<u32, 1024>;
+var<workgroup> visible_cols: array<u32, 1024>;
+// Per slice: quads counted (opaque, transparent), then each slice's first stream index.
+var<workgroup> slice_counts: array<vec2<u32>, 32>;
+var<workgroup> slice_starts: array<vec2<u32>, 32>;
+var<workgroup> face_pages: array<u32, 64>;
+var<workgroup> granted: u32;
+
+// The slice's visible plane (bit u of row v) and the part of it with one block.
+var<private> plane: array<u32, 32>;
+var<private> same: array<u32, 32>;
+
+fn voxel(slot: u32, p: vec3<u32>) -> u32 {
+    let i = p.x + 32u * (p.y + 32u * p.z);
+    let word = voxels[slot * SLOT_WORDS + (i >> 1u)];
+    return (word >> ((i & 1u) * 16u)) & 0xffffu;
+}
+
+fn is_opaque(block: u32) -> bool {
+    return ((opaque_bits[block >> 5u] >> (block & 31u)) & 1u) != 0u;
+}
+
+fn build_columns(slot: u32, axis: u32, lid: u32) {
+    for (var k = 0u; k < 32u; k++) {
+        let col = k * 32u + lid;
+        var solid = 0u;
+        var opaque = 0u;
+        for (var a = 0u; a < 32u; a++) {
+            let block = voxel(slot, voxel_pos(axis, a, col & 31u, col >> 5u));
+            solid |= u32(block != 0u) << a;
+            opaque |= u32(is_opaque(block)) << a;
+        }
+        solid_cols[col] = solid;
+        opaque_cols[col] = opaque;
+    }
+}
+
+fn visible_column(slot: u32, neighbour: u32, face: u32, u: u32, v: u32) -> u32 {
+    let col = v * 32u + u;
+    let solid = solid_cols[col];
+    if solid == 0u {
+        return 0u;
+    }
+    let axis = face_axis(face);
+    let positive = face_is_positive(face);
+    let opaque_col = opaque_cols[col];
+    let trans_col = solid & ~opaque_col;
+    var border = 0u;
+    if neighbour != NO_SLOT {
+        border = voxel(neighbour, voxel_pos(axis, select(31u, 0u, positive), u, v));
+    }
+    let border_opaque = u32(is_opaque(border));
+    let border_trans = u32(border != 0u && border_opaque == 0u);
+    var next_opaque = (opaque_col << 1u) | border_opaque;
+    var next_trans = (trans_col << 1u) | border_trans;
+    if positive {
+        next_opaque = (opaque_col >> 1u) | (border_opaque << 31u);
+        next_trans = (trans_col >> 1u) | (border_trans << 31u);
+    }
+    var visible = solid & ~next_opaque;
+
+    // Transparent next to transparent: hidden only when it is the same block.
+    var same_kind = visible & trans_col & next_trans;
+    while same_kind != 0u {
+        let a = firstTrailingBit(same_kind);
+        same_kind &= same_kind - 1u;
+        var next = border;
+        if positive && a < 31u {
+            next = voxel(slot, voxel_pos(axis, a + 1u, u, v));
+        } else if !positive && a > 0u {
+            next = voxel(slot, voxel_pos(axis, a - 1u, u, v));
+        }
+        if next == voxel(slot, voxel_pos(axis, a, u, v)) {
+            visible &= ~(1u << a);
+        }
+    }
+    return visible;
+}
+
+// Meshes one slice. Counts quads per kind (x opaque, y transparent); when `emit`, also writes
+// them from stream index `starts` on.
+fn mesh_slice(slot: u32, face: u32, slice: u32, emit: bool, starts: vec2<u32>) -> vec2<u32> {
+    let axis = face_axis(face);
+    for (var v = 0u; v < 32u; v++) {
+        var row = 0u;
+        for (var u = 0u; u < 32u; u++) {
+            row |= ((visible_cols[v * 32u + u] >> slice) & 1u) << u;
+        }
+        plane[v] = row;
+    }
+    var counts = vec2<u32>(0u, 0u);
+    var v0 = 0u;
+    loop {
+        while v0 < 32u && plane[v0] == 0u {
+            v0++;
+        }
+        if v0 == 32u {
+            break;
+        }
+        // Split off every face of the first face's block (emit_slice in greedy.rs).
+        let block = voxel(slot, voxel_pos(axis, slice, firstTrailingBit(plane[v0]), v0));
+        for (var v = 0u; v < 32u; v++) {
+            same[v] = 0u;
+        }
+        for (var v = v0; v < 32u; v++) {
+            var bits = plane[v];
+            while bits != 0u {
+                let u = firstTrailingBit(bits);
+                bits &= bits - 1u;
+                if voxel(slot, voxel_pos(axis, slice, u, v)) == block {
+                    same[v] |= 1u << u;
+                }
+            }
+            plane[v] &= ~same[v];
+        }
+        let kind = select(1u, 0u, is_opaque(block));
+
+        // Greedy merge (merge_plane in greedy.rs).
+        for (var v = v0; v < 32u; v++) {
+            while same[v] != 0u {
+                let u = firstTrailingBit(same[v]);
+                let width = countTrailingZeros(~(same[v] >> u));
+                let run = select(((1u << width) - 1u) << u, 0xffffffffu, width == 32u);
+                same[v] &= ~run;
+                var height = 1u;
+                while v + height < 32u && (same[v + height] & run) == run {
+                    same[v + height] &= ~run;
+                    height++;
+                }
+                if emit {
+                    let index = starts[kind] + counts[kind];
+                    let page = face_pages[index >> QUAD_PAGE_LOG2];
+                    let slot_in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
+                    let min = voxel_pos(axis, slice, u, v);
+                    quads[(page << QUAD_PAGE_LOG2) + slot_in_page] =
+                        pack_quad(min, vec2<u32>(width, height), face, block);
+                }
+                counts[kind] += 1u;
+            }
+        }
+    }
+    return counts;
+}
+
+// Pops `count` pages; returns the index of the first in the free stack, or NO_SLOT when there
+// are not enough (the count is then left as it was).
+fn pop_pages(count: u32) -> u32 {
+    var first = NO_SLOT;
+    var available = atomicLoad(&allocator.free_count);
+    while available >= count {
+        let swapped = atomicCompareExchangeWeak(&allocator.free_count, available, available - count);
+        if swapped.exchanged {
+            first = available - count;
+            break;
+        }
+        available = swapped.old_value;
+    }
+    return first;
+}
+
+@compute @workgroup_size(32)
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let job = work[WORK_JOBS_OFFSET + group.x];
+    let face_index = job & ~JOB_RELEASE_ONLY;
+    let slot = face_index / 6u;
+    let face = face_index % 6u;
+    if (job & JOB_RELEASE_ONLY) != 0u {
+        if lid == 0u {
+            faces[face_index].opaque = 0u;
+            faces[face_index].transparent = 0u;
+            faces[face_index].page_count = 0u;
+        }
+        return;
+    }
+
+    build_columns(slot, face_axis(face), lid);
+    workgroupBarrier();
+    let neighbour = links[slot].neighbours[face];
+    for (var k = 0u; k < 32u; k++) {
+        let col = k * 32u + lid;
+        visible_cols[col] = visible_column(slot, neighbour, face, col & 31u, col >> 5u);
+    }
+    workgroupBarrier();
+    slice_counts[lid] = mesh_slice(slot, face, lid, false, vec2<u32>(0u, 0u));
+    workgroupBarrier();
+
+    if lid == 0u {
+        // Stream layout: all opaque quads by slice, then all transparent quads by slice.
+        var total = vec2<u32>(0u, 0u);
+        for (var s = 0u; s < 32u; s++) {
+            total += slice_counts[s];
+        }
+        var next = vec2<u32>(0u, total.x);
+        for (var s = 0u; s < 32u; s++) {
+            slice_starts[s] = next;
+            next += slice_counts[s];
+        }
+        let needed = (total.x + total.y + (1u << QUAD_PAGE_LOG2) - 1u) >> QUAD_PAGE_LOG2;
+        var first = 0u;
+        if needed > 0u {
+            first = pop_pages(needed);
+        }
+        if first == NO_SLOT {
+            atomicAdd(&allocator.failed_pages, needed);
+            links[slot].state = CHUNK_DIRTY;
+            faces[face_index].opaque = 0u;
+            faces[face_index].transparent = 0u;
+            faces[face_index].page_count = 0u;
+            granted = 0u;
+        } else {
+            for (var i = 0u; i < needed; i++) {
+                let page = allocator.free[first + i];
+                face_pages[i] = page;
+                faces[face_index].pages[i] = page;
+                page_owner[page] = slot;
+            }
+            faces[face_index].opaque = total.x;
+            faces[face_index].transparent = total.y;
+            faces[face_index].page_count = needed;
+            granted = 1u;
+        }
+    }
+    if workgroupUniformLoad(&granted) == 1u {
+        mesh_slice(slot, face, lid, true, slice_starts[lid]);
+    }
+}

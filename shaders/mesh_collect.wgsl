@@ -1,0 +1,42 @@
+// Mesh work list: which chunk faces the mesher handles this frame.
+//
+// Reads:  links (each slot's state), params.
+// Writes: work (jobs and the indirect dispatch size), links (state reset once queued).
+// Dispatch: `collect` with one invocation per slot (64 per workgroup), then `finalize` with one
+//           invocation. The CPU resets work[0..4] to (0, 1, 1, 0) before.
+//
+// Each dirty or evicted slot asks for six jobs, one per face direction. A slot whose six jobs do
+// not fit under params.max_jobs keeps its state and is picked up next frame, so max_jobs is also
+// the per-frame re-mesh budget.
+
+@group(0) @binding(0) var<uniform> params: PassParams;
+@group(0) @binding(1) var<storage, read_write> links: array<ChunkLinks>;
+@group(0) @binding(2) var<storage, read_write> work: array<atomic<u32>>;
+
+@compute @workgroup_size(64)
+fn collect(@builtin(global_invocation_id) id: vec3<u32>) {
+    let slot = id.x;
+    if slot >= params.slot_count {
+        return;
+    }
+    let state = links[slot].state;
+    if state == CHUNK_CLEAN {
+        return;
+    }
+    let first = atomicAdd(&work[3], 6u);
+    if first + 6u > params.max_jobs {
+        return;
+    }
+    let release_only = select(0u, JOB_RELEASE_ONLY, state == CHUNK_EVICTED);
+    for (var face = 0u; face < 6u; face++) {
+        atomicStore(&work[WORK_JOBS_OFFSET + first + face], (slot * 6u + face) | release_only);
+    }
+    links[slot].state = CHUNK_CLEAN;
+}
+
+// Jobs [0, min(asked, max_jobs)) are all written, because every slot takes an aligned group of
+// six and max_jobs is a multiple of six.
+@compute @workgroup_size(1)
+fn finalize() {
+    atomicStore(&work[0], min(atomicLoad(&work[3]), params.max_jobs));
+}

@@ -1,0 +1,249 @@
+//! The GPU chunk pool: one slot per resident chunk in the voxel pool, plus the per-slot records
+//! (`ChunkMeta` for drawing, `ChunkLinks` for meshing, six `FaceMesh` for the quads).
+//!
+//! Only new or changed voxels are uploaded. A slot is recycled as soon as its chunk leaves: the
+//! chunk's record is marked evicted, and the frame's release pass frees the old pages through
+//! the slot's face records before anything new is meshed into it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use glam::IVec3;
+
+use super::GpuError;
+use super::buffers::GrowableBuffer;
+use super::layouts::{ChunkLinks, ChunkMeta, ChunkState, FaceMesh, NO_SLOT, SLOT_WORDS};
+use crate::mesh::Face;
+use crate::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, voxel_index};
+
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
+
+/// A resident chunk: its slot and the CPU copy edits start from.
+struct Resident {
+    slot: u32,
+    chunk: Arc<Chunk>,
+}
+
+pub struct ChunkPool {
+    resident: HashMap<ChunkPos, Resident>,
+    /// CPU copy of every slot's links, so a record is always written whole.
+    links: Vec<ChunkLinks>,
+    free_slots: Vec<u32>,
+    pub voxels: GrowableBuffer,
+    pub meta: GrowableBuffer,
+    pub links_buffer: GrowableBuffer,
+    pub faces: GrowableBuffer,
+    /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
+    pub generation: u64,
+}
+
+impl ChunkPool {
+    pub fn new(device: &wgpu::Device, initial_slots: u64) -> Self {
+        let size = |t: usize| t as u64;
+        Self {
+            resident: HashMap::new(),
+            links: Vec::new(),
+            free_slots: Vec::new(),
+            voxels: GrowableBuffer::new(
+                device,
+                "voxgpu.voxel_pool",
+                STORAGE,
+                0,
+                SLOT_WORDS as u64 * 4,
+                initial_slots,
+            ),
+            meta: GrowableBuffer::new(
+                device,
+                "voxgpu.chunk_meta",
+                STORAGE,
+                0,
+                size(size_of::<ChunkMeta>()),
+                initial_slots,
+            ),
+            links_buffer: GrowableBuffer::new(
+                device,
+                "voxgpu.chunk_links",
+                STORAGE,
+                0,
+                size(size_of::<ChunkLinks>()),
+                initial_slots,
+            ),
+            faces: GrowableBuffer::new(
+                device,
+                "voxgpu.face_meshes",
+                STORAGE,
+                0,
+                6 * size(size_of::<FaceMesh>()),
+                initial_slots,
+            ),
+            generation: 0,
+        }
+    }
+
+    /// Slots in use, counting freed ones below the highest: the range the passes walk.
+    pub fn slot_count(&self) -> u32 {
+        self.links.len() as u32
+    }
+
+    pub fn len(&self) -> usize {
+        self.resident.len()
+    }
+
+    pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
+        self.resident.get(&pos).map(|r| &r.chunk)
+    }
+
+    /// Every resident chunk's position and slot.
+    pub fn slots(&self) -> impl Iterator<Item = (ChunkPos, u32)> + '_ {
+        self.resident.iter().map(|(p, r)| (*p, r.slot))
+    }
+
+    /// Uploads `chunk` into its slot (a new one when it was not resident) and marks it and its
+    /// six neighbours dirty. An all-air chunk is a removal.
+    pub fn insert(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        pos: ChunkPos,
+        chunk: Arc<Chunk>,
+    ) -> Result<(), GpuError> {
+        if chunk.is_empty() {
+            self.remove(queue, pos);
+            return Ok(());
+        }
+        let slot = match self.resident.get(&pos) {
+            Some(r) => r.slot,
+            None => self.new_slot(device, queue, pos)?,
+        };
+        let bytes: &[u8] = bytemuck::cast_slice(chunk.voxels().as_slice());
+        queue.write_buffer(&self.voxels.buffer, self.voxels.offset(slot as u64), bytes);
+        self.resident.insert(pos, Resident { slot, chunk });
+        self.mark_dirty(queue, pos);
+        for face in Face::ALL {
+            self.mark_dirty(queue, pos.neighbour(face.normal()));
+        }
+        Ok(())
+    }
+
+    fn new_slot(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        pos: ChunkPos,
+    ) -> Result<u32, GpuError> {
+        let slot = match self.free_slots.pop() {
+            Some(slot) => slot,
+            None => {
+                let slot = self.links.len() as u32;
+                self.grow(device, queue, slot as u64 + 1)?;
+                self.links.push(ChunkLinks::EMPTY);
+                slot
+            }
+        };
+        let meta = ChunkMeta { origin: pos.origin().to_array(), lod: 0 };
+        queue.write_buffer(&self.meta.buffer, self.meta.offset(slot as u64), bytemuck::bytes_of(&meta));
+        // Link both ways with the resident neighbours.
+        let mut neighbours = [NO_SLOT; 6];
+        for face in Face::ALL {
+            if let Some(other) = self.resident.get(&pos.neighbour(face.normal())) {
+                neighbours[face as usize] = other.slot;
+                self.links[other.slot as usize].neighbours[face.opposite() as usize] = slot;
+            }
+        }
+        self.links[slot as usize].neighbours = neighbours;
+        Ok(slot)
+    }
+
+    fn grow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, slots: u64) -> Result<(), GpuError> {
+        let mut grown = false;
+        for buffer in [&mut self.voxels, &mut self.meta, &mut self.links_buffer, &mut self.faces] {
+            let limit = buffer.max_capacity(device);
+            grown |= buffer.ensure(device, queue, slots).ok_or(GpuError::ChunkPoolFull { slots, limit })?;
+        }
+        if grown {
+            self.generation += 1;
+        }
+        Ok(())
+    }
+
+    /// Drops the chunk: its slot is marked evicted (the release pass frees its pages), its
+    /// neighbours lose the link and are re-meshed, and the slot is free for reuse at once.
+    pub fn remove(&mut self, queue: &wgpu::Queue, pos: ChunkPos) {
+        let Some(resident) = self.resident.remove(&pos) else { return };
+        let slot = resident.slot;
+        for face in Face::ALL {
+            let neighbour = pos.neighbour(face.normal());
+            if let Some(other) = self.resident.get(&neighbour) {
+                self.links[other.slot as usize].neighbours[face.opposite() as usize] = NO_SLOT;
+                self.mark_dirty(queue, neighbour);
+            }
+        }
+        self.links[slot as usize] = ChunkLinks { state: ChunkState::Evicted as u32, ..ChunkLinks::EMPTY };
+        self.write_links(queue, slot);
+        self.free_slots.push(slot);
+    }
+
+    /// Sets one block: uploads the one changed word, and marks the chunk and each neighbour whose
+    /// border layer touches the voxel dirty.
+    pub fn set_block(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        world: IVec3,
+        block: BlockId,
+    ) -> Result<(), GpuError> {
+        let (pos, local) = ChunkPos::from_block(world);
+        let Some(resident) = self.resident.get_mut(&pos) else {
+            if block.is_air() {
+                return Ok(());
+            }
+            let mut chunk = Chunk::empty();
+            chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
+            return self.insert(device, queue, pos, Arc::new(chunk));
+        };
+        let chunk = Arc::make_mut(&mut resident.chunk);
+        chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
+        if chunk.is_empty() {
+            self.remove(queue, pos);
+            return Ok(());
+        }
+        // The u32 holding this voxel and its pair.
+        let index = voxel_index(local.x as usize, local.y as usize, local.z as usize) & !1;
+        let pair = [chunk.voxels()[index], chunk.voxels()[index + 1]];
+        let offset = self.voxels.offset(resident.slot as u64) + index as u64 * 2;
+        queue.write_buffer(&self.voxels.buffer, offset, bytemuck::cast_slice(&pair));
+        self.mark_dirty(queue, pos);
+        let last = CHUNK_SIZE as i32 - 1;
+        for face in Face::ALL {
+            let coord = local[face.axis()];
+            if coord == if face.is_positive() { last } else { 0 } {
+                self.mark_dirty(queue, pos.neighbour(face.normal()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks every resident chunk dirty (benchmarks re-mesh the same chunks repeatedly).
+    pub fn mark_all_dirty(&mut self, queue: &wgpu::Queue) {
+        let positions: Vec<ChunkPos> = self.resident.keys().copied().collect();
+        for pos in positions {
+            self.mark_dirty(queue, pos);
+        }
+    }
+
+    fn mark_dirty(&mut self, queue: &wgpu::Queue, pos: ChunkPos) {
+        if let Some(slot) = self.resident.get(&pos).map(|r| r.slot) {
+            self.links[slot as usize].state = ChunkState::Dirty as u32;
+            self.write_links(queue, slot);
+        }
+    }
+
+    fn write_links(&self, queue: &wgpu::Queue, slot: u32) {
+        let record = &self.links[slot as usize];
+        queue.write_buffer(
+            &self.links_buffer.buffer,
+            self.links_buffer.offset(slot as u64),
+            bytemuck::bytes_of(record),
+        );
+    }
+}

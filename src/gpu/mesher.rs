@@ -1,0 +1,163 @@
+//! The compute mesher's passes and the order they run in:
+//!
+//! 1. `collect`  one invocation per slot: dirty and evicted chunks put six jobs (one per face)
+//!    on the work list;
+//! 2. `finalize` one invocation: clamps the job count to the budget and writes it as the
+//!    indirect dispatch size;
+//! 3. `release`  one workgroup per job (indirect): frees the face's old pages;
+//! 4. `mesh`     one workgroup per job (indirect): binary greedy meshing into freshly popped pages.
+//!
+//! The CPU's part is constant per frame: reset the work list header, record four dispatches.
+
+use super::layouts::{AllocatorHeader, ChunkLinks, FaceMesh, PassParams, WORK_JOBS_OFFSET};
+use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
+use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, shader_source};
+
+/// At most this many chunks are meshed per frame: six jobs each must stay under the 65535
+/// workgroups one indirect dispatch dimension allows.
+pub const MAX_CHUNKS_PER_FRAME: u32 = 65535 / 6;
+
+/// The buffers the passes read and write, owned by the chunk and quad pools.
+pub struct MeshBuffers<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub work: &'a wgpu::Buffer,
+    pub voxels: &'a wgpu::Buffer,
+    pub links: &'a wgpu::Buffer,
+    pub opaque_bits: &'a wgpu::Buffer,
+    pub quads: &'a wgpu::Buffer,
+    pub page_owner: &'a wgpu::Buffer,
+    pub allocator: &'a wgpu::Buffer,
+    pub faces: &'a wgpu::Buffer,
+}
+
+pub struct BindGroups {
+    collect: wgpu::BindGroup,
+    release: wgpu::BindGroup,
+    mesh: wgpu::BindGroup,
+}
+
+pub struct Mesher {
+    collect: wgpu::ComputePipeline,
+    finalize: wgpu::ComputePipeline,
+    release: wgpu::ComputePipeline,
+    mesh: wgpu::ComputePipeline,
+    collect_layout: wgpu::BindGroupLayout,
+    release_layout: wgpu::BindGroupLayout,
+    mesh_layout: wgpu::BindGroupLayout,
+}
+
+const FACE_BYTES: u64 = size_of::<FaceMesh>() as u64;
+/// The allocator binding holds its header and at least one stack entry.
+const HEADER_BYTES: u64 = size_of::<AllocatorHeader>() as u64 + 4;
+
+impl Mesher {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let layout = |label, entries: &[wgpu::BindGroupLayoutEntry]| {
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries })
+        };
+        let collect_layout = layout(
+            "voxgpu.mesh.collect",
+            &[
+                uniform_entry(0, size_of::<PassParams>() as u64),
+                storage_entry(1, false, size_of::<ChunkLinks>() as u64),
+                storage_entry(2, false, 4 * (WORK_JOBS_OFFSET as u64 + 6)),
+            ],
+        );
+        let release_layout = layout(
+            "voxgpu.mesh.release",
+            &[
+                storage_entry(0, true, 4),
+                storage_entry(1, true, FACE_BYTES),
+                storage_entry(2, false, HEADER_BYTES),
+            ],
+        );
+        let mesh_layout = layout(
+            "voxgpu.mesh",
+            &[
+                storage_entry(0, true, 4),
+                storage_entry(1, true, 4),
+                storage_entry(2, false, size_of::<ChunkLinks>() as u64),
+                storage_entry(3, true, 4),
+                storage_entry(4, false, crate::mesh::QUAD_BYTES as u64),
+                storage_entry(5, false, 4),
+                storage_entry(6, false, HEADER_BYTES),
+                storage_entry(7, false, FACE_BYTES),
+            ],
+        );
+        let collect_source = shader_source(MESH_COLLECT);
+        Self {
+            collect: compute_pipeline(
+                device,
+                "voxgpu.mesh.collect",
+                &collect_layout,
+                &collect_source,
+                "collect",
+            ),
+            finalize: compute_pipeline(
+                device,
+                "voxgpu.mesh.finalize",
+                &collect_layout,
+                &collect_source,
+                "finalize",
+            ),
+            release: compute_pipeline(
+                device,
+                "voxgpu.mesh.release",
+                &release_layout,
+                &shader_source(MESH_RELEASE),
+                "main",
+            ),
+            mesh: compute_pipeline(device, "voxgpu.mesh", &mesh_layout, &shader_source(MESH), "main"),
+            collect_layout,
+            release_layout,
+            mesh_layout,
+        }
+    }
+
+    pub fn bind_groups(&self, device: &wgpu::Device, b: &MeshBuffers) -> BindGroups {
+        BindGroups {
+            collect: bind_group(
+                device,
+                "voxgpu.mesh.collect",
+                &self.collect_layout,
+                &[b.params, b.links, b.work],
+            ),
+            release: bind_group(
+                device,
+                "voxgpu.mesh.release",
+                &self.release_layout,
+                &[b.work, b.faces, b.allocator],
+            ),
+            mesh: bind_group(
+                device,
+                "voxgpu.mesh",
+                &self.mesh_layout,
+                &[b.work, b.voxels, b.links, b.opaque_bits, b.quads, b.page_owner, b.allocator, b.faces],
+            ),
+        }
+    }
+
+    /// Records collect → finalize → release → mesh into `pass`. The work list header must have
+    /// been reset to (0, 1, 1, 0) for this frame.
+    pub fn record(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        groups: &BindGroups,
+        work: &wgpu::Buffer,
+        slot_count: u32,
+    ) {
+        pass.push_debug_group("voxgpu.mesh");
+        pass.set_pipeline(&self.collect);
+        pass.set_bind_group(0, &groups.collect, &[]);
+        pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
+        pass.set_pipeline(&self.finalize);
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.set_pipeline(&self.release);
+        pass.set_bind_group(0, &groups.release, &[]);
+        pass.dispatch_workgroups_indirect(work, 0);
+        pass.set_pipeline(&self.mesh);
+        pass.set_bind_group(0, &groups.mesh, &[]);
+        pass.dispatch_workgroups_indirect(work, 0);
+        pass.pop_debug_group();
+    }
+}
