@@ -35,6 +35,8 @@ var<workgroup> slice_counts: array<vec2<u32>, 32>;
 var<workgroup> slice_starts: array<vec2<u32>, 32>;
 var<workgroup> face_pages: array<u32, 64>;
 var<workgroup> granted: u32;
+// OR of all visible columns: bit s is set when slice s has any visible face.
+var<workgroup> busy_slices: atomic<u32>;
 
 // The slice's visible plane (bit u of row v) and the part of it with one block.
 var<private> plane: array<u32, 32>;
@@ -50,15 +52,34 @@ fn is_opaque(block: u32) -> bool {
     return ((opaque_bits[block >> 5u] >> (block & 31u)) & 1u) != 0u;
 }
 
+// Each invocation builds 32 columns. Lanes take neighbouring x wherever the axis allows, so a
+// warp's loads fall on few cache lines: along Z and Y a lane is one x; along X a lane walks its
+// own 64-byte row two voxels per load.
 fn build_columns(slot: u32, axis: u32, lid: u32) {
     for (var k = 0u; k < 32u; k++) {
-        let col = k * 32u + lid;
+        var col = k * 32u + lid;
+        if axis == 1u {
+            col = lid * 32u + k; // v = x is the lane
+        }
+        let u = col & 31u;
+        let v = col >> 5u;
         var solid = 0u;
         var opaque = 0u;
-        for (var a = 0u; a < 32u; a++) {
-            let block = voxel(slot, voxel_pos(axis, a, col & 31u, col >> 5u));
-            solid |= u32(block != 0u) << a;
-            opaque |= u32(is_opaque(block)) << a;
+        if axis == 0u {
+            let row = slot * SLOT_WORDS + (u + 32u * v) * 16u;
+            for (var pair = 0u; pair < 16u; pair++) {
+                let word = voxels[row + pair];
+                let lo = word & 0xffffu;
+                let hi = word >> 16u;
+                solid |= (u32(lo != 0u) | (u32(hi != 0u) << 1u)) << (2u * pair);
+                opaque |= (u32(is_opaque(lo)) | (u32(is_opaque(hi)) << 1u)) << (2u * pair);
+            }
+        } else {
+            for (var a = 0u; a < 32u; a++) {
+                let block = voxel(slot, voxel_pos(axis, a, u, v));
+                solid |= u32(block != 0u) << a;
+                opaque |= u32(is_opaque(block)) << a;
+            }
         }
         solid_cols[col] = solid;
         opaque_cols[col] = opaque;
@@ -206,12 +227,21 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     build_columns(slot, face_axis(face), lid);
     workgroupBarrier();
     let neighbour = links[slot].neighbours[face];
+    var busy = 0u;
     for (var k = 0u; k < 32u; k++) {
         let col = k * 32u + lid;
-        visible_cols[col] = visible_column(slot, neighbour, face, col & 31u, col >> 5u);
+        let visible = visible_column(slot, neighbour, face, col & 31u, col >> 5u);
+        visible_cols[col] = visible;
+        busy |= visible;
     }
+    atomicOr(&busy_slices, busy);
     workgroupBarrier();
-    slice_counts[lid] = mesh_slice(slot, face, lid, false, vec2<u32>(0u, 0u));
+    // Slices with no visible face skip both walks (most slices of buried or sky-facing chunks).
+    let has_faces = ((atomicLoad(&busy_slices) >> lid) & 1u) != 0u;
+    slice_counts[lid] = vec2<u32>(0u, 0u);
+    if has_faces {
+        slice_counts[lid] = mesh_slice(slot, face, lid, false, vec2<u32>(0u, 0u));
+    }
     workgroupBarrier();
 
     if lid == 0u {
@@ -250,7 +280,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
             granted = 1u;
         }
     }
-    if workgroupUniformLoad(&granted) == 1u {
+    if workgroupUniformLoad(&granted) == 1u && has_faces {
         mesh_slice(slot, face, lid, true, slice_starts[lid]);
     }
 }

@@ -1,6 +1,7 @@
 //! The `voxgpu` command line: argument definitions and the one error type the binary prints.
 //! Each subcommand lives in its own file; `main.rs` only parses and reports.
 
+mod bench;
 mod info;
 mod render;
 mod stats;
@@ -29,8 +30,10 @@ pub struct Cli {
 pub enum Command {
     /// Render one frame headless and write it as a PNG.
     Render(render::RenderArgs),
-    /// Mesh the world with the CPU reference mesher and print quad statistics.
+    /// Mesh the world and print quad statistics.
     Stats(stats::StatsArgs),
+    /// Meshing throughput: the GPU mesher against the CPU reference on the same chunks.
+    Bench(bench::BenchArgs),
     /// List adapters, the one chosen, and the optional features used or missing.
     Info,
 }
@@ -89,6 +92,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Render(args) => render::run(&args),
         Command::Stats(args) => stats::run(&args),
+        Command::Bench(args) => bench::run(&args),
         Command::Info => info::run(),
     }
 }

@@ -28,6 +28,9 @@ pub enum GpuError {
     /// The chunk pool cannot grow to hold another chunk on this adapter.
     #[error("chunk pool full: {slots} chunks needed, the adapter allows at most {limit} in one binding")]
     ChunkPoolFull { slots: u64, limit: u64 },
+    /// The adapter (or the device as created) has no timestamp queries, which GPU timing needs.
+    #[error("{adapter} has no timestamp queries (TIMESTAMP_QUERY); GPU timing is unavailable")]
+    NoTimestamps { adapter: String },
     /// `settle` rendered its frame limit and the mesher still had work.
     #[error("the world did not finish meshing within {frames} frames")]
     Unsettled { frames: u32 },

@@ -16,6 +16,7 @@ mod quad_pool;
 mod readback;
 mod renderer;
 mod shaders;
+mod timing;
 
 pub use context::{AdapterSummary, Capabilities, GpuContext, list_adapters};
 pub use counters::GpuCounters;
@@ -30,3 +31,4 @@ pub use mesher::MAX_CHUNKS_PER_FRAME;
 pub use quad_pool::{PAGE_QUADS, PAGE_QUADS_LOG2};
 pub use renderer::{FrameStats, Renderer, RendererOptions};
 pub use shaders::{SHADERS, ShaderFile, shader_source};
+pub use timing::{Clock, GpuTimer, copy_bandwidth_gb_s, median};

@@ -24,6 +24,7 @@ use super::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, MeshBuffers, Mesher};
 use super::pipelines::{COLOR_FORMAT, DEPTH_FORMAT, DrawPipelines, bind_group, draw_bind_group_layout};
 use super::quad_pool::QuadPool;
 use super::readback::read_rgba8;
+use super::timing::GpuTimer;
 use super::{Capabilities, GpuContext, GpuError};
 use crate::camera::Camera;
 use crate::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos};
@@ -455,6 +456,32 @@ impl Renderer {
     /// Reads the last rendered frame back. Blocks; for screenshots and tests, not per frame.
     pub fn read_pixels(&self) -> Result<image::RgbaImage, GpuError> {
         read_rgba8(&self.device, &self.queue, &self.color)
+    }
+
+    /// Re-meshes every resident chunk once, timing the mesher's passes (collect, finalize,
+    /// release, mesh) on the GPU. Returns milliseconds. Waits for the GPU.
+    pub fn timed_remesh(&mut self, gpu: &GpuContext, timer: &GpuTimer) -> Result<f64, GpuError> {
+        self.pool.mark_all_dirty(&self.queue);
+        let params = self.prepare();
+        self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
+        let frame = self.frame.as_ref().expect("prepared");
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.bench") });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("voxgpu.bench.mesh"),
+                timestamp_writes: Some(timer.pass_writes()),
+            });
+            self.mesher.record(&mut pass, &frame.mesh, &self.work, params.slot_count);
+        }
+        timer.resolve(&mut encoder);
+        let ms = timer.time(gpu, encoder)?;
+        let counters = read_now(&self.device, &self.queue, &self.counter_sources())?;
+        if counters.failed_pages > self.failed_pages_seen {
+            return Err(GpuError::Unsettled { frames: 1 });
+        }
+        Ok(ms)
     }
 
     pub(super) fn inspect_parts(&self) -> (&wgpu::Device, &wgpu::Queue, &ChunkPool, &QuadPool) {

@@ -21,10 +21,11 @@ pub const MESH_RELEASE: ShaderFile = shader!("mesh_release.wgsl");
 pub const MESH: ShaderFile = shader!("mesh.wgsl");
 pub const DRAW_ARGS: ShaderFile = shader!("draw_args.wgsl");
 pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
+pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 6] =
-    [CHUNK_DRAW, MESH_COLLECT, MESH_RELEASE, MESH, DRAW_ARGS, QUAD_POOL_GROW];
+pub const SHADERS: [ShaderFile; 7] =
+    [CHUNK_DRAW, MESH_COLLECT, MESH_RELEASE, MESH, DRAW_ARGS, QUAD_POOL_GROW, COPY_BANDWIDTH];
 
 /// The complete source of a pipeline shader: the common header, then the file.
 pub fn shader_source(file: ShaderFile) -> String {

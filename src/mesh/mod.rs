@@ -3,10 +3,12 @@
 
 mod face;
 mod greedy;
+mod parallel;
 mod quad;
 mod stats;
 
 pub use face::Face;
 pub use greedy::{ChunkMesh, FaceGroups, Neighbours, face_range, mesh_chunk, mesh_world_chunk};
+pub use parallel::{cpu_threads, mesh_chunks_parallel};
 pub use quad::{PackedQuad, QUAD_BYTES, QUAD_FIELDS, Quad, QuadField};
 pub use stats::{FaceStats, MeshStats};

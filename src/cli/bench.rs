@@ -1,0 +1,161 @@
+//! `voxgpu bench`: meshing throughput of the GPU mesher against the CPU reference on all cores,
+//! on the same chunks in the same run, with the adapter's measured copy bandwidth as the floor.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use glam::Vec3;
+use serde::Serialize;
+
+use super::{CliError, WorldArgs};
+use crate::camera::Camera;
+use crate::gpu::{Clock, GpuContext, GpuError, GpuTimer, Renderer, RendererOptions, copy_bandwidth_gb_s, median};
+use crate::mesh::{QUAD_BYTES, cpu_threads, mesh_chunks_parallel};
+use crate::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, World};
+use crate::worldgen;
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Chunks to mesh: the non-empty chunks nearest the world's centre.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub chunks: u32,
+    /// Timed repeats per mesher, after one warm-up; the median is reported.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeats: u32,
+    #[command(flatten)]
+    pub world: WorldArgs,
+}
+
+/// The figures `bench --json` prints.
+#[derive(Debug, Serialize)]
+pub struct BenchReport {
+    pub adapter: String,
+    pub backend: String,
+    pub chunks: usize,
+    pub quads: u64,
+    pub gpu_ms: f64,
+    pub cpu_ms: f64,
+    pub gpu_chunks_per_ms: f64,
+    pub cpu_chunks_per_ms: f64,
+    pub gpu_voxels_per_s: f64,
+    pub cpu_voxels_per_s: f64,
+    /// GPU throughput ÷ CPU throughput.
+    pub ratio: f64,
+    pub copy_bandwidth_gb_s: f64,
+    /// Bytes one chunk must at least move: its voxels in, its quads and records out.
+    pub bytes_per_chunk: f64,
+    /// Chunks per ms if meshing ran at copy bandwidth.
+    pub floor_chunks_per_ms: f64,
+    /// Measured GPU throughput ÷ floor.
+    pub fraction_of_floor: f64,
+    pub cpu_threads: usize,
+    /// "timestamps" on a real GPU; "wall-clock" on a software adapter (see `GpuTimer::time`).
+    pub gpu_clock: String,
+}
+
+/// The `n` non-empty chunks nearest the centre of the world's bounds, as a world of their own.
+fn select_chunks(world: &World, n: usize) -> World {
+    let center = world.chunk_bounds().map_or(Vec3::ZERO, |(lo, hi)| (lo + hi).as_vec3() * 0.5);
+    let mut positions = world.sorted_positions();
+    let half = CHUNK_SIZE as f32 / 2.0;
+    positions.sort_by(|a, b| {
+        let d = |p: &crate::voxel::ChunkPos| (p.origin().as_vec3() + half - center).length_squared();
+        d(a).total_cmp(&d(b)).then(a.cmp(b))
+    });
+    let mut subset = World::new(world.registry.clone());
+    for pos in positions.into_iter().take(n) {
+        subset.insert(pos, Chunk::clone(world.chunk(pos).expect("listed")));
+    }
+    subset
+}
+
+
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    let full = worldgen::generate(&args.world.world, &args.world.params(Vec3::ZERO))?;
+    let world = select_chunks(&full, args.chunks as usize);
+    let chunks = world.len();
+    if chunks == 0 {
+        return Err(CliError::Usage("the world has no chunks to mesh".into()));
+    }
+
+    let gpu = GpuContext::new()?;
+    let timer = GpuTimer::new(&gpu).ok_or(GpuError::NoTimestamps { adapter: gpu.summary.to_string() })?;
+    let mut renderer = Renderer::new(&gpu, RendererOptions::new(1, 1, 1.0), &world.registry)?;
+    for (pos, chunk) in world.chunks() {
+        renderer.insert_chunk(pos, Arc::clone(chunk))?;
+    }
+    let settled = renderer.settle(&Camera::look_at(Vec3::ZERO, Vec3::NEG_Z))?;
+    let mut gpu_times = Vec::new();
+    for _ in 0..=args.repeats {
+        gpu_times.push(renderer.timed_remesh(&gpu, &timer)?);
+    }
+    gpu_times.remove(0);
+    let gpu_ms = median(&mut gpu_times);
+
+    let threads = cpu_threads();
+    let positions = world.sorted_positions();
+    let mut cpu_times = Vec::new();
+    for _ in 0..=args.repeats {
+        let start = Instant::now();
+        std::hint::black_box(mesh_chunks_parallel(&world, &positions, threads));
+        cpu_times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    cpu_times.remove(0);
+    let cpu_ms = median(&mut cpu_times);
+
+    let bandwidth = copy_bandwidth_gb_s(&gpu, &timer, 256 << 20, args.repeats as usize)?;
+    // In: the chunk's 64 KiB of voxels plus one border layer (2 KiB) per face. Out: its quads and
+    // six 272-byte face records. Everything else the mesher reads is cache-resident.
+    let quads = settled.quads;
+    let bytes_per_chunk = (CHUNK_VOLUME * 2 + 6 * 2048 + 6 * 272) as f64 + quads as f64 * QUAD_BYTES as f64 / chunks as f64;
+    let floor_chunks_per_ms = bandwidth * 1e9 / bytes_per_chunk / 1e3;
+    let per_ms = |ms: f64| chunks as f64 / ms;
+    let report = BenchReport {
+        adapter: gpu.summary.name.clone(),
+        backend: format!("{:?}", gpu.summary.backend),
+        chunks,
+        quads,
+        gpu_ms,
+        cpu_ms,
+        gpu_chunks_per_ms: per_ms(gpu_ms),
+        cpu_chunks_per_ms: per_ms(cpu_ms),
+        gpu_voxels_per_s: per_ms(gpu_ms) * 1e3 * CHUNK_VOLUME as f64,
+        cpu_voxels_per_s: per_ms(cpu_ms) * 1e3 * CHUNK_VOLUME as f64,
+        ratio: cpu_ms / gpu_ms,
+        copy_bandwidth_gb_s: bandwidth,
+        bytes_per_chunk,
+        floor_chunks_per_ms,
+        fraction_of_floor: per_ms(gpu_ms) / floor_chunks_per_ms,
+        cpu_threads: threads,
+        gpu_clock: match timer.clock(&gpu) {
+            Clock::Timestamps => "timestamps".into(),
+            Clock::Wall => "wall-clock".into(),
+        },
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("plain struct serialises"));
+    } else {
+        print_table(&report);
+    }
+    Ok(())
+}
+
+fn print_table(r: &BenchReport) {
+    println!("adapter          {} ({})", r.adapter, r.backend);
+    println!("chunks           {} ({} quads)", r.chunks, r.quads);
+    println!("                 {:>12} {:>14} {:>16}", "ms", "chunks/ms", "voxels/s");
+    println!("GPU mesher       {:>12.3} {:>14.2} {:>16.3e}", r.gpu_ms, r.gpu_chunks_per_ms, r.gpu_voxels_per_s);
+    println!("CPU ({:>2} threads) {:>12.3} {:>14.2} {:>16.3e}", r.cpu_threads, r.cpu_ms, r.cpu_chunks_per_ms, r.cpu_voxels_per_s);
+    println!("GPU / CPU        {:.2}x (GPU timed by {})", r.ratio, r.gpu_clock);
+    println!("copy bandwidth   {:.1} GB/s", r.copy_bandwidth_gb_s);
+    println!(
+        "floor            {:.1} chunks/ms at {:.0} bytes/chunk; the GPU mesher runs at {:.2}% of it",
+        r.floor_chunks_per_ms,
+        r.bytes_per_chunk,
+        r.fraction_of_floor * 100.0
+    );
+}

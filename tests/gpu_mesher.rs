@@ -1,0 +1,194 @@
+//! The compute mesher against its CPU twin, on every adapter: the quads of every chunk must be
+//! the same set. Also: re-meshing one chunk leaves every other chunk's quads and pages untouched,
+//! and a mega quad buffer that starts far too small ends with every chunk correct.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use common::Rng;
+use glam::{IVec3, Vec3};
+use voxgpu::camera::Camera;
+use voxgpu::gpu::{GpuChunkMesh, GpuContext, Renderer, RendererOptions};
+use voxgpu::mesh::{ChunkMesh, Face, PackedQuad, mesh_world_chunk};
+use voxgpu::voxel::blocks as ids;
+use voxgpu::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, World};
+use voxgpu::worldgen::{WorldParams, WorldSource, generate};
+
+fn camera() -> Camera {
+    Camera::look_at(Vec3::new(-20.0, 90.0, -20.0), Vec3::new(16.0, 16.0, 16.0))
+}
+
+fn gpu_meshes(gpu: &GpuContext, world: &World, options: RendererOptions) -> Vec<GpuChunkMesh> {
+    let mut r = Renderer::new(gpu, options, &world.registry).expect("renderer");
+    for (pos, chunk) in world.chunks() {
+        r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
+    }
+    r.settle(&camera()).expect("settles");
+    r.read_meshes().expect("readback")
+}
+
+fn small() -> RendererOptions {
+    RendererOptions::new(16, 16, 64.0)
+}
+
+/// (face, kind, quad) triples: a mesh as a set, with each quad's face group and kind.
+fn as_set(mesh: &ChunkMesh) -> BTreeSet<(usize, u8, PackedQuad)> {
+    let mut set = BTreeSet::new();
+    for (kind, groups) in [(0u8, &mesh.opaque), (1u8, &mesh.transparent)] {
+        for face in Face::ALL {
+            for q in &groups.quads[groups.range(face)] {
+                assert!(set.insert((face as usize, kind, *q)), "duplicate quad {:?}", q.unpack());
+            }
+        }
+    }
+    set
+}
+
+/// Every chunk's GPU quads equal the CPU twin's, as sets per chunk.
+fn assert_gpu_equals_cpu(name: &str, gpu: &GpuContext, world: &World, options: RendererOptions) {
+    let meshes = gpu_meshes(gpu, world, options);
+    assert_eq!(meshes.len(), world.len(), "{name}: resident chunks");
+    for m in &meshes {
+        let cpu = mesh_world_chunk(world, m.pos);
+        assert_eq!(m.mesh.opaque.counts, cpu.opaque.counts, "{name} {:?} on {}: opaque counts", m.pos, gpu.summary);
+        assert_eq!(m.mesh.transparent.counts, cpu.transparent.counts, "{name} {:?}: transparent counts", m.pos);
+        assert!(as_set(&m.mesh) == as_set(&cpu), "{name} {:?} on {}: quads differ", m.pos, gpu.summary);
+    }
+}
+
+fn world_of(chunks: Vec<(ChunkPos, Chunk)>) -> World {
+    let mut world = World::new(BlockRegistry::builtin());
+    for (pos, chunk) in chunks {
+        world.insert(pos, chunk);
+    }
+    world
+}
+
+fn from_fn(f: impl Fn(usize, usize, usize) -> BlockId) -> Chunk {
+    let mut c = Chunk::empty();
+    let n = CHUNK_SIZE;
+    for (i, v) in c.voxels_mut().iter_mut().enumerate() {
+        *v = f(i % n, i / n % n, i / (n * n));
+    }
+    c
+}
+
+fn random_chunk(rng: &mut Rng, density: u64) -> Chunk {
+    let mixed = [ids::STONE, ids::DIRT, ids::WATER, ids::GLASS, ids::LEAVES, BlockId(40_000)];
+    let mut c = Chunk::empty();
+    for v in c.voxels_mut() {
+        if rng.below(100) < density {
+            *v = mixed[rng.below(mixed.len() as u64) as usize];
+        }
+    }
+    c
+}
+
+#[test]
+fn gpu_quads_equal_cpu_quads_on_named_cases() {
+    let p = ChunkPos::new;
+    let mut single = Chunk::empty();
+    single.set(31, 0, 17, ids::GLASS);
+    let checker = from_fn(|x, y, z| if (x + y + z) % 2 == 0 { ids::STONE } else { BlockId::AIR });
+    let half = from_fn(|_, y, _| if y < 16 { ids::STONE } else { BlockId::AIR });
+    let cases: Vec<(&str, Vec<(ChunkPos, Chunk)>)> = vec![
+        ("full alone", vec![(p(0, 0, 0), Chunk::filled(ids::STONE))]),
+        ("single voxel", vec![(p(0, 0, 0), single)]),
+        ("checkerboard", vec![(p(0, 0, 0), checker.clone())]),
+        (
+            // The centre chunk has solid neighbours on some sides, partly solid and water on
+            // others, and none on the rest.
+            "neighbours solid, partial, water, absent",
+            vec![
+                (p(0, 0, 0), checker),
+                (p(1, 0, 0), Chunk::filled(ids::STONE)),
+                (p(-1, 0, 0), half.clone()),
+                (p(0, 1, 0), half),
+                (p(0, 0, 1), Chunk::filled(ids::WATER)),
+            ],
+        ),
+        ("water next to water", vec![(p(0, 0, 0), Chunk::filled(ids::WATER)), (p(0, 1, 0), Chunk::filled(ids::WATER))]),
+    ];
+    for gpu in common::gpu_contexts() {
+        for (name, chunks) in &cases {
+            assert_gpu_equals_cpu(name, &gpu, &world_of(chunks.clone()), small());
+        }
+        // An empty world meshes nothing and draws nothing.
+        assert!(gpu_meshes(&gpu, &world_of(vec![]), small()).is_empty());
+    }
+}
+
+#[test]
+fn gpu_quads_equal_cpu_quads_on_random_fills() {
+    for gpu in common::gpu_contexts() {
+        for seed in 0..6u64 {
+            let mut rng = Rng(seed);
+            let density = [5, 35, 60, 90][seed as usize % 4];
+            // A 2×2×2 block of random chunks, one of them missing, so borders see all cases.
+            let mut chunks = Vec::new();
+            for i in 0..8 {
+                if i != (seed % 8) as i32 {
+                    chunks.push((ChunkPos::new(i & 1, (i >> 1) & 1, i >> 2), random_chunk(&mut rng, density)));
+                }
+            }
+            assert_gpu_equals_cpu(&format!("random seed {seed}"), &gpu, &world_of(chunks), small());
+        }
+    }
+}
+
+#[test]
+fn gpu_quads_equal_cpu_quads_on_terrain() {
+    let world = generate(&WorldSource::Terrain, &WorldParams { seed: 11, center: IVec3::ZERO, view_distance: 2 })
+        .expect("terrain");
+    for gpu in common::gpu_contexts() {
+        assert_gpu_equals_cpu("terrain", &gpu, &world, small());
+    }
+}
+
+#[test]
+fn remeshing_one_chunk_leaves_every_other_chunk_untouched() {
+    let world = generate(&WorldSource::Terrain, &WorldParams { seed: 5, center: IVec3::ZERO, view_distance: 2 })
+        .expect("terrain");
+    // A block on the +X border of chunk (0, y, 0): that chunk and its +X neighbour change.
+    let surface = (0..256).rev().find(|&y| !world.block(IVec3::new(31, y, 4)).is_air()).expect("ground");
+    let edit = IVec3::new(31, surface, 4);
+    for gpu in common::gpu_contexts() {
+        let mut r = Renderer::new(&gpu, small(), &world.registry).expect("renderer");
+        for (pos, chunk) in world.chunks() {
+            r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
+        }
+        r.settle(&camera()).expect("settles");
+        let before = r.read_meshes().expect("readback");
+        r.set_block(edit, BlockId::AIR).expect("edit");
+        r.settle(&camera()).expect("settles");
+        let after = r.read_meshes().expect("readback");
+
+        let (edited, _) = ChunkPos::from_block(edit);
+        let affected = [edited, edited.neighbour(IVec3::X)];
+        let mut world_after = world.clone();
+        world_after.set_block(edit, BlockId::AIR);
+        for (b, a) in before.iter().zip(&after) {
+            assert_eq!(b.pos, a.pos);
+            if affected.contains(&a.pos) {
+                assert!(as_set(&a.mesh) == as_set(&mesh_world_chunk(&world_after, a.pos)), "{:?} re-meshed", a.pos);
+            } else {
+                assert_eq!(a, b, "{:?} must be bit-identical: same quads, same order, same pages", a.pos);
+            }
+        }
+        assert!(before.iter().zip(&after).any(|(b, a)| a != b), "the edit must change something");
+    }
+}
+
+#[test]
+fn a_one_page_quad_buffer_grows_until_every_checkerboard_chunk_is_correct() {
+    // Twelve checkerboard chunks need 12 × 6 × 64 pages; the pool starts with one.
+    let checker = from_fn(|x, y, z| if (x + y + z) % 2 == 0 { ids::BRICK } else { BlockId::AIR });
+    let chunks = (0..12).map(|i| (ChunkPos::new(i % 4, 0, i / 4), checker.clone())).collect();
+    let world = world_of(chunks);
+    for gpu in common::gpu_contexts() {
+        let options = RendererOptions { initial_quad_pages: 1, ..small() };
+        assert_gpu_equals_cpu("grown checkerboard", &gpu, &world, options);
+    }
+}
