@@ -93,15 +93,20 @@ struct FaceMesh {
     pages: array<u32, 64>,
 }
 
-// The GPU page allocator: a stack of free page numbers. The mesher pops (compare-exchange, so a
-// failed pop leaves the count intact) and the release pass pushes; the two never run in the same
+// The GPU page allocator: a stack of free page numbers, `free_count` deep. The release pass
+// pushes (atomicAdd on free_count). The mesher pops without contention loops: each workgroup
+// takes a range of a per-frame cursor (atomicAdd on `popped`) and gets pages
+// free[free_count - popped_end, free_count - popped_start); a range past the stack's depth fails.
+// The commit step then lowers free_count by what was popped. Pushes and pops never share a
 // dispatch. Rust twin of the header: gpu::AllocatorHeader.
 struct Allocator {
     free_count: atomic<u32>,
-    // Pages asked for but not granted since the CPU last looked; it grows the pool when nonzero.
+    // Pages asked for but not granted, summed since creation; the CPU grows the pool when it
+    // rises.
     failed_pages: atomic<u32>,
-    _pad0: u32,
-    _pad1: u32,
+    // Pages handed out by this frame's mesh pass so far (may run past free_count on failure).
+    popped: atomic<u32>,
+    _pad: u32,
     free: array<u32>,
 }
 
@@ -122,7 +127,8 @@ struct PassParams {
     max_jobs: u32,
     // Commands each of the opaque and transparent draw lists holds.
     draw_capacity: u32,
-    _pad: u32,
+    // CHUNK_SIZE, passed at run time as the mesher's loop bound (see mesh.wgsl).
+    chunk_size: u32,
 }
 
 // Camera uniform. Rust twin: gpu::CameraUniform (encase).

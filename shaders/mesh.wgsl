@@ -1,7 +1,7 @@
 // Binary greedy mesher: one face direction of one chunk per workgroup. Twin of
 // src/mesh/greedy.rs (`mesh_chunk`), which it must match quad for quad.
 //
-// Reads:  work (jobs), voxels (the chunk and its neighbour across this face), links (neighbour
+// Reads:  params, work (jobs), voxels (the chunk and its neighbour across this face), links (neighbour
 //         slots), opaque_bits (block opacity).
 // Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
 //         (pops pages; failed_pages on failure), links (state back to dirty on failure).
@@ -15,6 +15,7 @@
 //    them by block and merges greedily, counting quads.
 // 4. One invocation sums the counts, pops the pages the face needs and records them.
 // 5. `mesh_slice` (emitting): the same walk again, writing each quad to its place in the stream.
+// Then `commit` (one invocation) takes the popped pages off the free stack.
 // Meshing twice is cheaper than reserving worst-case space: the voxels stay in cache and the
 // stream is exactly as long as it needs to be.
 
@@ -26,6 +27,7 @@
 @group(0) @binding(5) var<storage, read_write> page_owner: array<u32>;
 @group(0) @binding(6) var<storage, read_write> allocator: Allocator;
 @group(0) @binding(7) var<storage, read_write> faces: array<FaceMesh>;
+@group(0) @binding(8) var<uniform> params: PassParams;
 
 var<workgroup> solid_cols: array<u32, 1024>;
 var<workgroup> opaque_cols: array<u32, 1024>;
@@ -38,9 +40,31 @@ var<workgroup> granted: u32;
 // OR of all visible columns: bit s is set when slice s has any visible face.
 var<workgroup> busy_slices: atomic<u32>;
 
-// The slice's visible plane (bit u of row v) and the part of it with one block.
-var<private> plane: array<u32, 32>;
-var<private> same: array<u32, 32>;
+// Loop bound of every 32-step loop, read from params.chunk_size (always 32) at run time. With
+// constant bounds, GL drivers unroll the nested loops into a shader that llvmpipe needs minutes
+// to compile (measured: 4.5 min); a bound it cannot see through keeps them loops.
+var<private> dim: u32;
+
+// Once the visible columns exist (step 2), the column arrays are free: steps 3 and 5 reuse
+// solid_cols as each slice's visible plane and opaque_cols as the part of it with one block,
+// row v of slice s at [v * 32 + s], so the 32 invocations of a row touch 32 different banks.
+// (Private arrays indexed at run time spill on GPUs, and GL drivers turn them into if-ladders
+// that take llvmpipe a minute to compile.)
+fn plane(slice: u32, v: u32) -> u32 {
+    return solid_cols[v * 32u + slice];
+}
+
+fn set_plane(slice: u32, v: u32, bits: u32) {
+    solid_cols[v * 32u + slice] = bits;
+}
+
+fn same(slice: u32, v: u32) -> u32 {
+    return opaque_cols[v * 32u + slice];
+}
+
+fn set_same(slice: u32, v: u32, bits: u32) {
+    opaque_cols[v * 32u + slice] = bits;
+}
 
 fn voxel(slot: u32, p: vec3<u32>) -> u32 {
     let i = p.x + 32u * (p.y + 32u * p.z);
@@ -56,7 +80,7 @@ fn is_opaque(block: u32) -> bool {
 // warp's loads fall on few cache lines: along Z and Y a lane is one x; along X a lane walks its
 // own 64-byte row two voxels per load.
 fn build_columns(slot: u32, axis: u32, lid: u32) {
-    for (var k = 0u; k < 32u; k++) {
+    for (var k = 0u; k < dim; k++) {
         var col = k * 32u + lid;
         if axis == 1u {
             col = lid * 32u + k; // v = x is the lane
@@ -67,7 +91,7 @@ fn build_columns(slot: u32, axis: u32, lid: u32) {
         var opaque = 0u;
         if axis == 0u {
             let row = slot * SLOT_WORDS + (u + 32u * v) * 16u;
-            for (var pair = 0u; pair < 16u; pair++) {
+            for (var pair = 0u; pair < dim / 2u; pair++) {
                 let word = voxels[row + pair];
                 let lo = word & 0xffffu;
                 let hi = word >> 16u;
@@ -75,7 +99,7 @@ fn build_columns(slot: u32, axis: u32, lid: u32) {
                 opaque |= (u32(is_opaque(lo)) | (u32(is_opaque(hi)) << 1u)) << (2u * pair);
             }
         } else {
-            for (var a = 0u; a < 32u; a++) {
+            for (var a = 0u; a < dim; a++) {
                 let block = voxel(slot, voxel_pos(axis, a, u, v));
                 solid |= u32(block != 0u) << a;
                 opaque |= u32(is_opaque(block)) << a;
@@ -132,59 +156,59 @@ fn visible_column(slot: u32, neighbour: u32, face: u32, u: u32, v: u32) -> u32 {
 // them from stream index `starts` on.
 fn mesh_slice(slot: u32, face: u32, slice: u32, emit: bool, starts: vec2<u32>) -> vec2<u32> {
     let axis = face_axis(face);
-    for (var v = 0u; v < 32u; v++) {
+    for (var v = 0u; v < dim; v++) {
         var row = 0u;
-        for (var u = 0u; u < 32u; u++) {
+        for (var u = 0u; u < dim; u++) {
             row |= ((visible_cols[v * 32u + u] >> slice) & 1u) << u;
         }
-        plane[v] = row;
+        set_plane(slice, v, row);
     }
     var counts = vec2<u32>(0u, 0u);
     var v0 = 0u;
     loop {
-        while v0 < 32u && plane[v0] == 0u {
+        while v0 < dim && plane(slice, v0) == 0u {
             v0++;
         }
-        if v0 == 32u {
+        if v0 == dim {
             break;
         }
         // Split off every face of the first face's block (emit_slice in greedy.rs).
-        let block = voxel(slot, voxel_pos(axis, slice, firstTrailingBit(plane[v0]), v0));
-        for (var v = 0u; v < 32u; v++) {
-            same[v] = 0u;
-        }
-        for (var v = v0; v < 32u; v++) {
-            var bits = plane[v];
+        let block = voxel(slot, voxel_pos(axis, slice, firstTrailingBit(plane(slice, v0)), v0));
+        for (var v = v0; v < dim; v++) {
+            let row = plane(slice, v);
+            var bits = row;
+            var matching = 0u;
             while bits != 0u {
                 let u = firstTrailingBit(bits);
                 bits &= bits - 1u;
                 if voxel(slot, voxel_pos(axis, slice, u, v)) == block {
-                    same[v] |= 1u << u;
+                    matching |= 1u << u;
                 }
             }
-            plane[v] &= ~same[v];
+            set_same(slice, v, matching);
+            set_plane(slice, v, row & ~matching);
         }
         let kind = select(1u, 0u, is_opaque(block));
 
         // Greedy merge (merge_plane in greedy.rs).
-        for (var v = v0; v < 32u; v++) {
-            while same[v] != 0u {
-                let u = firstTrailingBit(same[v]);
-                let width = countTrailingZeros(~(same[v] >> u));
+        for (var v = v0; v < dim; v++) {
+            var row = same(slice, v);
+            while row != 0u {
+                let u = firstTrailingBit(row);
+                let width = countTrailingZeros(~(row >> u));
                 let run = select(((1u << width) - 1u) << u, 0xffffffffu, width == 32u);
-                same[v] &= ~run;
+                row &= ~run;
                 var height = 1u;
-                while v + height < 32u && (same[v + height] & run) == run {
-                    same[v + height] &= ~run;
+                while v + height < dim && (same(slice, v + height) & run) == run {
+                    set_same(slice, v + height, same(slice, v + height) & ~run);
                     height++;
                 }
                 if emit {
                     let index = starts[kind] + counts[kind];
                     let page = face_pages[index >> QUAD_PAGE_LOG2];
-                    let slot_in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
+                    let in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
                     let min = voxel_pos(axis, slice, u, v);
-                    quads[(page << QUAD_PAGE_LOG2) + slot_in_page] =
-                        pack_quad(min, vec2<u32>(width, height), face, block);
+                    quads[(page << QUAD_PAGE_LOG2) + in_page] = pack_quad(min, vec2<u32>(width, height), face, block);
                 }
                 counts[kind] += 1u;
             }
@@ -193,24 +217,22 @@ fn mesh_slice(slot: u32, face: u32, slice: u32, emit: bool, starts: vec2<u32>) -
     return counts;
 }
 
-// Pops `count` pages; returns the index of the first in the free stack, or NO_SLOT when there
-// are not enough (the count is then left as it was).
+// Pops `count` pages; returns the index of the first in the free stack, or NO_SLOT when the
+// stack is too shallow. No retry loop: contention costs one atomicAdd per workgroup. Once a
+// request fails, every later one this frame fails too; they retry next frame, after the CPU has
+// grown the pool.
 fn pop_pages(count: u32) -> u32 {
-    var first = NO_SLOT;
-    var available = atomicLoad(&allocator.free_count);
-    while available >= count {
-        let swapped = atomicCompareExchangeWeak(&allocator.free_count, available, available - count);
-        if swapped.exchanged {
-            first = available - count;
-            break;
-        }
-        available = swapped.old_value;
+    let start = atomicAdd(&allocator.popped, count);
+    let depth = atomicLoad(&allocator.free_count);
+    if start + count > depth {
+        return NO_SLOT;
     }
-    return first;
+    return depth - start - count;
 }
 
 @compute @workgroup_size(32)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    dim = params.chunk_size;
     let job = work[WORK_JOBS_OFFSET + group.x];
     let face_index = job & ~JOB_RELEASE_ONLY;
     let slot = face_index / 6u;
@@ -228,7 +250,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     workgroupBarrier();
     let neighbour = links[slot].neighbours[face];
     var busy = 0u;
-    for (var k = 0u; k < 32u; k++) {
+    for (var k = 0u; k < dim; k++) {
         let col = k * 32u + lid;
         let visible = visible_column(slot, neighbour, face, col & 31u, col >> 5u);
         visible_cols[col] = visible;
@@ -238,49 +260,75 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     workgroupBarrier();
     // Slices with no visible face skip both walks (most slices of buried or sky-facing chunks).
     let has_faces = ((atomicLoad(&busy_slices) >> lid) & 1u) != 0u;
-    slice_counts[lid] = vec2<u32>(0u, 0u);
-    if has_faces {
-        slice_counts[lid] = mesh_slice(slot, face, lid, false, vec2<u32>(0u, 0u));
-    }
-    workgroupBarrier();
 
-    if lid == 0u {
-        // Stream layout: all opaque quads by slice, then all transparent quads by slice.
-        var total = vec2<u32>(0u, 0u);
-        for (var s = 0u; s < 32u; s++) {
-            total += slice_counts[s];
+    // Two walks through one call site (GL drivers inline every call): the first counts, the
+    // second, once pages are granted, emits.
+    var emit = false;
+    var starts = vec2<u32>(0u, 0u);
+    loop {
+        var counts = vec2<u32>(0u, 0u);
+        if has_faces {
+            counts = mesh_slice(slot, face, lid, emit, starts);
         }
-        var next = vec2<u32>(0u, total.x);
-        for (var s = 0u; s < 32u; s++) {
-            slice_starts[s] = next;
-            next += slice_counts[s];
+        if emit {
+            break;
         }
-        let needed = (total.x + total.y + (1u << QUAD_PAGE_LOG2) - 1u) >> QUAD_PAGE_LOG2;
-        var first = 0u;
-        if needed > 0u {
-            first = pop_pages(needed);
+        slice_counts[lid] = counts;
+        workgroupBarrier();
+        if lid == 0u {
+            allocate(slot, face_index);
         }
-        if first == NO_SLOT {
-            atomicAdd(&allocator.failed_pages, needed);
-            links[slot].state = CHUNK_DIRTY;
-            faces[face_index].opaque = 0u;
-            faces[face_index].transparent = 0u;
-            faces[face_index].page_count = 0u;
-            granted = 0u;
-        } else {
-            for (var i = 0u; i < needed; i++) {
-                let page = allocator.free[first + i];
-                face_pages[i] = page;
-                faces[face_index].pages[i] = page;
-                page_owner[page] = slot;
-            }
-            faces[face_index].opaque = total.x;
-            faces[face_index].transparent = total.y;
-            faces[face_index].page_count = needed;
-            granted = 1u;
+        if workgroupUniformLoad(&granted) == 0u {
+            break;
         }
+        starts = slice_starts[lid];
+        emit = true;
     }
-    if workgroupUniformLoad(&granted) == 1u && has_faces {
-        mesh_slice(slot, face, lid, true, slice_starts[lid]);
+}
+
+// Sums the slices' counts into the stream layout (all opaque quads by slice, then all
+// transparent quads by slice), pops the pages the face needs and records them; on failure the
+// face is left empty and the chunk dirty. Run by one invocation.
+fn allocate(slot: u32, face_index: u32) {
+    var total = vec2<u32>(0u, 0u);
+    for (var s = 0u; s < dim; s++) {
+        total += slice_counts[s];
     }
+    var next = vec2<u32>(0u, total.x);
+    for (var s = 0u; s < dim; s++) {
+        slice_starts[s] = next;
+        next += slice_counts[s];
+    }
+    let needed = (total.x + total.y + (1u << QUAD_PAGE_LOG2) - 1u) >> QUAD_PAGE_LOG2;
+    var first = 0u;
+    if needed > 0u {
+        first = pop_pages(needed);
+    }
+    if first == NO_SLOT {
+        atomicAdd(&allocator.failed_pages, needed);
+        links[slot].state = CHUNK_DIRTY;
+        faces[face_index].opaque = 0u;
+        faces[face_index].transparent = 0u;
+        faces[face_index].page_count = 0u;
+        granted = 0u;
+        return;
+    }
+    for (var i = 0u; i < needed; i++) {
+        let page = allocator.free[first + i];
+        face_pages[i] = page;
+        faces[face_index].pages[i] = page;
+        page_owner[page] = slot;
+    }
+    faces[face_index].opaque = total.x;
+    faces[face_index].transparent = total.y;
+    faces[face_index].page_count = needed;
+    granted = 1u;
+}
+
+// After the mesh pass: the pages handed out leave the stack.
+@compute @workgroup_size(1)
+fn commit() {
+    let depth = atomicLoad(&allocator.free_count);
+    atomicStore(&allocator.free_count, depth - min(atomicLoad(&allocator.popped), depth));
+    atomicStore(&allocator.popped, 0u);
 }

@@ -52,8 +52,16 @@ fn assert_gpu_equals_cpu(name: &str, gpu: &GpuContext, world: &World, options: R
     assert_eq!(meshes.len(), world.len(), "{name}: resident chunks");
     for m in &meshes {
         let cpu = mesh_world_chunk(world, m.pos);
-        assert_eq!(m.mesh.opaque.counts, cpu.opaque.counts, "{name} {:?} on {}: opaque counts", m.pos, gpu.summary);
-        assert_eq!(m.mesh.transparent.counts, cpu.transparent.counts, "{name} {:?}: transparent counts", m.pos);
+        assert_eq!(
+            m.mesh.opaque.counts, cpu.opaque.counts,
+            "{name} {:?} on {}: opaque counts",
+            m.pos, gpu.summary
+        );
+        assert_eq!(
+            m.mesh.transparent.counts, cpu.transparent.counts,
+            "{name} {:?}: transparent counts",
+            m.pos
+        );
         assert!(as_set(&m.mesh) == as_set(&cpu), "{name} {:?} on {}: quads differ", m.pos, gpu.summary);
     }
 }
@@ -109,7 +117,10 @@ fn gpu_quads_equal_cpu_quads_on_named_cases() {
                 (p(0, 0, 1), Chunk::filled(ids::WATER)),
             ],
         ),
-        ("water next to water", vec![(p(0, 0, 0), Chunk::filled(ids::WATER)), (p(0, 1, 0), Chunk::filled(ids::WATER))]),
+        (
+            "water next to water",
+            vec![(p(0, 0, 0), Chunk::filled(ids::WATER)), (p(0, 1, 0), Chunk::filled(ids::WATER))],
+        ),
     ];
     for gpu in common::gpu_contexts() {
         for (name, chunks) in &cases {
@@ -130,7 +141,8 @@ fn gpu_quads_equal_cpu_quads_on_random_fills() {
             let mut chunks = Vec::new();
             for i in 0..8 {
                 if i != (seed % 8) as i32 {
-                    chunks.push((ChunkPos::new(i & 1, (i >> 1) & 1, i >> 2), random_chunk(&mut rng, density)));
+                    chunks
+                        .push((ChunkPos::new(i & 1, (i >> 1) & 1, i >> 2), random_chunk(&mut rng, density)));
                 }
             }
             assert_gpu_equals_cpu(&format!("random seed {seed}"), &gpu, &world_of(chunks), small());
@@ -140,8 +152,9 @@ fn gpu_quads_equal_cpu_quads_on_random_fills() {
 
 #[test]
 fn gpu_quads_equal_cpu_quads_on_terrain() {
-    let world = generate(&WorldSource::Terrain, &WorldParams { seed: 11, center: IVec3::ZERO, view_distance: 2 })
-        .expect("terrain");
+    let world =
+        generate(&WorldSource::Terrain, &WorldParams { seed: 11, center: IVec3::ZERO, view_distance: 2 })
+            .expect("terrain");
     for gpu in common::gpu_contexts() {
         assert_gpu_equals_cpu("terrain", &gpu, &world, small());
     }
@@ -149,8 +162,9 @@ fn gpu_quads_equal_cpu_quads_on_terrain() {
 
 #[test]
 fn remeshing_one_chunk_leaves_every_other_chunk_untouched() {
-    let world = generate(&WorldSource::Terrain, &WorldParams { seed: 5, center: IVec3::ZERO, view_distance: 2 })
-        .expect("terrain");
+    let world =
+        generate(&WorldSource::Terrain, &WorldParams { seed: 5, center: IVec3::ZERO, view_distance: 2 })
+            .expect("terrain");
     // A block on the +X border of chunk (0, y, 0): that chunk and its +X neighbour change.
     let surface = (0..256).rev().find(|&y| !world.block(IVec3::new(31, y, 4)).is_air()).expect("ground");
     let edit = IVec3::new(31, surface, 4);
@@ -172,7 +186,11 @@ fn remeshing_one_chunk_leaves_every_other_chunk_untouched() {
         for (b, a) in before.iter().zip(&after) {
             assert_eq!(b.pos, a.pos);
             if affected.contains(&a.pos) {
-                assert!(as_set(&a.mesh) == as_set(&mesh_world_chunk(&world_after, a.pos)), "{:?} re-meshed", a.pos);
+                assert!(
+                    as_set(&a.mesh) == as_set(&mesh_world_chunk(&world_after, a.pos)),
+                    "{:?} re-meshed",
+                    a.pos
+                );
             } else {
                 assert_eq!(a, b, "{:?} must be bit-identical: same quads, same order, same pages", a.pos);
             }

@@ -10,7 +10,9 @@ use serde::Serialize;
 
 use super::{CliError, WorldArgs};
 use crate::camera::Camera;
-use crate::gpu::{Clock, GpuContext, GpuError, GpuTimer, Renderer, RendererOptions, copy_bandwidth_gb_s, median};
+use crate::gpu::{
+    Clock, GpuContext, GpuError, GpuTimer, Renderer, RendererOptions, copy_bandwidth_gb_s, median,
+};
 use crate::mesh::{QUAD_BYTES, cpu_threads, mesh_chunks_parallel};
 use crate::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, World};
 use crate::worldgen;
@@ -73,7 +75,6 @@ fn select_chunks(world: &World, n: usize) -> World {
     subset
 }
 
-
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let full = worldgen::generate(&args.world.world, &args.world.params(Vec3::ZERO))?;
     let world = select_chunks(&full, args.chunks as usize);
@@ -111,7 +112,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     // In: the chunk's 64 KiB of voxels plus one border layer (2 KiB) per face. Out: its quads and
     // six 272-byte face records. Everything else the mesher reads is cache-resident.
     let quads = settled.quads;
-    let bytes_per_chunk = (CHUNK_VOLUME * 2 + 6 * 2048 + 6 * 272) as f64 + quads as f64 * QUAD_BYTES as f64 / chunks as f64;
+    let bytes_per_chunk =
+        (CHUNK_VOLUME * 2 + 6 * 2048 + 6 * 272) as f64 + quads as f64 * QUAD_BYTES as f64 / chunks as f64;
     let floor_chunks_per_ms = bandwidth * 1e9 / bytes_per_chunk / 1e3;
     let per_ms = |ms: f64| chunks as f64 / ms;
     let report = BenchReport {
@@ -148,8 +150,14 @@ fn print_table(r: &BenchReport) {
     println!("adapter          {} ({})", r.adapter, r.backend);
     println!("chunks           {} ({} quads)", r.chunks, r.quads);
     println!("                 {:>12} {:>14} {:>16}", "ms", "chunks/ms", "voxels/s");
-    println!("GPU mesher       {:>12.3} {:>14.2} {:>16.3e}", r.gpu_ms, r.gpu_chunks_per_ms, r.gpu_voxels_per_s);
-    println!("CPU ({:>2} threads) {:>12.3} {:>14.2} {:>16.3e}", r.cpu_threads, r.cpu_ms, r.cpu_chunks_per_ms, r.cpu_voxels_per_s);
+    println!(
+        "GPU mesher       {:>12.3} {:>14.2} {:>16.3e}",
+        r.gpu_ms, r.gpu_chunks_per_ms, r.gpu_voxels_per_s
+    );
+    println!(
+        "CPU ({:>2} threads) {:>12.3} {:>14.2} {:>16.3e}",
+        r.cpu_threads, r.cpu_ms, r.cpu_chunks_per_ms, r.cpu_voxels_per_s
+    );
     println!("GPU / CPU        {:.2}x (GPU timed by {})", r.ratio, r.gpu_clock);
     println!("copy bandwidth   {:.1} GB/s", r.copy_bandwidth_gb_s);
     println!(

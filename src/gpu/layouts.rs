@@ -104,7 +104,9 @@ pub struct AllocatorHeader {
     pub free_count: u32,
     /// Pages asked for and refused, summed since creation; the CPU grows the pool when it rises.
     pub failed_pages: u32,
-    pub _pad: [u32; 2],
+    /// Pages handed out by the current mesh pass; zero between frames.
+    pub popped: u32,
+    pub _pad: u32,
 }
 
 /// Sizes the compute passes need, written once per frame.
@@ -117,5 +119,7 @@ pub struct PassParams {
     pub max_jobs: u32,
     /// Commands each draw list holds.
     pub draw_capacity: u32,
-    pub _pad: u32,
+    /// Always [`crate::voxel::CHUNK_SIZE`]: the mesher's loop bound, passed at run time so GL
+    /// drivers do not unroll its nested loops (see `shaders/mesh.wgsl`).
+    pub chunk_size: u32,
 }

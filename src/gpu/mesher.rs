@@ -5,7 +5,8 @@
 //! 2. `finalize` one invocation: clamps the job count to the budget and writes it as the
 //!    indirect dispatch size;
 //! 3. `release`  one workgroup per job (indirect): frees the face's old pages;
-//! 4. `mesh`     one workgroup per job (indirect): binary greedy meshing into freshly popped pages.
+//! 4. `mesh`     one workgroup per job (indirect): binary greedy meshing into freshly popped pages;
+//! 5. `commit`   one invocation: takes the popped pages off the free stack.
 //!
 //! The CPU's part is constant per frame: reset the work list header, record four dispatches.
 
@@ -41,6 +42,7 @@ pub struct Mesher {
     finalize: wgpu::ComputePipeline,
     release: wgpu::ComputePipeline,
     mesh: wgpu::ComputePipeline,
+    commit: wgpu::ComputePipeline,
     collect_layout: wgpu::BindGroupLayout,
     release_layout: wgpu::BindGroupLayout,
     mesh_layout: wgpu::BindGroupLayout,
@@ -82,9 +84,11 @@ impl Mesher {
                 storage_entry(5, false, 4),
                 storage_entry(6, false, HEADER_BYTES),
                 storage_entry(7, false, FACE_BYTES),
+                uniform_entry(8, size_of::<PassParams>() as u64),
             ],
         );
         let collect_source = shader_source(MESH_COLLECT);
+        let mesh_source = shader_source(MESH);
         Self {
             collect: compute_pipeline(
                 device,
@@ -107,7 +111,8 @@ impl Mesher {
                 &shader_source(MESH_RELEASE),
                 "main",
             ),
-            mesh: compute_pipeline(device, "voxgpu.mesh", &mesh_layout, &shader_source(MESH), "main"),
+            mesh: compute_pipeline(device, "voxgpu.mesh", &mesh_layout, &mesh_source, "main"),
+            commit: compute_pipeline(device, "voxgpu.mesh.commit", &mesh_layout, &mesh_source, "commit"),
             collect_layout,
             release_layout,
             mesh_layout,
@@ -132,12 +137,22 @@ impl Mesher {
                 device,
                 "voxgpu.mesh",
                 &self.mesh_layout,
-                &[b.work, b.voxels, b.links, b.opaque_bits, b.quads, b.page_owner, b.allocator, b.faces],
+                &[
+                    b.work,
+                    b.voxels,
+                    b.links,
+                    b.opaque_bits,
+                    b.quads,
+                    b.page_owner,
+                    b.allocator,
+                    b.faces,
+                    b.params,
+                ],
             ),
         }
     }
 
-    /// Records collect → finalize → release → mesh into `pass`. The work list header must have
+    /// Records collect → finalize → release → mesh → commit into `pass`. The work list header must have
     /// been reset to (0, 1, 1, 0) for this frame.
     pub fn record(
         &self,
@@ -158,6 +173,8 @@ impl Mesher {
         pass.set_pipeline(&self.mesh);
         pass.set_bind_group(0, &groups.mesh, &[]);
         pass.dispatch_workgroups_indirect(work, 0);
+        pass.set_pipeline(&self.commit);
+        pass.dispatch_workgroups(1, 1, 1);
         pass.pop_debug_group();
     }
 }

@@ -295,7 +295,7 @@ impl Renderer {
             slot_count: self.pool.slot_count(),
             max_jobs,
             draw_capacity: self.draws.capacity,
-            _pad: 0,
+            chunk_size: crate::voxel::CHUNK_SIZE as u32,
         }
     }
 
@@ -466,8 +466,9 @@ impl Renderer {
         self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
         let frame = self.frame.as_ref().expect("prepared");
-        let mut encoder =
-            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.bench") });
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.bench") });
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("voxgpu.bench.mesh"),

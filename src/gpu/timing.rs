@@ -80,7 +80,12 @@ impl GpuTimer {
 
 /// Measures storage-buffer copy bandwidth (bytes read + bytes written per second) with a compute
 /// kernel over `bytes`-sized buffers, median of `repeats` after one warm-up. GB/s (10⁹).
-pub fn copy_bandwidth_gb_s(gpu: &GpuContext, timer: &GpuTimer, bytes: u64, repeats: usize) -> Result<f64, GpuError> {
+pub fn copy_bandwidth_gb_s(
+    gpu: &GpuContext,
+    timer: &GpuTimer,
+    bytes: u64,
+    repeats: usize,
+) -> Result<f64, GpuError> {
     use super::pipelines::{bind_group, compute_pipeline, storage_entry};
     let device = &gpu.device;
     let limit = device.limits().max_storage_buffer_binding_size.min(device.limits().max_buffer_size);
@@ -98,7 +103,8 @@ pub fn copy_bandwidth_gb_s(gpu: &GpuContext, timer: &GpuTimer, bytes: u64, repea
         label: Some("voxgpu.bench.copy"),
         entries: &[storage_entry(0, true, 16), storage_entry(1, false, 16)],
     });
-    let pipeline = compute_pipeline(device, "voxgpu.bench.copy", &layout, &shader_source(COPY_BANDWIDTH), "main");
+    let pipeline =
+        compute_pipeline(device, "voxgpu.bench.copy", &layout, &shader_source(COPY_BANDWIDTH), "main");
     let group = bind_group(device, "voxgpu.bench.copy", &layout, &[&src, &dst]);
     let groups = (bytes / 16).div_ceil(256).min(65535) as u32;
     let mut times = Vec::new();
