@@ -11,7 +11,8 @@ use serde::Serialize;
 use super::{CliError, WorldArgs};
 use crate::camera::Camera;
 use crate::gpu::{
-    Clock, GpuContext, GpuError, GpuTimer, Renderer, RendererOptions, copy_bandwidth_gb_s, median,
+    Clock, GpuContext, GpuError, GpuTimer, MAX_CHUNKS_PER_FRAME, Renderer, RendererOptions,
+    copy_bandwidth_gb_s, median,
 };
 use crate::mesh::{QUAD_BYTES, cpu_threads, mesh_chunks_parallel};
 use crate::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, World};
@@ -22,8 +23,9 @@ pub struct BenchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Chunks to mesh: the non-empty chunks nearest the world's centre.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    /// Chunks to mesh: the non-empty chunks nearest the world's centre. At most one frame's
+    /// mesh budget (MAX_CHUNKS_PER_FRAME), so one timed pass meshes them all.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=MAX_CHUNKS_PER_FRAME as i64))]
     pub chunks: u32,
     /// Timed repeats per mesher, after one warm-up; the median is reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -85,7 +87,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
 
     let gpu = GpuContext::new()?;
     let timer = GpuTimer::new(&gpu).ok_or(GpuError::NoTimestamps { adapter: gpu.summary.to_string() })?;
-    let mut renderer = Renderer::new(&gpu, RendererOptions::new(1, 1, 1.0), &world.registry)?;
+    let options = RendererOptions { max_meshes_per_frame: chunks as u32, ..RendererOptions::new(1, 1, 1.0) };
+    let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk))?;
     }

@@ -478,8 +478,13 @@ impl Renderer {
         }
         timer.resolve(&mut encoder);
         let ms = timer.time(gpu, encoder)?;
+        // The pass must have meshed every chunk, with every page granted, or the time means little.
         let counters = read_now(&self.device, &self.queue, &self.counter_sources())?;
-        if counters.failed_pages > self.failed_pages_seen {
+        let all_jobs = 6 * self.pool.len() as u32;
+        if counters.failed_pages > self.failed_pages_seen
+            || counters.jobs_asked != all_jobs
+            || params.max_jobs < all_jobs
+        {
             return Err(GpuError::Unsettled { frames: 1 });
         }
         Ok(ms)

@@ -198,6 +198,7 @@ fn visible_column(
 /// [`crate::voxel::BlockRegistry::opaque_table`]); ids past the table's end are transparent.
 ///
 /// Quads come out grouped by face in [`Face`] order, opaque and transparent apart.
+#[expect(clippy::needless_range_loop, reason = "v indexes rows of every slice's plane, as in the shader")]
 pub fn mesh_chunk(chunk: &Chunk, neighbours: &Neighbours, opaque: &[bool]) -> ChunkMesh {
     let mut mesh = ChunkMesh::default();
     let all_columns = AxisColumns::build_all(chunk, opaque);
