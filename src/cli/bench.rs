@@ -95,7 +95,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let settled = renderer.settle(&Camera::look_at(Vec3::ZERO, Vec3::NEG_Z))?;
     let mut gpu_times = Vec::new();
     for _ in 0..=args.repeats {
-        gpu_times.push(renderer.timed_remesh(&gpu, &timer)?);
+        gpu_times.push(renderer.timed_remesh()?);
     }
     gpu_times.remove(0);
     let gpu_ms = median(&mut gpu_times);

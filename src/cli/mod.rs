@@ -3,6 +3,7 @@
 
 mod bench;
 mod info;
+pub mod profile;
 mod render;
 mod stats;
 
@@ -34,6 +35,8 @@ pub enum Command {
     Stats(stats::StatsArgs),
     /// Meshing throughput: the GPU mesher against the CPU reference on the same chunks.
     Bench(bench::BenchArgs),
+    /// GPU time per stage over a fixed camera flight, from timestamp queries.
+    Profile(profile::ProfileArgs),
     /// List adapters, the one chosen, and the optional features used or missing.
     Info,
 }
@@ -93,6 +96,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Render(args) => render::run(&args),
         Command::Stats(args) => stats::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Profile(args) => profile::run(&args),
         Command::Info => info::run(),
     }
 }

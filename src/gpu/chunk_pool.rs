@@ -1,7 +1,9 @@
 //! The GPU chunk pool: one slot per resident chunk in the voxel pool, plus the per-slot records
 //! (`ChunkMeta` for drawing, `ChunkLinks` for meshing, six `FaceMesh` for the quads).
 //!
-//! Only new or changed voxels are uploaded. A slot is recycled as soon as its chunk leaves: the
+//! Only new or changed voxels are uploaded, and uploads are staged: edits between frames queue
+//! them, and the frame records them as copies at its start (the "upload" profiling stage). A
+//! slot is recycled as soon as its chunk leaves: the
 //! chunk's record is marked evicted, and the frame's release pass frees the old pages through
 //! the slot's face records before anything new is meshed into it.
 
@@ -18,6 +20,15 @@ use crate::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, voxel_index};
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
 
+/// Which pool buffer a staged write goes to. Resolved when the frame records the copy, so a
+/// buffer replaced by growth in between receives it.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Voxels,
+    Meta,
+    Links,
+}
+
 /// A resident chunk: its slot and the CPU copy edits start from.
 struct Resident {
     slot: u32,
@@ -29,6 +40,7 @@ pub struct ChunkPool {
     /// CPU copy of every slot's links, so a record is always written whole.
     links: Vec<ChunkLinks>,
     free_slots: Vec<u32>,
+    staged: Vec<(Target, u64, Vec<u8>)>,
     pub voxels: GrowableBuffer,
     pub meta: GrowableBuffer,
     pub links_buffer: GrowableBuffer,
@@ -44,6 +56,7 @@ impl ChunkPool {
             resident: HashMap::new(),
             links: Vec::new(),
             free_slots: Vec::new(),
+            staged: Vec::new(),
             voxels: GrowableBuffer::new(
                 device,
                 "voxgpu.voxel_pool",
@@ -108,7 +121,7 @@ impl ChunkPool {
         chunk: Arc<Chunk>,
     ) -> Result<(), GpuError> {
         if chunk.is_empty() {
-            self.remove(queue, pos);
+            self.remove(pos);
             return Ok(());
         }
         let slot = match self.resident.get(&pos) {
@@ -116,11 +129,11 @@ impl ChunkPool {
             None => self.new_slot(device, queue, pos)?,
         };
         let bytes: &[u8] = bytemuck::cast_slice(chunk.voxels().as_slice());
-        queue.write_buffer(&self.voxels.buffer, self.voxels.offset(slot as u64), bytes);
+        self.stage(Target::Voxels, self.voxels.offset(slot as u64), bytes);
         self.resident.insert(pos, Resident { slot, chunk });
-        self.mark_dirty(queue, pos);
+        self.mark_dirty(pos);
         for face in Face::ALL {
-            self.mark_dirty(queue, pos.neighbour(face.normal()));
+            self.mark_dirty(pos.neighbour(face.normal()));
         }
         Ok(())
     }
@@ -141,7 +154,7 @@ impl ChunkPool {
             }
         };
         let meta = ChunkMeta { origin: pos.origin().to_array(), lod: 0 };
-        queue.write_buffer(&self.meta.buffer, self.meta.offset(slot as u64), bytemuck::bytes_of(&meta));
+        self.stage(Target::Meta, self.meta.offset(slot as u64), bytemuck::bytes_of(&meta));
         // Link both ways with the resident neighbours.
         let mut neighbours = [NO_SLOT; 6];
         for face in Face::ALL {
@@ -168,18 +181,18 @@ impl ChunkPool {
 
     /// Drops the chunk: its slot is marked evicted (the release pass frees its pages), its
     /// neighbours lose the link and are re-meshed, and the slot is free for reuse at once.
-    pub fn remove(&mut self, queue: &wgpu::Queue, pos: ChunkPos) {
+    pub fn remove(&mut self, pos: ChunkPos) {
         let Some(resident) = self.resident.remove(&pos) else { return };
         let slot = resident.slot;
         for face in Face::ALL {
             let neighbour = pos.neighbour(face.normal());
             if let Some(other) = self.resident.get(&neighbour) {
                 self.links[other.slot as usize].neighbours[face.opposite() as usize] = NO_SLOT;
-                self.mark_dirty(queue, neighbour);
+                self.mark_dirty(neighbour);
             }
         }
         self.links[slot as usize] = ChunkLinks { state: ChunkState::Evicted as u32, ..ChunkLinks::EMPTY };
-        self.write_links(queue, slot);
+        self.write_links(slot);
         self.free_slots.push(slot);
     }
 
@@ -204,46 +217,59 @@ impl ChunkPool {
         let chunk = Arc::make_mut(&mut resident.chunk);
         chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
         if chunk.is_empty() {
-            self.remove(queue, pos);
+            self.remove(pos);
             return Ok(());
         }
         // The u32 holding this voxel and its pair.
         let index = voxel_index(local.x as usize, local.y as usize, local.z as usize) & !1;
         let pair = [chunk.voxels()[index], chunk.voxels()[index + 1]];
         let offset = self.voxels.offset(resident.slot as u64) + index as u64 * 2;
-        queue.write_buffer(&self.voxels.buffer, offset, bytemuck::cast_slice(&pair));
-        self.mark_dirty(queue, pos);
+        self.stage(Target::Voxels, offset, bytemuck::cast_slice(&pair));
+        self.mark_dirty(pos);
         let last = CHUNK_SIZE as i32 - 1;
         for face in Face::ALL {
             let coord = local[face.axis()];
             if coord == if face.is_positive() { last } else { 0 } {
-                self.mark_dirty(queue, pos.neighbour(face.normal()));
+                self.mark_dirty(pos.neighbour(face.normal()));
             }
         }
         Ok(())
     }
 
     /// Marks every resident chunk dirty (benchmarks re-mesh the same chunks repeatedly).
-    pub fn mark_all_dirty(&mut self, queue: &wgpu::Queue) {
+    pub fn mark_all_dirty(&mut self) {
         let positions: Vec<ChunkPos> = self.resident.keys().copied().collect();
         for pos in positions {
-            self.mark_dirty(queue, pos);
+            self.mark_dirty(pos);
         }
     }
 
-    fn mark_dirty(&mut self, queue: &wgpu::Queue, pos: ChunkPos) {
+    fn mark_dirty(&mut self, pos: ChunkPos) {
         if let Some(slot) = self.resident.get(&pos).map(|r| r.slot) {
             self.links[slot as usize].state = ChunkState::Dirty as u32;
-            self.write_links(queue, slot);
+            self.write_links(slot);
         }
     }
 
-    fn write_links(&self, queue: &wgpu::Queue, slot: u32) {
-        let record = &self.links[slot as usize];
-        queue.write_buffer(
-            &self.links_buffer.buffer,
-            self.links_buffer.offset(slot as u64),
-            bytemuck::bytes_of(record),
-        );
+    fn write_links(&mut self, slot: u32) {
+        let record = self.links[slot as usize];
+        self.stage(Target::Links, self.links_buffer.offset(slot as u64), bytemuck::bytes_of(&record));
+    }
+
+    fn stage(&mut self, target: Target, offset: u64, bytes: &[u8]) {
+        self.staged.push((target, offset, bytes.to_vec()));
+    }
+
+    /// Records every staged write as a copy through `belt`, in the order they were made.
+    pub fn record_uploads(&mut self, encoder: &mut wgpu::CommandEncoder, belt: &mut wgpu::util::StagingBelt) {
+        for (target, offset, bytes) in self.staged.drain(..) {
+            let buffer = match target {
+                Target::Voxels => &self.voxels.buffer,
+                Target::Meta => &self.meta.buffer,
+                Target::Links => &self.links_buffer.buffer,
+            };
+            let Some(size) = wgpu::BufferSize::new(bytes.len() as u64) else { continue };
+            belt.write_buffer(encoder, buffer, offset, size).copy_from_slice(&bytes);
+        }
     }
 }

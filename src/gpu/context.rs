@@ -20,6 +20,9 @@ const REQUIRED_DOWNLEVEL: wgpu::DownlevelFlags = wgpu::DownlevelFlags::VERTEX_ST
 pub struct Capabilities {
     /// GPU timestamp queries (`voxgpu profile`). Without them profiling reports that it cannot run.
     pub timestamps: bool,
+    /// Timestamps between passes (`TIMESTAMP_QUERY_INSIDE_ENCODERS`): time the upload copies and
+    /// the scopes that group passes. Without it those are left out of the profile.
+    pub timestamps_inside_encoders: bool,
     /// `multi_draw_indexed_indirect_count`: the GPU decides how many draws run. Without it the
     /// renderer issues `multi_draw_indexed_indirect` with a count the CPU passes.
     pub multi_draw_indirect_count: bool,
@@ -32,6 +35,8 @@ impl Capabilities {
     fn of(features: wgpu::Features) -> Self {
         Self {
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            timestamps_inside_encoders: features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+                && features.contains(wgpu::Features::TIMESTAMP_QUERY),
             multi_draw_indirect_count: features.contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT),
             polygon_mode_line: features.contains(wgpu::Features::POLYGON_MODE_LINE),
         }
@@ -41,6 +46,10 @@ impl Capabilities {
     fn features(self) -> wgpu::Features {
         let mut f = wgpu::Features::empty();
         f.set(wgpu::Features::TIMESTAMP_QUERY, self.timestamps);
+        f.set(
+            wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+            self.timestamps && self.timestamps_inside_encoders,
+        );
         f.set(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT, self.multi_draw_indirect_count);
         f.set(wgpu::Features::POLYGON_MODE_LINE, self.polygon_mode_line);
         f
@@ -53,6 +62,11 @@ impl Capabilities {
         };
         vec![
             line("TIMESTAMP_QUERY", self.timestamps, "GPU profiling is unavailable"),
+            line(
+                "TIMESTAMP_QUERY_INSIDE_ENCODERS",
+                self.timestamps_inside_encoders,
+                "the profile leaves out the upload stage and the scopes that group passes",
+            ),
             line(
                 "MULTI_DRAW_INDIRECT_COUNT",
                 self.multi_draw_indirect_count,

@@ -6,9 +6,11 @@
 //! whatever the number of chunks.
 
 use wgpu::util::DrawIndexedIndirectArgs;
+use wgpu_profiler::GpuProfiler;
 
 use super::layouts::{FaceMesh, PassParams};
 use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
+use super::profiling::stage;
 use super::shaders::{DRAW_ARGS, shader_source};
 
 /// The most quads one command draws; the static index buffer holds `6 × MAX_DRAW_QUADS` indices.
@@ -107,13 +109,26 @@ impl DrawLists {
         }
     }
 
-    /// Records the `draw_args` pass: two invocations (opaque, transparent) per face of each slot.
-    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, group: &wgpu::BindGroup, slot_count: u32) {
-        pass.push_debug_group("voxgpu.draw_args");
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, group, &[]);
-        pass.dispatch_workgroups((slot_count * 12).div_ceil(64).max(1), 1, 1);
-        pass.pop_debug_group();
+    /// Records the `draw_args` pass (profiled): two invocations (opaque, transparent) per face of
+    /// each slot.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &GpuProfiler,
+        group: &wgpu::BindGroup,
+        slot_count: u32,
+    ) {
+        let query = profiler.begin_pass_query(stage::DRAW_ARGS, encoder);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(stage::DRAW_ARGS),
+                timestamp_writes: query.compute_pass_timestamp_writes(),
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups((slot_count * 12).div_ceil(64).max(1), 1, 1);
+        }
+        profiler.end_query(encoder, query);
     }
 
     /// Records the draws of list `kind` (0 opaque, 1 transparent): one command whatever the

@@ -31,6 +31,9 @@ pub enum GpuError {
     /// The adapter (or the device as created) has no timestamp queries, which GPU timing needs.
     #[error("{adapter} has no timestamp queries (TIMESTAMP_QUERY); GPU timing is unavailable")]
     NoTimestamps { adapter: String },
+    /// wgpu-profiler refused a frame or a setting (a scope left open, for instance).
+    #[error("GPU profiler: {0}")]
+    Profiler(String),
     /// `settle` rendered its frame limit and the mesher still had work.
     #[error("the world did not finish meshing within {frames} frames")]
     Unsettled { frames: u32 },

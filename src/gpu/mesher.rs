@@ -10,8 +10,11 @@
 //!
 //! The CPU's part is constant per frame: reset the work list header, record four dispatches.
 
+use wgpu_profiler::GpuProfiler;
+
 use super::layouts::{AllocatorHeader, ChunkLinks, FaceMesh, PassParams, WORK_JOBS_OFFSET};
 use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
+use super::profiling::stage;
 use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, shader_source};
 
 /// At most this many chunks are meshed per frame: six jobs each must stay under the 65535
@@ -152,29 +155,38 @@ impl Mesher {
         }
     }
 
-    /// Records collect → finalize → release → mesh → commit into `pass`. The work list header must have
-    /// been reset to (0, 1, 1, 0) for this frame.
+    /// Records collect → finalize, release, mesh → commit as three profiled compute passes inside
+    /// a `mesh` scope. The work list header must have been reset to (0, 1, 1, 0) for this frame.
     pub fn record(
         &self,
-        pass: &mut wgpu::ComputePass<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &GpuProfiler,
         groups: &BindGroups,
         work: &wgpu::Buffer,
         slot_count: u32,
     ) {
-        pass.push_debug_group("voxgpu.mesh");
-        pass.set_pipeline(&self.collect);
-        pass.set_bind_group(0, &groups.collect, &[]);
-        pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
-        pass.set_pipeline(&self.finalize);
-        pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&self.release);
-        pass.set_bind_group(0, &groups.release, &[]);
-        pass.dispatch_workgroups_indirect(work, 0);
-        pass.set_pipeline(&self.mesh);
-        pass.set_bind_group(0, &groups.mesh, &[]);
-        pass.dispatch_workgroups_indirect(work, 0);
-        pass.set_pipeline(&self.commit);
-        pass.dispatch_workgroups(1, 1, 1);
-        pass.pop_debug_group();
+        let mut mesh = profiler.scope(stage::MESH, encoder);
+        {
+            let mut pass = mesh.scoped_compute_pass(stage::MESH_WORK_LIST);
+            pass.set_pipeline(&self.collect);
+            pass.set_bind_group(0, &groups.collect, &[]);
+            pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
+            pass.set_pipeline(&self.finalize);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        {
+            let mut pass = mesh.scoped_compute_pass(stage::MESH_RELEASE);
+            pass.set_pipeline(&self.release);
+            pass.set_bind_group(0, &groups.release, &[]);
+            pass.dispatch_workgroups_indirect(work, 0);
+        }
+        {
+            let mut pass = mesh.scoped_compute_pass(stage::MESH_BUILD);
+            pass.set_pipeline(&self.mesh);
+            pass.set_bind_group(0, &groups.mesh, &[]);
+            pass.dispatch_workgroups_indirect(work, 0);
+            pass.set_pipeline(&self.commit);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
     }
 }

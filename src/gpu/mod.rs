@@ -12,6 +12,7 @@ mod inspect;
 mod layouts;
 mod mesher;
 mod pipelines;
+mod profiling;
 mod quad_pool;
 mod readback;
 mod renderer;
@@ -28,6 +29,7 @@ pub use layouts::{
     MAX_FACE_PAGES, NO_SLOT, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET,
 };
 pub use mesher::MAX_CHUNKS_PER_FRAME;
+pub use profiling::{FrameTimings, StageTiming, stage};
 pub use quad_pool::{PAGE_QUADS, PAGE_QUADS_LOG2};
 pub use renderer::{FrameStats, Renderer, RendererOptions};
 pub use shaders::{SHADERS, ShaderFile, shader_source};

@@ -3,14 +3,19 @@
 //! One frame, recorded the same way whatever the number of chunks:
 //! 1. CPU: take the GPU counters that have arrived (a frame or two old) and grow the quad pool if
 //!    the mesher was refused pages; write the pass sizes, the camera, and reset the work list.
-//! 2. Compute: collect → finalize → release → mesh (`Mesher`), then `draw_args`.
-//! 3. Render: opaque draws, then transparent draws (blended, no depth write), one multi-draw each.
-//! 4. Copy the counters for a later frame to read.
+//! 2. Upload: the staged voxel and record writes, as copies.
+//! 3. Compute: collect → finalize, release, mesh → commit (`Mesher`), then `draw_args`.
+//! 4. Render: an opaque pass, then a transparent pass (blended, no depth write), one multi-draw
+//!    each.
+//! 5. Copy the counters for a later frame to read.
+//!
+//! Each stage is a profiling scope (`profiling::stage`), timed when profiling is on.
 //!
 //! Edits between frames (`insert_chunk`, `remove_chunk`, `set_block`) upload only the changed
 //! voxels and mark the affected chunks dirty; the GPU finds them in step 2.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use glam::{IVec3, Vec3};
 use wgpu::util::DeviceExt;
@@ -22,9 +27,9 @@ use super::draw::{DrawLists, DrawSubmission, quad_indices};
 use super::layouts::{CameraUniform, PassParams, WORK_JOBS_OFFSET};
 use super::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, MeshBuffers, Mesher};
 use super::pipelines::{COLOR_FORMAT, DEPTH_FORMAT, DrawPipelines, bind_group, draw_bind_group_layout};
+use super::profiling::{FrameTimings, Profiling, stage};
 use super::quad_pool::QuadPool;
 use super::readback::read_rgba8;
-use super::timing::GpuTimer;
 use super::{Capabilities, GpuContext, GpuError};
 use crate::camera::Camera;
 use crate::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos};
@@ -115,6 +120,10 @@ pub struct Renderer {
     index_buffer: wgpu::Buffer,
     counters: CounterReadback,
     failed_pages_seen: u32,
+    belt: wgpu::util::StagingBelt,
+    profiling: Profiling,
+    adapter_name: String,
+    device_type: wgpu::DeviceType,
 
     color: wgpu::Texture,
     depth: wgpu::Texture,
@@ -226,6 +235,10 @@ impl Renderer {
             ),
             counters: CounterReadback::new(&device),
             failed_pages_seen: 0,
+            belt: wgpu::util::StagingBelt::new(device.clone(), 1 << 20),
+            profiling: Profiling::new(&device),
+            adapter_name: gpu.summary.to_string(),
+            device_type: gpu.summary.device_type,
             color,
             depth,
             device,
@@ -242,7 +255,7 @@ impl Renderer {
 
     /// Drops the chunk at `pos`; its slot and pages are recycled and its neighbours re-meshed.
     pub fn remove_chunk(&mut self, pos: ChunkPos) {
-        self.pool.remove(&self.queue, pos);
+        self.pool.remove(pos);
     }
 
     /// Sets one block. Its chunk is re-meshed, and so is each neighbour whose border layer
@@ -261,7 +274,7 @@ impl Renderer {
 
     /// Marks every resident chunk for re-meshing (benchmarks).
     pub fn remesh_all(&mut self) {
-        self.pool.mark_all_dirty(&self.queue);
+        self.pool.mark_all_dirty();
     }
 
     /// Grows the quad pool when the mesher reported pages it could not get.
@@ -339,9 +352,10 @@ impl Renderer {
         }
     }
 
-    /// Renders one frame into the target: meshes what changed, then draws everything.
+    /// Renders one frame into the target: uploads what changed, meshes it, then draws everything.
     pub fn render(&mut self, camera: &Camera) -> Result<FrameStats, GpuError> {
         check_device(&self.lost)?;
+        let started = Instant::now();
         if self.counters.poll(&self.device) {
             self.handle_counters(self.counters.latest)?;
         }
@@ -358,19 +372,15 @@ impl Renderer {
         self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
 
-        let frame = self.frame.as_ref().expect("prepared");
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.frame") });
+        self.record_uploads(&mut encoder);
         self.draws.reset(&mut encoder, self.submission);
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("voxgpu.compute"),
-                timestamp_writes: None,
-            });
-            self.mesher.record(&mut pass, &frame.mesh, &self.work, params.slot_count);
-            self.draws.record(&mut pass, &frame.draw_args, params.slot_count);
-        }
+        let frame = self.frame.as_ref().expect("prepared");
+        let profiler = &self.profiling.profiler;
+        self.mesher.record(&mut encoder, profiler, &frame.mesh, &self.work, params.slot_count);
+        self.draws.record(&mut encoder, profiler, &frame.draw_args, params.slot_count);
         self.record_draw(&mut encoder, &frame.draw);
         let sources = CounterSources {
             work: &self.work,
@@ -378,33 +388,43 @@ impl Renderer {
             draw_counts: &self.draws.counts,
         };
         let pending = self.counters.copy(&mut encoder, &sources);
-        self.queue.submit([encoder.finish()]);
+        self.submit(encoder, started)?;
         if let Some(index) = pending {
             self.counters.request(index);
         }
         Ok(self.stats(self.counters.latest))
     }
 
+    /// Records the staged voxel and record writes as the frame's first commands.
+    fn record_uploads(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        let mut scope = self.profiling.profiler.scope(stage::UPLOAD, encoder);
+        self.pool.record_uploads(&mut scope, &mut self.belt);
+    }
+
+    /// Resolves the profiler's queries, submits, and closes the profiled frame.
+    fn submit(&mut self, mut encoder: wgpu::CommandEncoder, started: Instant) -> Result<(), GpuError> {
+        self.profiling.profiler.resolve_queries(&mut encoder);
+        self.belt.finish();
+        let cpu_record_ms = started.elapsed().as_secs_f64() * 1e3;
+        self.queue.submit([encoder.finish()]);
+        self.belt.recall();
+        self.profiling.end_frame(cpu_record_ms)?;
+        self.profiling.collect(self.queue.get_timestamp_period());
+        Ok(())
+    }
+
     fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, draw: &wgpu::BindGroup) {
         let color_view = self.color.create_view(&Default::default());
         let depth_view = self.depth.create_view(&Default::default());
         let sky = self.options.sky_color.as_dvec3();
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("voxgpu.draw"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &color_view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color { r: sky.x, g: sky.y, b: sky.z, a: 1.0 }),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
+        let pass_descriptor = |label, clear: bool| wgpu::RenderPassDescriptor {
+            label: Some(label),
+            color_attachments: &[],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &depth_view,
                 // Reverse-Z: 0 is infinitely far.
                 depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(0.0),
+                    load: if clear { wgpu::LoadOp::Clear(0.0) } else { wgpu::LoadOp::Load },
                     store: wgpu::StoreOp::Store,
                 }),
                 stencil_ops: None,
@@ -412,17 +432,64 @@ impl Renderer {
             timestamp_writes: None,
             occlusion_query_set: None,
             multiview_mask: None,
-        });
-        pass.set_bind_group(0, draw, &[]);
-        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-        pass.push_debug_group("voxgpu.opaque");
-        pass.set_pipeline(&self.pipelines.opaque);
-        self.draws.draw(&mut pass, self.submission, 0);
-        pass.pop_debug_group();
-        pass.push_debug_group("voxgpu.transparent");
-        pass.set_pipeline(&self.pipelines.transparent);
-        self.draws.draw(&mut pass, self.submission, 1);
-        pass.pop_debug_group();
+        };
+        let color = |clear: bool| {
+            [Some(wgpu::RenderPassColorAttachment {
+                view: &color_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: if clear {
+                        wgpu::LoadOp::Clear(wgpu::Color { r: sky.x, g: sky.y, b: sky.z, a: 1.0 })
+                    } else {
+                        wgpu::LoadOp::Load
+                    },
+                    store: wgpu::StoreOp::Store,
+                },
+            })]
+        };
+        let mut scope = self.profiling.profiler.scope(stage::DRAW, encoder);
+        for (kind, label, pipeline) in [
+            (0, stage::DRAW_OPAQUE, &self.pipelines.opaque),
+            (1, stage::DRAW_TRANSPARENT, &self.pipelines.transparent),
+        ] {
+            let attachments = color(kind == 0);
+            let descriptor = wgpu::RenderPassDescriptor {
+                color_attachments: &attachments,
+                ..pass_descriptor(label, kind == 0)
+            };
+            let mut pass = scope.scoped_render_pass(label, descriptor);
+            pass.set_bind_group(0, draw, &[]);
+            pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+            pass.set_pipeline(pipeline);
+            self.draws.draw(&mut pass, self.submission, kind);
+        }
+    }
+
+    /// Turns GPU timestamp profiling on or off. On an adapter without timestamp queries, turning
+    /// it on fails with [`GpuError::NoTimestamps`] and rendering goes on unprofiled.
+    pub fn set_profiling(&mut self, enabled: bool) -> Result<(), GpuError> {
+        self.profiling.set_enabled(enabled, self.caps.timestamps, &self.adapter_name)
+    }
+
+    /// The newest frame whose GPU timings have arrived (a few frames old), if profiling is on.
+    pub fn latest_timings(&self) -> Option<&FrameTimings> {
+        self.profiling.latest.as_ref()
+    }
+
+    /// Every profiled frame finished since the last call, oldest first.
+    pub fn take_timings(&mut self) -> Vec<FrameTimings> {
+        self.profiling.collect(self.queue.get_timestamp_period());
+        self.profiling.take_finished()
+    }
+
+    /// Waits until every submitted frame's timings have arrived.
+    pub fn flush_timings(&mut self) -> Result<(), GpuError> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        self.profiling.collect(self.queue.get_timestamp_period());
+        Ok(())
     }
 
     fn stats(&self, c: GpuCounters) -> FrameStats {
@@ -458,26 +525,39 @@ impl Renderer {
         read_rgba8(&self.device, &self.queue, &self.color)
     }
 
-    /// Re-meshes every resident chunk once, timing the mesher's passes (collect, finalize,
-    /// release, mesh) on the GPU. Returns milliseconds. Waits for the GPU.
-    pub fn timed_remesh(&mut self, gpu: &GpuContext, timer: &GpuTimer) -> Result<f64, GpuError> {
-        self.pool.mark_all_dirty(&self.queue);
+    /// Re-meshes every resident chunk once and returns the mesher's GPU milliseconds: the sum of
+    /// its profiled passes on a real GPU, the wall clock around submit-and-wait on a software
+    /// adapter (whose pass timestamps do not enclose the work). Waits for the GPU.
+    pub fn timed_remesh(&mut self) -> Result<f64, GpuError> {
+        let was_profiling = self.profiling.enabled();
+        let wall_clock = self.device_type == wgpu::DeviceType::Cpu;
+        if !wall_clock {
+            self.set_profiling(true)?;
+        }
+        self.take_timings();
+        self.pool.mark_all_dirty();
         let params = self.prepare();
         self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
-        let frame = self.frame.as_ref().expect("prepared");
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.bench") });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("voxgpu.bench.mesh"),
-                timestamp_writes: Some(timer.pass_writes()),
-            });
-            self.mesher.record(&mut pass, &frame.mesh, &self.work, params.slot_count);
-        }
-        timer.resolve(&mut encoder);
-        let ms = timer.time(gpu, encoder)?;
+        self.pool.record_uploads(&mut encoder, &mut self.belt);
+        let frame = self.frame.as_ref().expect("prepared");
+        self.mesher.record(
+            &mut encoder,
+            &self.profiling.profiler,
+            &frame.mesh,
+            &self.work,
+            params.slot_count,
+        );
+        let started = Instant::now();
+        self.submit(encoder, started)?;
+        self.flush_timings()?;
+        let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+        let frames = self.take_timings();
+        self.profiling.set_enabled(was_profiling, self.caps.timestamps, &self.adapter_name)?;
+
         // The pass must have meshed every chunk, with every page granted, or the time means little.
         let counters = read_now(&self.device, &self.queue, &self.counter_sources())?;
         let all_jobs = 6 * self.pool.len() as u32;
@@ -487,7 +567,11 @@ impl Renderer {
         {
             return Err(GpuError::Unsettled { frames: 1 });
         }
-        Ok(ms)
+        if wall_clock {
+            return Ok(wall_ms);
+        }
+        let frame = frames.last().ok_or_else(|| GpuError::Profiler("no timings arrived".into()))?;
+        Ok(frame.stages.iter().filter(|s| s.name.starts_with("mesh.")).map(|s| s.duration_ms).sum())
     }
 
     pub(super) fn inspect_parts(&self) -> (&wgpu::Device, &wgpu::Queue, &ChunkPool, &QuadPool) {

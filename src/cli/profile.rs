@@ -1,0 +1,218 @@
+//! `voxgpu profile`: a fixed camera flight, GPU time per stage from timestamp queries, printed as
+//! a table and optionally written as JSON and a Chrome trace.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+use glam::{IVec3, Vec3};
+use serde::Serialize;
+
+use super::{CliError, MAX_IMAGE_SIDE, WorldArgs};
+use crate::camera::Camera;
+use crate::gpu::{FrameTimings, GpuContext, GpuError, Renderer, RendererOptions};
+use crate::voxel::{BlockId, CHUNK_SIZE, World};
+use crate::worldgen;
+
+#[derive(Debug, Clone, Args)]
+pub struct ProfileArgs {
+    /// Frames measured, after the warm-up.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub frames: u32,
+    /// Frames rendered first and not measured.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub warmup: u32,
+    #[arg(long, default_value_t = 1920, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
+    pub width: u32,
+    #[arg(long, default_value_t = 1080, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
+    pub height: u32,
+    /// Write the figures as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write a Chrome trace (chrome://tracing, Perfetto) of the measured frames here.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub world: WorldArgs,
+}
+
+/// Median, 95th percentile and maximum of one series, in ms.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    pub median_ms: f64,
+    pub p95_ms: f64,
+    pub max_ms: f64,
+}
+
+impl Summary {
+    fn of(mut values: Vec<f64>) -> Self {
+        values.sort_by(f64::total_cmp);
+        let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+        Self { median_ms: at(0.5), p95_ms: at(0.95), max_ms: at(1.0) }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct StageSummary {
+    pub name: String,
+    /// 0 for top-level stages; children are named `parent.child`.
+    pub depth: u32,
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+/// What `profile --json` writes.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProfileReport {
+    pub adapter: String,
+    pub backend: String,
+    pub resolution: String,
+    pub frames: usize,
+    pub world: String,
+    pub view_distance: u32,
+    pub stages: Vec<StageSummary>,
+    pub gpu_frame: Summary,
+    pub cpu_record: Summary,
+}
+
+/// The flight: a circle around the world's centre at 60% of the view distance, 40 blocks above
+/// the ground under the eye, looking ahead and down. One lap over the measured frames.
+fn flight(world: &World, radius: f32, t: f32) -> Camera {
+    let angle = t * std::f32::consts::TAU;
+    let at = |a: f32| Vec3::new(a.cos() * radius, 0.0, a.sin() * radius);
+    let ground = |p: Vec3| ground_height(world, p.x.floor() as i32, p.z.floor() as i32) as f32;
+    let mut eye = at(angle);
+    eye.y = ground(eye) + 40.0;
+    let mut target = at(angle + 0.35);
+    target.y = ground(target);
+    Camera::look_at(eye, target)
+}
+
+/// Height of the top of the highest solid block in column (x, z), or 0.
+fn ground_height(world: &World, x: i32, z: i32) -> i32 {
+    let top = world.chunk_bounds().map_or(0, |(_, max)| max.y);
+    (0..top).rev().find(|&y| !world.block(IVec3::new(x, y, z)).is_air()).map_or(0, |y| y + 1)
+}
+
+pub fn run(args: &ProfileArgs) -> Result<(), CliError> {
+    let gpu = GpuContext::new()?;
+    let report = profile(&gpu, args)?;
+    print_table(&report);
+    if let Some(path) = &args.json {
+        write(path, serde_json::to_string_pretty(&report).expect("plain struct serialises"))?;
+    }
+    Ok(())
+}
+
+/// Flies, measures and summarises. Fails with [`GpuError::NoTimestamps`] on an adapter (or a
+/// device) without timestamp queries, before rendering anything.
+pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, CliError> {
+    if !gpu.caps.timestamps {
+        return Err(GpuError::NoTimestamps { adapter: gpu.summary.to_string() }.into());
+    }
+    let world = worldgen::generate(&args.world.world, &args.world.params(Vec3::ZERO))?;
+    let radius = args.world.view_distance as f32 * CHUNK_SIZE as f32 * 0.6;
+    let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
+    let mut renderer =
+        Renderer::new(gpu, RendererOptions::new(args.width, args.height, fog_end), &world.registry)?;
+    for (pos, chunk) in world.chunks() {
+        renderer.insert_chunk(pos, Arc::clone(chunk))?;
+    }
+    renderer.settle(&flight(&world, radius, 0.0))?;
+    renderer.set_profiling(true)?;
+
+    let total = args.warmup + args.frames;
+    let mut frames: Vec<FrameTimings> = Vec::new();
+    for i in 0..total {
+        let t = i as f32 / total as f32;
+        let camera = flight(&world, radius, t);
+        // Dig one block under the target every frame, so meshing has real work each frame.
+        let dig = camera.target.floor().as_ivec3() - IVec3::Y;
+        renderer.set_block(dig, BlockId::AIR)?;
+        renderer.render(&camera)?;
+        // Waiting each frame keeps every frame's timings (none dropped); it idles the GPU between
+        // frames, which per-stage GPU times do not include.
+        renderer.flush_timings()?;
+        frames.extend(renderer.take_timings());
+    }
+    let frames: Vec<FrameTimings> = frames.into_iter().skip(args.warmup as usize).collect();
+    if frames.is_empty() {
+        return Err(GpuError::Profiler("no frame timings arrived".into()).into());
+    }
+    if let Some(path) = &args.trace {
+        write(path, chrome_trace(&frames))?;
+    }
+    Ok(summarise(gpu, args, &frames))
+}
+
+fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings]) -> ProfileReport {
+    let mut names: Vec<(String, u32)> = Vec::new();
+    for stage in frames.iter().flat_map(|f| &f.stages) {
+        if !names.iter().any(|(n, _)| *n == stage.name) {
+            names.push((stage.name.clone(), stage.depth));
+        }
+    }
+    let stages = names
+        .into_iter()
+        .map(|(name, depth)| {
+            let values = frames.iter().filter_map(|f| f.get(&name)).map(|s| s.duration_ms).collect();
+            StageSummary { name, depth, summary: Summary::of(values) }
+        })
+        .collect();
+    ProfileReport {
+        adapter: gpu.summary.name.clone(),
+        backend: format!("{:?}", gpu.summary.backend),
+        resolution: format!("{}x{}", args.width, args.height),
+        frames: frames.len(),
+        world: args.world.world.to_string(),
+        view_distance: args.world.view_distance,
+        stages,
+        gpu_frame: Summary::of(frames.iter().map(FrameTimings::gpu_total_ms).collect()),
+        cpu_record: Summary::of(frames.iter().map(|f| f.cpu_record_ms).collect()),
+    }
+}
+
+/// Chrome trace JSON: one complete ("X") event per stage per frame, frames laid end to end.
+fn chrome_trace(frames: &[FrameTimings]) -> String {
+    let mut events = Vec::new();
+    let mut frame_start_us = 0.0;
+    for (i, frame) in frames.iter().enumerate() {
+        for stage in &frame.stages {
+            events.push(serde_json::json!({
+                "name": stage.name,
+                "cat": "gpu",
+                "ph": "X",
+                "pid": 1,
+                "tid": 1,
+                "ts": frame_start_us + stage.start_ms * 1e3,
+                "dur": stage.duration_ms * 1e3,
+                "args": { "frame": i, "depth": stage.depth },
+            }));
+        }
+        frame_start_us += frame.gpu_total_ms() * 1e3 + 10.0;
+    }
+    serde_json::json!({ "traceEvents": events, "displayTimeUnit": "ms" }).to_string()
+}
+
+fn write(path: &Path, contents: String) -> Result<(), CliError> {
+    std::fs::write(path, contents)
+        .map_err(|e| CliError::Write { path: path.to_path_buf(), reason: e.to_string() })
+}
+
+fn print_table(r: &ProfileReport) {
+    println!(
+        "{} ({}), {}, {} frames, world {} at view distance {}",
+        r.adapter, r.backend, r.resolution, r.frames, r.world, r.view_distance
+    );
+    println!("{:<22} {:>10} {:>10} {:>10}", "stage (GPU ms)", "median", "p95", "max");
+    for s in &r.stages {
+        let name = format!("{}{}", "  ".repeat(s.depth as usize), s.name);
+        println!(
+            "{:<22} {:>10.3} {:>10.3} {:>10.3}",
+            name, s.summary.median_ms, s.summary.p95_ms, s.summary.max_ms
+        );
+    }
+    for (label, s) in [("GPU frame", &r.gpu_frame), ("CPU recording", &r.cpu_record)] {
+        println!("{:<22} {:>10.3} {:>10.3} {:>10.3}", label, s.median_ms, s.p95_ms, s.max_ms);
+    }
+}

@@ -1,0 +1,156 @@
+//! Per-stage GPU timings of the frame, from `wgpu-profiler` timestamp scopes.
+//!
+//! Every stage is its own pass (or a scope around passes), so pass timestamps, which need only
+//! `TIMESTAMP_QUERY`, time each one; the parent scopes (`mesh`, `draw`) and `upload` (copies, not
+//! a pass) also need `TIMESTAMP_QUERY_INSIDE_ENCODERS` and are left out without it. With profiling
+//! off the scopes only push debug groups. Results arrive a few frames late and are taken without
+//! waiting, so the viewer can show them every frame.
+
+use wgpu_profiler::{GpuProfiler, GpuProfilerSettings, GpuTimerQueryResult};
+
+use super::GpuError;
+
+/// Frames whose timings may be in flight at once; more and the profiler drops one.
+const MAX_PENDING_FRAMES: usize = 4;
+
+/// Stage names, in frame order. Children are named `parent.child`.
+pub mod stage {
+    pub const UPLOAD: &str = "upload";
+    pub const MESH: &str = "mesh";
+    pub const MESH_WORK_LIST: &str = "mesh.work_list";
+    pub const MESH_RELEASE: &str = "mesh.release";
+    pub const MESH_BUILD: &str = "mesh.build";
+    pub const DRAW_ARGS: &str = "draw_args";
+    pub const DRAW: &str = "draw";
+    pub const DRAW_OPAQUE: &str = "draw.opaque";
+    pub const DRAW_TRANSPARENT: &str = "draw.transparent";
+}
+
+/// One timed scope of one frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageTiming {
+    pub name: String,
+    /// Nesting depth: 0 for top-level stages.
+    pub depth: u32,
+    /// Start, in ms from the frame's first timestamp.
+    pub start_ms: f64,
+    pub duration_ms: f64,
+}
+
+/// A finished frame's timings, flattened depth-first (parents before their children).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameTimings {
+    pub stages: Vec<StageTiming>,
+    /// CPU milliseconds spent recording the frame's commands.
+    pub cpu_record_ms: f64,
+}
+
+impl FrameTimings {
+    /// GPU time of the frame: the span from the first stage's start to the last one's end.
+    pub fn gpu_total_ms(&self) -> f64 {
+        let end = self.stages.iter().map(|s| s.start_ms + s.duration_ms).fold(0.0, f64::max);
+        end.max(0.0)
+    }
+
+    pub fn get(&self, name: &str) -> Option<&StageTiming> {
+        self.stages.iter().find(|s| s.name == name)
+    }
+}
+
+fn flatten(results: &[GpuTimerQueryResult], depth: u32, origin: f64, out: &mut Vec<StageTiming>) {
+    for r in results {
+        if let Some(time) = &r.time {
+            out.push(StageTiming {
+                name: r.label.clone(),
+                depth,
+                start_ms: (time.start - origin) * 1e3,
+                duration_ms: (time.end - time.start) * 1e3,
+            });
+        }
+        flatten(&r.nested_queries, depth + 1, origin, out);
+    }
+}
+
+fn earliest(results: &[GpuTimerQueryResult]) -> Option<f64> {
+    results
+        .iter()
+        .flat_map(|r| r.time.as_ref().map(|t| t.start).into_iter().chain(earliest(&r.nested_queries)))
+        .reduce(f64::min)
+}
+
+/// The profiler and the frames it has finished.
+pub struct Profiling {
+    pub profiler: GpuProfiler,
+    /// Frames whose timings arrived, oldest first, CPU recording time attached.
+    finished: Vec<FrameTimings>,
+    /// CPU recording times of frames whose GPU timings are still in flight.
+    pending_cpu_ms: std::collections::VecDeque<f64>,
+    pub latest: Option<FrameTimings>,
+    enabled: bool,
+}
+
+impl Profiling {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let settings = GpuProfilerSettings {
+            enable_timer_queries: false,
+            max_num_pending_frames: MAX_PENDING_FRAMES,
+            ..Default::default()
+        };
+        let profiler = GpuProfiler::new(device, settings).expect("default settings are valid");
+        Self {
+            profiler,
+            finished: Vec::new(),
+            pending_cpu_ms: Default::default(),
+            latest: None,
+            enabled: false,
+        }
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Turns timestamp queries on or off. Off, scopes cost a debug group each and nothing else.
+    pub fn set_enabled(&mut self, enabled: bool, timestamps: bool, adapter: &str) -> Result<(), GpuError> {
+        if enabled && !timestamps {
+            return Err(GpuError::NoTimestamps { adapter: adapter.to_string() });
+        }
+        let settings =
+            GpuProfilerSettings { enable_timer_queries: enabled, ..self.profiler.settings().clone() };
+        self.profiler.change_settings(settings).map_err(|e| GpuError::Profiler(e.to_string()))?;
+        self.enabled = enabled;
+        Ok(())
+    }
+
+    /// Closes the frame after its commands were submitted.
+    pub fn end_frame(&mut self, cpu_record_ms: f64) -> Result<(), GpuError> {
+        self.profiler.end_frame().map_err(|e| GpuError::Profiler(e.to_string()))?;
+        // When frames pile up, wgpu-profiler drops the previous (newest pending) frame; drop its
+        // CPU time too, so every finished frame keeps its own.
+        if self.pending_cpu_ms.len() == MAX_PENDING_FRAMES {
+            self.pending_cpu_ms.pop_back();
+        }
+        self.pending_cpu_ms.push_back(cpu_record_ms);
+        Ok(())
+    }
+
+    /// Takes every frame whose timings have arrived, without waiting.
+    pub fn collect(&mut self, timestamp_period: f32) {
+        while let Some(results) = self.profiler.process_finished_frame(timestamp_period) {
+            let cpu_record_ms = self.pending_cpu_ms.pop_front().unwrap_or(0.0);
+            let mut stages = Vec::new();
+            flatten(&results, 0, earliest(&results).unwrap_or(0.0), &mut stages);
+            if stages.is_empty() {
+                continue; // profiling was off for this frame
+            }
+            let frame = FrameTimings { stages, cpu_record_ms };
+            self.latest = Some(frame.clone());
+            self.finished.push(frame);
+        }
+    }
+
+    /// Frames finished since the last call, oldest first.
+    pub fn take_finished(&mut self) -> Vec<FrameTimings> {
+        std::mem::take(&mut self.finished)
+    }
+}
