@@ -150,3 +150,21 @@ fn render_writes_a_png_of_the_requested_size() {
     let corner = *image.get_pixel(0, 0);
     assert!(image.pixels().filter(|p| **p != corner).count() > 96 * 64 / 10, "the sphere is visible");
 }
+
+#[test]
+fn stats_is_identical_for_the_gpu_and_cpu_meshers() {
+    if common::gpu_contexts().is_empty() {
+        return; // VOXGPU_ALLOW_NO_GPU=1, announced by gpu_contexts
+    }
+    let vox = format!("vox:{}", concat!(env!("CARGO_MANIFEST_DIR"), "/assets/sample.vox"));
+    for world in ["terrain", "checker", vox.as_str()] {
+        let run = |mesher: &str| {
+            let out = voxgpu(&["stats", "--json", "--mesher", mesher, "--world", world, "--view-distance", "2"]);
+            assert!(out.status.success(), "{world} {mesher}: {}", String::from_utf8_lossy(&out.stderr));
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON")
+        };
+        let (gpu, cpu) = (run("gpu"), run("cpu"));
+        assert!(cpu["quads"].as_u64().unwrap() > 0, "{world}");
+        assert_eq!(gpu, cpu, "{world}: stats differ between meshers");
+    }
+}
