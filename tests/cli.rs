@@ -159,7 +159,8 @@ fn stats_is_identical_for_the_gpu_and_cpu_meshers() {
     let vox = format!("vox:{}", concat!(env!("CARGO_MANIFEST_DIR"), "/assets/sample.vox"));
     for world in ["terrain", "checker", vox.as_str()] {
         let run = |mesher: &str| {
-            let out = voxgpu(&["stats", "--json", "--mesher", mesher, "--world", world, "--view-distance", "2"]);
+            let out =
+                voxgpu(&["stats", "--json", "--mesher", mesher, "--world", world, "--view-distance", "2"]);
             assert!(out.status.success(), "{world} {mesher}: {}", String::from_utf8_lossy(&out.stderr));
             serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON")
         };
