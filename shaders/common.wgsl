@@ -52,8 +52,9 @@ const FACE_NEG_Z: u32 = 5u;
 const SLOT_WORDS: u32 = 18752u;
 // A neighbour or slot index meaning "none".
 const NO_SLOT: u32 = 0xffffffffu;
-// The most pages one face of one chunk can need: 16384 quads (a checkerboard) / 256.
-const MAX_FACE_PAGES: u32 = 64u;
+// The most pages one face of one chunk can need: 32768 quads (every voxel showing the face as its
+// own quad: a 3D checkerboard of two different transparent blocks) / 256.
+const MAX_FACE_PAGES: u32 = 128u;
 // The mesh work list: words 0..3 are the indirect dispatch size (x, y, z), word 3 counts the jobs
 // asked for, jobs start at word WORK_JOBS_OFFSET. A job is slot * 6 + face, with JOB_RELEASE_ONLY
 // set when the chunk left and its pages only need freeing.
@@ -90,23 +91,25 @@ struct FaceMesh {
     transparent: u32,
     page_count: u32,
     _pad: u32,
-    pages: array<u32, 64>,
+    pages: array<u32, 128>,
 }
 
 // The GPU page allocator: a stack of free page numbers, `free_count` deep. The release pass
 // pushes (atomicAdd on free_count). The mesher pops without contention loops: each workgroup
 // takes a range of a per-frame cursor (atomicAdd on `popped`) and gets pages
 // free[free_count - popped_end, free_count - popped_start); a range past the stack's depth fails.
-// The commit step then lowers free_count by what was popped. Pushes and pops never share a
+// The commit step then lowers free_count by what was granted. Pushes and pops never share a
 // dispatch. Rust twin of the header: gpu::AllocatorHeader.
 struct Allocator {
     free_count: atomic<u32>,
     // Pages asked for but not granted, summed since creation; the CPU grows the pool when it
     // rises.
     failed_pages: atomic<u32>,
-    // Pages handed out by this frame's mesh pass so far (may run past free_count on failure).
+    // Pages asked for by this frame's mesh pass so far (runs past free_count once requests fail).
     popped: atomic<u32>,
-    _pad: u32,
+    // End of the granted part of `popped`: requests succeed in cursor order up to the first
+    // that does not fit, so the granted pages are exactly [0, granted) of the cursor.
+    granted: atomic<u32>,
     free: array<u32>,
 }
 

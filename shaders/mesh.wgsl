@@ -35,7 +35,7 @@ var<workgroup> visible_cols: array<u32, 1024>;
 // Per slice: quads counted (opaque, transparent), then each slice's first stream index.
 var<workgroup> slice_counts: array<vec2<u32>, 32>;
 var<workgroup> slice_starts: array<vec2<u32>, 32>;
-var<workgroup> face_pages: array<u32, 64>;
+var<workgroup> face_pages: array<u32, 128>;
 var<workgroup> granted: u32;
 // OR of all visible columns: bit s is set when slice s has any visible face.
 var<workgroup> busy_slices: atomic<u32>;
@@ -253,6 +253,7 @@ fn pop_pages(count: u32) -> u32 {
     if start + count > depth {
         return NO_SLOT;
     }
+    atomicMax(&allocator.granted, start + count);
     return depth - start - count;
 }
 
@@ -351,10 +352,11 @@ fn allocate(slot: u32, face_index: u32) {
     granted = 1u;
 }
 
-// After the mesh pass: the pages handed out leave the stack.
+// After the mesh pass: the pages granted leave the stack (refused requests took none).
 @compute @workgroup_size(1)
 fn commit() {
     let depth = atomicLoad(&allocator.free_count);
-    atomicStore(&allocator.free_count, depth - min(atomicLoad(&allocator.popped), depth));
+    atomicStore(&allocator.free_count, depth - atomicLoad(&allocator.granted));
     atomicStore(&allocator.popped, 0u);
+    atomicStore(&allocator.granted, 0u);
 }

@@ -135,3 +135,75 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         assert_eq!(&read(*offset, values.len()), values, "member {name}");
     }
 }
+
+/// Checks a WGSL struct's member names and offsets against the Rust twin's, given as
+/// (name, offset) pairs, and its size against `size` (ignored for runtime-sized structs, where it
+/// is the header size up to the runtime array).
+fn assert_struct(name: &str, rust: &[(&str, usize)], size: usize) {
+    let (members, span) = wgsl_struct(&common(), name);
+    let wgsl: Vec<(&str, usize)> = members.iter().map(|(n, o)| (n.as_str(), *o as usize)).collect();
+    let (header, _) = wgsl.split_at(rust.len().min(wgsl.len()));
+    assert_eq!(header, rust, "{name} members");
+    if wgsl.len() == rust.len() {
+        assert_eq!(span as usize, size, "{name} size");
+    } else {
+        assert_eq!(wgsl[rust.len()].1, size, "{name}: the runtime array starts right after the header");
+    }
+}
+
+#[test]
+fn mesher_records_match_between_rust_and_wgsl() {
+    use std::mem::{offset_of, size_of};
+    use voxgpu::gpu::{AllocatorHeader, ChunkLinks, FaceMesh, PassParams};
+    assert_struct(
+        "ChunkLinks",
+        &[
+            ("neighbours", offset_of!(ChunkLinks, neighbours)),
+            ("state", offset_of!(ChunkLinks, state)),
+            ("_pad", offset_of!(ChunkLinks, _pad)),
+        ],
+        size_of::<ChunkLinks>(),
+    );
+    assert_struct(
+        "FaceMesh",
+        &[
+            ("opaque", offset_of!(FaceMesh, opaque)),
+            ("transparent", offset_of!(FaceMesh, transparent)),
+            ("page_count", offset_of!(FaceMesh, page_count)),
+            ("_pad", offset_of!(FaceMesh, _pad)),
+            ("pages", offset_of!(FaceMesh, pages)),
+        ],
+        size_of::<FaceMesh>(),
+    );
+    assert_struct(
+        "PassParams",
+        &[
+            ("slot_count", offset_of!(PassParams, slot_count)),
+            ("max_jobs", offset_of!(PassParams, max_jobs)),
+            ("draw_capacity", offset_of!(PassParams, draw_capacity)),
+            ("chunk_size", offset_of!(PassParams, chunk_size)),
+        ],
+        size_of::<PassParams>(),
+    );
+    assert_struct(
+        "Allocator",
+        &[
+            ("free_count", offset_of!(AllocatorHeader, free_count)),
+            ("failed_pages", offset_of!(AllocatorHeader, failed_pages)),
+            ("popped", offset_of!(AllocatorHeader, popped)),
+            ("granted", offset_of!(AllocatorHeader, granted)),
+        ],
+        size_of::<AllocatorHeader>(),
+    );
+    for (name, rust) in [
+        ("MAX_FACE_PAGES", voxgpu::gpu::MAX_FACE_PAGES),
+        ("SLOT_WORDS", voxgpu::gpu::SLOT_WORDS),
+        ("NO_SLOT", voxgpu::gpu::NO_SLOT),
+        ("WORK_JOBS_OFFSET", voxgpu::gpu::WORK_JOBS_OFFSET),
+        ("JOB_RELEASE_ONLY", voxgpu::gpu::JOB_RELEASE_ONLY),
+        ("CHUNK_DIRTY", voxgpu::gpu::ChunkState::Dirty as u32),
+        ("CHUNK_EVICTED", voxgpu::gpu::ChunkState::Evicted as u32),
+    ] {
+        assert_eq!(u32_constant(&common(), name), rust, "{name}");
+    }
+}

@@ -15,7 +15,7 @@ use super::shaders::{DRAW_ARGS, shader_source};
 
 /// The most quads one command draws; the static index buffer holds `6 × MAX_DRAW_QUADS` indices.
 /// A face stream never holds more, so a command never needs splitting for length.
-pub const MAX_DRAW_QUADS: u32 = 16384;
+pub const MAX_DRAW_QUADS: u32 = 32768;
 const _: () = assert!(
     super::layouts::MAX_FACE_PAGES * super::quad_pool::PAGE_QUADS <= MAX_DRAW_QUADS,
     "one command must be able to cover a whole face stream"

@@ -44,8 +44,9 @@ pub const SLOT_WORDS: u32 = 18752;
 pub const LOD0_WORDS: u32 = (crate::voxel::CHUNK_VOLUME / 2) as u32;
 /// "No slot" in neighbour links and job lists.
 pub const NO_SLOT: u32 = u32::MAX;
-/// Pages one face direction of one chunk can need: a checkerboard face has 16384 quads.
-pub const MAX_FACE_PAGES: u32 = 64;
+/// Pages one face direction of one chunk can need: every voxel showing that face as its own quad,
+/// 32768 quads (a 3D checkerboard of two different transparent blocks: each sees the other).
+pub const MAX_FACE_PAGES: u32 = 128;
 /// The work list's jobs start after the dispatch size (3 words) and the asked-for count.
 pub const WORK_JOBS_OFFSET: u32 = 4;
 /// Set on a job whose chunk left: its pages are freed and nothing is meshed.
@@ -104,9 +105,10 @@ pub struct AllocatorHeader {
     pub free_count: u32,
     /// Pages asked for and refused, summed since creation; the CPU grows the pool when it rises.
     pub failed_pages: u32,
-    /// Pages handed out by the current mesh pass; zero between frames.
+    /// Pages asked for by the current mesh pass; zero between frames.
     pub popped: u32,
-    pub _pad: u32,
+    /// Pages granted by the current mesh pass (a prefix of `popped`); zero between frames.
+    pub granted: u32,
 }
 
 /// Sizes the compute passes need, written once per frame.
