@@ -2,8 +2,9 @@
 //
 // Reads:  links (each slot's state), params.
 // Writes: work (jobs and the indirect dispatch size), links (state reset once queued).
-// Dispatch: `collect` with one invocation per slot (64 per workgroup), then `finalize` with one
-//           invocation. The CPU resets work[0..4] to (0, 1, 1, 0) before.
+// Dispatch: `collect_evicted`, then `collect_dirty`, each one invocation per slot (64 per
+//           workgroup), then `finalize` with one invocation. The CPU resets work[0..4] to
+//           (0, 1, 1, 0) before.
 //
 // Each dirty or evicted slot asks for six jobs, one per face direction. A slot whose six jobs do
 // not fit under params.max_jobs keeps its state and is picked up next frame, so max_jobs is also
@@ -13,25 +14,35 @@
 @group(0) @binding(1) var<storage, read_write> links: array<ChunkLinks>;
 @group(0) @binding(2) var<storage, read_write> work: array<atomic<u32>>;
 
-@compute @workgroup_size(64)
-fn collect(@builtin(global_invocation_id) id: vec3<u32>) {
-    let slot = id.x;
-    if slot >= params.slot_count {
-        return;
-    }
-    let state = links[slot].state;
-    if state == CHUNK_CLEAN {
-        return;
-    }
+// Queues the six jobs of `slot` if they fit under the budget, and marks it clean.
+fn enqueue(slot: u32, release_only: u32) {
     let first = atomicAdd(&work[3], 6u);
     if first + 6u > params.max_jobs {
         return;
     }
-    let release_only = select(0u, JOB_RELEASE_ONLY, state == CHUNK_EVICTED);
     for (var face = 0u; face < 6u; face++) {
         atomicStore(&work[WORK_JOBS_OFFSET + first + face], (slot * 6u + face) | release_only);
     }
     links[slot].state = CHUNK_CLEAN;
+}
+
+// First dispatch: evicted slots. They go before any dirty one, so the budget never delays
+// freeing a departed chunk's pages (the CPU reuses its slot only once that is done).
+@compute @workgroup_size(64)
+fn collect_evicted(@builtin(global_invocation_id) id: vec3<u32>) {
+    let slot = id.x;
+    if slot < params.slot_count && links[slot].state == CHUNK_EVICTED {
+        enqueue(slot, JOB_RELEASE_ONLY);
+    }
+}
+
+// Second dispatch: dirty slots, while the budget lasts.
+@compute @workgroup_size(64)
+fn collect_dirty(@builtin(global_invocation_id) id: vec3<u32>) {
+    let slot = id.x;
+    if slot < params.slot_count && links[slot].state == CHUNK_DIRTY {
+        enqueue(slot, 0u);
+    }
 }
 
 // Jobs [0, min(asked, max_jobs)) are all written, because every slot takes an aligned group of

@@ -210,3 +210,42 @@ fn a_one_page_quad_buffer_grows_until_every_checkerboard_chunk_is_correct() {
         assert_gpu_equals_cpu("grown checkerboard", &gpu, &world, options);
     }
 }
+
+#[test]
+fn a_departed_chunks_quads_never_show_under_a_newcomer_when_the_budget_is_full() {
+    let mut rng = Rng(99);
+    let chunks: Vec<(ChunkPos, Chunk)> = (0..8).map(|i| (ChunkPos::new(i, 0, 0), random_chunk(&mut rng, 40))).collect();
+    let world = world_of(chunks);
+    let departed = ChunkPos::new(3, 0, 0);
+    let newcomer = ChunkPos::new(3, 5, 0);
+    let newcomer_chunk = Chunk::filled(ids::SAND);
+    for gpu in common::gpu_contexts() {
+        // One re-mesh per frame, so most of the work below waits.
+        let options = RendererOptions { max_meshes_per_frame: 1, ..small() };
+        let mut r = Renderer::new(&gpu, options, &world.registry).expect("renderer");
+        for (pos, chunk) in world.chunks() {
+            r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
+        }
+        r.settle(&camera()).expect("settles");
+        let departed_quads = as_set(&mesh_world_chunk(&world, departed));
+        for x in [0, 1, 5, 6, 7] {
+            r.set_block(IVec3::new(x * 32 + 5, 5, 5), ids::BRICK).expect("edit");
+        }
+        r.remove_chunk(departed);
+        r.insert_chunk(newcomer, Arc::new(newcomer_chunk.clone())).expect("chunk fits");
+        for _ in 0..3 {
+            r.render(&camera()).expect("frame");
+            for m in r.read_meshes().expect("readback") {
+                assert!(m.pos != departed, "the departed chunk is gone");
+                let quads = as_set(&m.mesh);
+                assert!(quads.is_empty() || quads != departed_quads, "{:?} shows the departed chunk's quads", m.pos);
+                if m.pos == newcomer {
+                    let mut expected = World::new(world.registry.clone());
+                    expected.insert(newcomer, newcomer_chunk.clone());
+                    assert!(quads.is_empty() || quads == as_set(&mesh_world_chunk(&expected, newcomer)), "newcomer is empty or right");
+                }
+            }
+        }
+        r.settle(&camera()).expect("settles");
+    }
+}

@@ -2,10 +2,11 @@
 //! (`ChunkMeta` for drawing, `ChunkLinks` for meshing, six `FaceMesh` for the quads).
 //!
 //! Only new or changed voxels are uploaded, and uploads are staged: edits between frames queue
-//! them, and the frame records them as copies at its start (the "upload" profiling stage). A
-//! slot is recycled as soon as its chunk leaves: the
-//! chunk's record is marked evicted, and the frame's release pass frees the old pages through
-//! the slot's face records before anything new is meshed into it.
+//! them, and the frame records them as copies at its start (the "upload" profiling stage). When a
+//! chunk leaves, its slot is marked evicted and held back; the next frame's collect pass takes
+//! evicted slots before any dirty one, its release pass frees their pages and its mesh pass empties
+//! their face records. Only after that frame is the slot handed out again, so a new chunk can
+//! never be drawn with the old one's quads.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -40,6 +41,8 @@ pub struct ChunkPool {
     /// CPU copy of every slot's links, so a record is always written whole.
     links: Vec<ChunkLinks>,
     free_slots: Vec<u32>,
+    /// Evicted slots waiting for a frame to free their pages before reuse.
+    quarantine: Vec<u32>,
     staged: Vec<(Target, u64, Vec<u8>)>,
     pub voxels: GrowableBuffer,
     pub meta: GrowableBuffer,
@@ -56,6 +59,7 @@ impl ChunkPool {
             resident: HashMap::new(),
             links: Vec::new(),
             free_slots: Vec::new(),
+            quarantine: Vec::new(),
             staged: Vec::new(),
             voxels: GrowableBuffer::new(
                 device,
@@ -193,7 +197,7 @@ impl ChunkPool {
         }
         self.links[slot as usize] = ChunkLinks { state: ChunkState::Evicted as u32, ..ChunkLinks::EMPTY };
         self.write_links(slot);
-        self.free_slots.push(slot);
+        self.quarantine.push(slot);
     }
 
     /// Sets one block: uploads the one changed word, and marks the chunk and each neighbour whose
@@ -234,6 +238,20 @@ impl ChunkPool {
             }
         }
         Ok(())
+    }
+
+    /// Slots evicted and not yet released by a frame.
+    pub fn evictions_pending(&self) -> u32 {
+        self.quarantine.len() as u32
+    }
+
+    /// Called after a frame is submitted whose work list had room for `evicted_room` evicted
+    /// chunks. Evicted slots are collected before dirty ones, so when all of them fit, that frame
+    /// freed every one of them and they can be reused.
+    pub fn frame_submitted(&mut self, evicted_room: u32) {
+        if self.quarantine.len() as u32 <= evicted_room {
+            self.free_slots.append(&mut self.quarantine);
+        }
     }
 
     /// Marks every resident chunk dirty (benchmarks re-mesh the same chunks repeatedly).

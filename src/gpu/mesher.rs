@@ -1,7 +1,7 @@
 //! The compute mesher's passes and the order they run in:
 //!
-//! 1. `collect`  one invocation per slot: dirty and evicted chunks put six jobs (one per face)
-//!    on the work list;
+//! 1. `collect`  one invocation per slot, evicted slots first, then dirty ones: each puts six
+//!    jobs (one per face) on the work list, dirty ones while the budget lasts;
 //! 2. `finalize` one invocation: clamps the job count to the budget and writes it as the
 //!    indirect dispatch size;
 //! 3. `release`  one workgroup per job (indirect): frees the face's old pages;
@@ -41,7 +41,8 @@ pub struct BindGroups {
 }
 
 pub struct Mesher {
-    collect: wgpu::ComputePipeline,
+    collect_evicted: wgpu::ComputePipeline,
+    collect_dirty: wgpu::ComputePipeline,
     finalize: wgpu::ComputePipeline,
     release: wgpu::ComputePipeline,
     mesh: wgpu::ComputePipeline,
@@ -92,21 +93,13 @@ impl Mesher {
         );
         let collect_source = shader_source(MESH_COLLECT);
         let mesh_source = shader_source(MESH);
+        let collect = |entry: &str| {
+            compute_pipeline(device, &format!("voxgpu.mesh.{entry}"), &collect_layout, &collect_source, entry)
+        };
         Self {
-            collect: compute_pipeline(
-                device,
-                "voxgpu.mesh.collect",
-                &collect_layout,
-                &collect_source,
-                "collect",
-            ),
-            finalize: compute_pipeline(
-                device,
-                "voxgpu.mesh.finalize",
-                &collect_layout,
-                &collect_source,
-                "finalize",
-            ),
+            collect_evicted: collect("collect_evicted"),
+            collect_dirty: collect("collect_dirty"),
+            finalize: collect("finalize"),
             release: compute_pipeline(
                 device,
                 "voxgpu.mesh.release",
@@ -168,9 +161,11 @@ impl Mesher {
         let mut mesh = profiler.scope(stage::MESH, encoder);
         {
             let mut pass = mesh.scoped_compute_pass(stage::MESH_WORK_LIST);
-            pass.set_pipeline(&self.collect);
             pass.set_bind_group(0, &groups.collect, &[]);
-            pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
+            for pipeline in [&self.collect_evicted, &self.collect_dirty] {
+                pass.set_pipeline(pipeline);
+                pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
+            }
             pass.set_pipeline(&self.finalize);
             pass.dispatch_workgroups(1, 1, 1);
         }

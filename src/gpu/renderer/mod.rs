@@ -122,6 +122,8 @@ pub struct Renderer {
     index_buffer: wgpu::Buffer,
     counters: CounterReadback,
     failed_pages_seen: u32,
+    /// Evicted chunks this frame's work list has room for (they are collected first).
+    evicted_room: u32,
     belt: wgpu::util::StagingBelt,
     profiling: Profiling,
     adapter_name: String,
@@ -237,6 +239,7 @@ impl Renderer {
             ),
             counters: CounterReadback::new(&device),
             failed_pages_seen: 0,
+            evicted_room: 0,
             belt: wgpu::util::StagingBelt::new(device.clone(), 1 << 20),
             profiling: Profiling::new(&device),
             adapter_name: gpu.summary.to_string(),
@@ -292,7 +295,10 @@ impl Renderer {
     /// Sizes the work list and draw lists for this frame and rebuilds bind groups if any buffer
     /// was replaced.
     fn prepare(&mut self) -> PassParams {
-        let chunks = self.pool.slot_count().min(self.options.max_meshes_per_frame).min(MAX_CHUNKS_PER_FRAME);
+        // Evicted chunks are collected first and do not count against the re-mesh budget.
+        let budget = self.options.max_meshes_per_frame + self.pool.evictions_pending();
+        let chunks = self.pool.slot_count().min(budget).min(MAX_CHUNKS_PER_FRAME);
+        self.evicted_room = chunks;
         let max_jobs = 6 * chunks.max(1);
         if max_jobs > self.work_jobs {
             self.work_jobs = max_jobs.next_multiple_of(6 * 64).min(6 * MAX_CHUNKS_PER_FRAME);
@@ -410,6 +416,7 @@ impl Renderer {
         let cpu_record_ms = started.elapsed().as_secs_f64() * 1e3;
         self.queue.submit([encoder.finish()]);
         self.belt.recall();
+        self.pool.frame_submitted(self.evicted_room);
         self.profiling.end_frame(cpu_record_ms)?;
         self.profiling.collect(self.queue.get_timestamp_period());
         Ok(())
