@@ -214,7 +214,8 @@ fn a_one_page_quad_buffer_grows_until_every_checkerboard_chunk_is_correct() {
 #[test]
 fn a_departed_chunks_quads_never_show_under_a_newcomer_when_the_budget_is_full() {
     let mut rng = Rng(99);
-    let chunks: Vec<(ChunkPos, Chunk)> = (0..8).map(|i| (ChunkPos::new(i, 0, 0), random_chunk(&mut rng, 40))).collect();
+    let chunks: Vec<(ChunkPos, Chunk)> =
+        (0..8).map(|i| (ChunkPos::new(i, 0, 0), random_chunk(&mut rng, 40))).collect();
     let world = world_of(chunks);
     let departed = ChunkPos::new(3, 0, 0);
     let newcomer = ChunkPos::new(3, 5, 0);
@@ -238,11 +239,18 @@ fn a_departed_chunks_quads_never_show_under_a_newcomer_when_the_budget_is_full()
             for m in r.read_meshes().expect("readback") {
                 assert!(m.pos != departed, "the departed chunk is gone");
                 let quads = as_set(&m.mesh);
-                assert!(quads.is_empty() || quads != departed_quads, "{:?} shows the departed chunk's quads", m.pos);
+                assert!(
+                    quads.is_empty() || quads != departed_quads,
+                    "{:?} shows the departed chunk's quads",
+                    m.pos
+                );
                 if m.pos == newcomer {
                     let mut expected = World::new(world.registry.clone());
                     expected.insert(newcomer, newcomer_chunk.clone());
-                    assert!(quads.is_empty() || quads == as_set(&mesh_world_chunk(&expected, newcomer)), "newcomer is empty or right");
+                    assert!(
+                        quads.is_empty() || quads == as_set(&mesh_world_chunk(&expected, newcomer)),
+                        "newcomer is empty or right"
+                    );
                 }
             }
         }

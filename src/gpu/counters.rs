@@ -37,6 +37,8 @@ const MAPPED: u8 = 2;
 struct Staging {
     buffer: wgpu::Buffer,
     state: Arc<AtomicU8>,
+    /// The frame whose counters it holds.
+    frame: u64,
 }
 
 /// A small ring of staging buffers: each frame copies the counters into an idle one and maps it;
@@ -45,6 +47,8 @@ pub struct CounterReadback {
     ring: Vec<Staging>,
     next: usize,
     pub latest: GpuCounters,
+    /// The frame `latest` came from.
+    pub latest_frame: u64,
 }
 
 fn staging(device: &wgpu::Device) -> wgpu::Buffer {
@@ -65,19 +69,25 @@ fn copy_all(encoder: &mut wgpu::CommandEncoder, s: &CounterSources, target: &wgp
 impl CounterReadback {
     pub fn new(device: &wgpu::Device) -> Self {
         let ring = (0..3)
-            .map(|_| Staging { buffer: staging(device), state: Arc::new(AtomicU8::new(IDLE)) })
+            .map(|_| Staging { buffer: staging(device), state: Arc::new(AtomicU8::new(IDLE)), frame: 0 })
             .collect();
-        Self { ring, next: 0, latest: GpuCounters::default() }
+        Self { ring, next: 0, latest: GpuCounters::default(), latest_frame: 0 }
     }
 
-    /// Copies this frame's counters into an idle staging buffer, if one is free. Returns the
-    /// index to pass to [`CounterReadback::request`] after submitting.
-    pub fn copy(&mut self, encoder: &mut wgpu::CommandEncoder, sources: &CounterSources) -> Option<usize> {
+    /// Copies the counters of frame `frame` into an idle staging buffer, if one is free. Returns
+    /// the index to pass to [`CounterReadback::request`] after submitting.
+    pub fn copy(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        sources: &CounterSources,
+        frame: u64,
+    ) -> Option<usize> {
         let index = self.next;
         if self.ring[index].state.load(Ordering::Acquire) != IDLE {
             return None;
         }
         copy_all(encoder, sources, &self.ring[index].buffer);
+        self.ring[index].frame = frame;
         self.next = (self.next + 1) % self.ring.len();
         Some(index)
     }
@@ -103,6 +113,7 @@ impl CounterReadback {
             }
             if let Ok(view) = staging.buffer.get_mapped_range(..) {
                 self.latest = *bytemuck::from_bytes(&view);
+                self.latest_frame = staging.frame;
                 arrived = true;
             }
             staging.buffer.unmap();

@@ -122,6 +122,10 @@ pub struct Renderer {
     index_buffer: wgpu::Buffer,
     counters: CounterReadback,
     failed_pages_seen: u32,
+    /// Frames submitted so far; the frame being recorded has this number.
+    frame_index: u64,
+    /// The first frame recorded with the quad pool at its current size.
+    grown_at_frame: u64,
     /// Evicted chunks this frame's work list has room for (they are collected first).
     evicted_room: u32,
     belt: wgpu::util::StagingBelt,
@@ -239,6 +243,8 @@ impl Renderer {
             ),
             counters: CounterReadback::new(&device),
             failed_pages_seen: 0,
+            frame_index: 0,
+            grown_at_frame: 0,
             evicted_room: 0,
             belt: wgpu::util::StagingBelt::new(device.clone(), 1 << 20),
             profiling: Profiling::new(&device),
@@ -282,12 +288,17 @@ impl Renderer {
         self.pool.mark_all_dirty();
     }
 
-    /// Grows the quad pool when the mesher reported pages it could not get.
-    fn handle_counters(&mut self, counters: GpuCounters) -> Result<(), GpuError> {
+    /// Grows the quad pool when the mesher of frame `frame` reported pages it could not get.
+    /// Refusals from frames recorded before the last growth are counted but do not grow it
+    /// again: they were answered already, and counters arrive a few frames late.
+    fn handle_counters(&mut self, counters: GpuCounters, frame: u64) -> Result<(), GpuError> {
         if counters.failed_pages > self.failed_pages_seen {
             let refused = counters.failed_pages - self.failed_pages_seen;
             self.failed_pages_seen = counters.failed_pages;
-            self.quad_pool.grow(&self.device, &self.queue, refused)?;
+            if frame >= self.grown_at_frame {
+                self.quad_pool.grow(&self.device, &self.queue, refused)?;
+                self.grown_at_frame = self.frame_index;
+            }
         }
         Ok(())
     }
@@ -365,7 +376,7 @@ impl Renderer {
         check_device(&self.lost)?;
         let started = Instant::now();
         if self.counters.poll(&self.device) {
-            self.handle_counters(self.counters.latest)?;
+            self.handle_counters(self.counters.latest, self.counters.latest_frame)?;
         }
         let params = self.prepare();
         let (width, height) = (self.color.width(), self.color.height());
@@ -395,7 +406,7 @@ impl Renderer {
             allocator: &self.quad_pool.allocator.buffer,
             draw_counts: &self.draws.counts,
         };
-        let pending = self.counters.copy(&mut encoder, &sources);
+        let pending = self.counters.copy(&mut encoder, &sources, self.frame_index);
         self.submit(encoder, started)?;
         if let Some(index) = pending {
             self.counters.request(index);
@@ -417,6 +428,7 @@ impl Renderer {
         self.queue.submit([encoder.finish()]);
         self.belt.recall();
         self.pool.frame_submitted(self.evicted_room);
+        self.frame_index += 1;
         self.profiling.end_frame(cpu_record_ms)?;
         self.profiling.collect(self.queue.get_timestamp_period());
         Ok(())

@@ -50,7 +50,8 @@ impl Renderer {
             self.render(camera)?;
             let counters = read_now(&self.device, &self.queue, &self.counter_sources())?;
             let refused = counters.failed_pages > self.failed_pages_seen;
-            self.handle_counters(counters)?;
+            // The counters are those of the frame just submitted.
+            self.handle_counters(counters, self.frame_index - 1)?;
             if counters.jobs_asked == 0 && !refused {
                 return Ok(self.stats(counters));
             }
