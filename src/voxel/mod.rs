@@ -2,10 +2,12 @@
 //! Nothing here touches wgpu; the GPU side reads these types through `bytemuck`.
 
 mod chunk;
+mod mips;
 mod registry;
 mod world;
 
 pub use chunk::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, chunk_aabb, voxel_index};
+pub use mips::{MIP_LEVELS, MipPyramid, cell_block, downsample};
 pub use registry::{BlockInfo, BlockRegistry, Opacity, builtin as blocks};
 pub use world::World;
 
