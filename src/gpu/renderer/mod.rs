@@ -283,11 +283,6 @@ impl Renderer {
         self.pool.len()
     }
 
-    /// Marks every resident chunk for re-meshing (benchmarks).
-    pub fn remesh_all(&mut self) {
-        self.pool.mark_all_dirty();
-    }
-
     /// Grows the quad pool when the mesher of frame `frame` reported pages it could not get.
     /// Refusals from frames recorded before the last growth are counted but do not grow it
     /// again: they were answered already, and counters arrive a few frames late.
