@@ -1,7 +1,7 @@
 // Chunk draw: pulls quads from the mega quad buffer and shades them.
 //
-// Reads:  quads (mega quad buffer), page_owner (page -> chunk slot), chunks (ChunkMeta per slot),
-//         block_colors (RGBA8 per block id), camera.
+// Reads:  quads (mega quad buffer), page_owner (page -> chunk slot), chunks (ChunkMeta per slot:
+//         origin and the level its quads are in), block_colors (RGBA8 per block id), camera.
 // Writes: colour and depth of the current render pass.
 // Drawn:  multi_draw_indexed_indirect(_count). Each command covers a run of quads of one chunk and
 //         one face direction; base_vertex = 4 * first quad, and a static index buffer repeats
@@ -19,7 +19,15 @@ struct VertexOut {
     @location(0) world: vec3<f32>,
     @location(1) @interpolate(flat) face: u32,
     @location(2) @interpolate(flat) block: u32,
+    // The chunk's level of detail, and 1 for a skirt quad.
+    @location(3) @interpolate(flat) lod: u32,
+    @location(4) @interpolate(flat) skirt: u32,
 }
+
+// Skirts are pushed back by this fraction of their distance (reverse-Z: depth falls as 1 / w,
+// so scaling it by 1 - f moves the quad about f × distance further away). They then lose every
+// depth test against a real surface at the same place and show only through gaps.
+const SKIRT_DEPTH_BIAS: f32 = 1.0 / 2048.0;
 
 // Corner (du, dv) in the face's tangent plane. Positive faces go counter-clockwise seen from
 // outside; negative faces reverse the order so they too are front-facing from outside.
@@ -61,9 +69,14 @@ fn vs_main(@builtin(vertex_index) vertex: u32) -> VertexOut {
 
     var out: VertexOut;
     out.clip = camera.view_proj * vec4<f32>(world, 1.0);
+    out.skirt = quad_field(quad, QUAD_SKIRT_WORD, QUAD_SKIRT_SHIFT, QUAD_SKIRT_BITS);
+    if out.skirt != 0u {
+        out.clip.z *= 1.0 - SKIRT_DEPTH_BIAS;
+    }
     out.world = world;
     out.face = face;
     out.block = quad_field(quad, QUAD_BLOCK_WORD, QUAD_BLOCK_SHIFT, QUAD_BLOCK_BITS);
+    out.lod = chunk.lod;
     return out;
 }
 
@@ -82,7 +95,26 @@ fn block_jitter(world: vec3<f32>, face: u32) -> f32 {
     return 0.94 + 0.12 * f32(h & 255u) / 255.0;
 }
 
+// Colour of each level of detail in the `lod` colour mode (linear RGB): green, yellow, orange,
+// red, magenta, blue from full detail to 1^3.
+fn lod_color(lod: u32) -> vec3<f32> {
+    var colors = array<vec3<f32>, 6>(
+        vec3<f32>(0.10, 0.60, 0.10),
+        vec3<f32>(0.80, 0.75, 0.05),
+        vec3<f32>(0.90, 0.35, 0.02),
+        vec3<f32>(0.75, 0.05, 0.05),
+        vec3<f32>(0.60, 0.05, 0.60),
+        vec3<f32>(0.05, 0.15, 0.80),
+    );
+    return colors[min(lod, 5u)];
+}
+
 fn shade(in: VertexOut) -> vec4<f32> {
+    if camera.color_mode == 1u {
+        // Skirts show lighter, so seams can be inspected.
+        let base = mix(lod_color(in.lod), vec3<f32>(1.0), 0.5 * f32(in.skirt));
+        return vec4<f32>(base * face_shade(in.face), 1.0);
+    }
     // Block colours are sRGB bytes; light and fog work in linear RGB, and the sRGB target encodes
     // the result again.
     let rgba = unpack4x8unorm(block_colors[in.block]);

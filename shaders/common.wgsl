@@ -47,9 +47,25 @@ const FACE_NEG_Y: u32 = 3u;
 const FACE_POS_Z: u32 = 4u;
 const FACE_NEG_Z: u32 = 5u;
 
-// The voxel pool: one slot of SLOT_WORDS u32 per resident chunk. LOD 0 (32^3 u16 block ids, two
-// per word, x fastest) fills the first 16384 words; the rest is reserved for the mip levels.
+// The voxel pool: one slot of SLOT_WORDS u32 per resident chunk, u16 block ids two per word
+// (low half first), x fastest. Level 0 (32^3) comes first, then the mips 16^3 ... 1^3 back to
+// back: see level_base.
 const SLOT_WORDS: u32 = 18752u;
+// The coarsest level of detail (1^3).
+const MAX_LEVEL: u32 = 5u;
+// ChunkLinks::lod of a chunk that has not been given a level yet.
+const LEVEL_UNSET: u32 = 0xffffffffu;
+
+// Where level `level` starts in a slot, in u16 ids (always even, so levels start on a word). Twin
+// of gpu::level_base.
+fn level_base(level: u32) -> u32 {
+    var base = 0u;
+    for (var k = 0u; k < level; k++) {
+        let size = CHUNK_SIZE >> k;
+        base += size * size * size;
+    }
+    return base;
+}
 // A neighbour or slot index meaning "none".
 const NO_SLOT: u32 = 0xffffffffu;
 // The most pages one face of one chunk can need: 32768 quads (every voxel showing the face as its
@@ -60,10 +76,15 @@ const MAX_FACE_PAGES: u32 = 128u;
 // set when the chunk left and its pages only need freeing.
 const WORK_JOBS_OFFSET: u32 = 4u;
 const JOB_RELEASE_ONLY: u32 = 0x80000000u;
-// ChunkLinks::state values.
-const CHUNK_CLEAN: u32 = 0u;
+// ChunkLinks::state bits. Rust twin: gpu::ChunkState.
+// Mesh all six faces (voxels, a neighbour or the level changed).
 const CHUNK_DIRTY: u32 = 1u;
+// The chunk left: free its pages.
 const CHUNK_EVICTED: u32 = 2u;
+// Voxels changed: rebuild the mip pyramid.
+const CHUNK_VOXELS: u32 = 4u;
+// The slot holds a chunk: the LOD pass gives it a level.
+const CHUNK_RESIDENT: u32 = 8u;
 
 // Per-chunk record, indexed by chunk slot. Rust twin: gpu::ChunkMeta.
 struct ChunkMeta {
@@ -74,13 +95,14 @@ struct ChunkMeta {
 }
 
 // Per-chunk links for the mesher, indexed by slot. Rust twin: gpu::ChunkLinks. The CPU writes
-// the record when the chunk or a neighbour changes (state = CHUNK_DIRTY) or leaves
-// (CHUNK_EVICTED); the collect pass resets the state once the chunk's jobs are queued, and the
-// mesher sets CHUNK_DIRTY again when it could not get pages.
+// `neighbours` and `state` when the chunk or a neighbour changes or leaves; the GPU clears the
+// DIRTY and VOXELS bits as it queues the work, and sets DIRTY when a level changes or pages ran
+// out. `lod` belongs to the GPU (the CPU writes it only to LEVEL_UNSET for a new chunk).
 struct ChunkLinks {
     neighbours: array<u32, 6>,
-    state: u32,
-    _pad: u32,
+    state: atomic<u32>,
+    // The level chosen by the LOD pass, which the mesher meshes at next.
+    lod: u32,
 }
 
 // Where one face direction of one chunk keeps its quads, indexed by slot * 6 + face. The face's
@@ -90,7 +112,8 @@ struct FaceMesh {
     opaque: u32,
     transparent: u32,
     page_count: u32,
-    _pad: u32,
+    // How many of the quads (opaque and transparent) are LOD skirts.
+    skirts: u32,
     pages: array<u32, 128>,
 }
 
@@ -134,6 +157,17 @@ struct PassParams {
     chunk_size: u32,
 }
 
+// What the LOD pass selects levels from, written once per frame. Rust twin: gpu::LodParams.
+struct LodParams {
+    eye: vec3<f32>,
+    // Widening of each level's band, as a fraction of its threshold.
+    hysteresis: f32,
+    // thresholds[k]: distance in blocks where level k + 1 begins.
+    thresholds: array<f32, 5>,
+    // Coarsest level used; 0 turns LOD off.
+    max_level: u32,
+}
+
 // Camera uniform. Rust twin: gpu::CameraUniform (encase).
 struct Camera {
     view_proj: mat4x4<f32>,
@@ -141,6 +175,8 @@ struct Camera {
     fog_start: f32,
     sky_color: vec3<f32>,
     fog_end: f32,
+    // 0: shaded blocks; 1: each chunk coloured by its level of detail.
+    color_mode: u32,
 }
 
 fn quad_field(quad: vec2<u32>, word: u32, shift: u32, bits: u32) -> u32 {
@@ -152,7 +188,7 @@ fn put_field(quad: ptr<function, vec2<u32>>, word: u32, shift: u32, value: u32) 
 }
 
 // Twin of mesh::PackedQuad::pack. `size` is the extent along the two tangent axes (1..=32).
-fn pack_quad(min: vec3<u32>, size: vec2<u32>, face: u32, block: u32) -> vec2<u32> {
+fn pack_quad(min: vec3<u32>, size: vec2<u32>, face: u32, block: u32, skirt: bool) -> vec2<u32> {
     var q = vec2<u32>(0u, 0u);
     put_field(&q, QUAD_X_WORD, QUAD_X_SHIFT, min.x);
     put_field(&q, QUAD_Y_WORD, QUAD_Y_SHIFT, min.y);
@@ -160,6 +196,7 @@ fn pack_quad(min: vec3<u32>, size: vec2<u32>, face: u32, block: u32) -> vec2<u32
     put_field(&q, QUAD_W_WORD, QUAD_W_SHIFT, size.x - 1u);
     put_field(&q, QUAD_H_WORD, QUAD_H_SHIFT, size.y - 1u);
     put_field(&q, QUAD_FACE_WORD, QUAD_FACE_SHIFT, face);
+    put_field(&q, QUAD_SKIRT_WORD, QUAD_SKIRT_SHIFT, u32(skirt));
     put_field(&q, QUAD_BLOCK_WORD, QUAD_BLOCK_SHIFT, block);
     return q;
 }

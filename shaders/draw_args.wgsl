@@ -2,7 +2,7 @@
 //
 // Reads:  faces (counts and page lists), params.
 // Writes: args (opaque commands in [0, capacity), transparent in [capacity, 2 capacity)),
-//         counts (commands per list, then quads per list).
+//         counts (commands per list, quads per list, then skirt quads).
 // Dispatch: one invocation per (slot, face, kind), 64 per workgroup. The CPU zeroes counts, and
 //           on adapters without indirect count also the args, before.
 //
@@ -13,7 +13,7 @@
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read> faces: array<FaceMesh>;
 @group(0) @binding(2) var<storage, read_write> args: array<DrawArgs>;
-@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>, 4>;
+@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>, 5>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
 
@@ -33,6 +33,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let opaque = faces[face_index].opaque;
+    if kind == 0u {
+        // Skirts of both kinds, counted once per face.
+        atomicAdd(&counts[4], faces[face_index].skirts);
+    }
     var i = select(opaque, 0u, kind == 0u);
     let end = i + select(faces[face_index].transparent, opaque, kind == 0u);
     // A face stream holds at most MAX_FACE_PAGES pages, which one command can always cover.

@@ -1,12 +1,17 @@
-// Binary greedy mesher: one face direction of one chunk per workgroup. Twin of
-// src/mesh/greedy.rs (`mesh_chunk`), which it must match quad for quad.
+// Binary greedy mesher: one face direction of one chunk per workgroup, at the chunk's selected
+// level of detail. Twin of src/mesh/greedy.rs (`mesh_grid`), which it must match quad for quad.
 //
-// Reads:  params, work (jobs), voxels (the chunk and its neighbour across this face), links (neighbour
-//         slots), opaque_bits (block opacity).
+// Reads:  params, work (jobs), voxels (the chunk's level and its neighbour's same level across
+//         this face), links (neighbour slots, levels), opaque_bits (block opacity).
 // Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
-//         (pops pages; failed_pages on failure), links (state back to dirty on failure).
+//         (pops pages; failed_pages on failure), links (state back to dirty on failure), chunks
+//         (the level the quads are in, which the draw scales them by).
 // Dispatch: indirect from work[0..3] after the release pass, 32 invocations per workgroup; each
 //           invocation owns one slice (depth along the face's axis).
+//
+// Level L meshes the (32 >> L)^3 grid: the same code with `dim` = 32 >> L as every loop bound,
+// invocations past `dim` idle. Where the neighbour is at another level, the opaque border faces it
+// hides are emitted as skirts (see greedy.rs for why that closes every seam).
 //
 // Steps, each a twin of a CPU function:
 // 1. `build_columns`: solid and opaque u32 column bitmasks along the face's axis (shared memory).
@@ -28,6 +33,7 @@
 @group(0) @binding(6) var<storage, read_write> allocator: Allocator;
 @group(0) @binding(7) var<storage, read_write> faces: array<FaceMesh>;
 @group(0) @binding(8) var<uniform> params: PassParams;
+@group(0) @binding(9) var<storage, read_write> chunks: array<ChunkMeta>;
 
 var<workgroup> solid_cols: array<u32, 1024>;
 var<workgroup> opaque_cols: array<u32, 1024>;
@@ -39,11 +45,18 @@ var<workgroup> face_pages: array<u32, 128>;
 var<workgroup> granted: u32;
 // OR of all visible columns: bit s is set when slice s has any visible face.
 var<workgroup> busy_slices: atomic<u32>;
+// Row v of the border slice's skirt bits (bit u), and the face's skirt quad count.
+var<workgroup> skirt_rows: array<atomic<u32>, 32>;
+var<workgroup> skirt_quads: atomic<u32>;
 
-// Loop bound of every 32-step loop, read from params.chunk_size (always 32) at run time. With
-// constant bounds, GL drivers unroll the nested loops into a shader that llvmpipe needs minutes
-// to compile (measured: 4.5 min); a bound it cannot see through keeps them loops.
+// Edge of the grid being meshed, 32 >> level, and the loop bound of every per-voxel loop. It is
+// read from params.chunk_size at run time even at level 0: with constant bounds, GL drivers
+// unroll the nested loops into a shader that llvmpipe needs minutes to compile (measured:
+// 4.5 min); a bound it cannot see through keeps them loops.
 var<private> dim: u32;
+// The level being meshed and where it starts in a slot, in u16 ids.
+var<private> level: u32;
+var<private> level_start: u32;
 
 // Once the visible columns exist (step 2), the column arrays are free: steps 3 and 5 reuse
 // solid_cols as each slice's visible plane and opaque_cols as the part of it with one block,
@@ -66,8 +79,14 @@ fn set_same(slice: u32, v: u32, bits: u32) {
     opaque_cols[v * 32u + slice] = bits;
 }
 
+// The id at p of the level being meshed, in `slot`'s pyramid.
 fn voxel(slot: u32, p: vec3<u32>) -> u32 {
-    let i = p.x + 32u * (p.y + 32u * p.z);
+    return voxel_in(slot, level_start, dim, p);
+}
+
+// The id at p of the level that starts at u16 `start` and is `size` on a side.
+fn voxel_in(slot: u32, start: u32, size: u32, p: vec3<u32>) -> u32 {
+    let i = start + p.x + size * (p.y + size * p.z);
     let word = voxels[slot * SLOT_WORDS + (i >> 1u)];
     return (word >> ((i & 1u) * 16u)) & 0xffffu;
 }
@@ -76,8 +95,8 @@ fn is_opaque(block: u32) -> bool {
     return ((opaque_bits[block >> 5u] >> (block & 31u)) & 1u) != 0u;
 }
 
-// Reads the chunk once, in memory order: for each z, invocation y loads the 16 words of the
-// X-row (y, z) and turns it into solid and opaque bits over x. Those rows are the X columns as
+// Reads the level once, in memory order: for each z, invocation y loads the dim / 2 words of the
+// X-row (y, z) and turns it into solid and opaque bits over x (invocations past dim load nothing). Those rows are the X columns as
 // they stand; Y columns come from transposing the 32 rows of a z-layer through shared memory;
 // Z columns gather one bit per layer. (Reading each column's voxels directly costs strided
 // global loads, one after another: 62% of the mesher's time before this.)
@@ -91,11 +110,13 @@ fn build_columns(slot: u32, axis: u32, lid: u32) {
             opaque_cols[lid * 32u + x] = 0u;
         }
     }
-    for (var z = 0u; z < params.chunk_size; z++) {
-        let row = slot * SLOT_WORDS + (lid + 32u * z) * 16u;
+    // Words per row; the 1^3 level is half a word, its upper id always air.
+    let pairs = max(dim / 2u, 1u);
+    for (var z = 0u; z < dim; z++) {
+        let row = slot * SLOT_WORDS + (level_start >> 1u) + (lid + dim * z) * pairs;
         var solid = 0u;
         var opaque = 0u;
-        for (var pair = 0u; pair < 16u; pair++) {
+        for (var pair = 0u; pair < pairs && lid < dim; pair++) {
             let word = voxels[row + pair];
             let lo = word & 0xffffu;
             let hi = word >> 16u;
@@ -109,8 +130,8 @@ fn build_columns(slot: u32, axis: u32, lid: u32) {
         } else if axis == 2u {
             // Column (u = x, v = y) gets bit z of every x. Invocations start at different x so
             // that they touch different banks.
-            for (var i = 0u; i < 32u; i++) {
-                let x = (i + lid) & 31u;
+            for (var i = 0u; i < dim; i++) {
+                let x = (i + lid) & (dim - 1u);
                 solid_cols[lid * 32u + x] |= ((solid >> x) & 1u) << z;
                 opaque_cols[lid * 32u + x] |= ((opaque >> x) & 1u) << z;
             }
@@ -125,7 +146,7 @@ fn build_columns(slot: u32, axis: u32, lid: u32) {
         if axis == 1u {
             var column_solid = 0u;
             var column_opaque = 0u;
-            for (var y = 0u; y < 32u; y++) {
+            for (var y = 0u; y < dim; y++) {
                 column_solid |= ((layer_solid[y] >> lid) & 1u) << y;
                 column_opaque |= ((layer_opaque[y] >> lid) & 1u) << y;
             }
@@ -144,19 +165,22 @@ fn visible_column(slot: u32, neighbour: u32, face: u32, u: u32, v: u32) -> u32 {
     }
     let axis = face_axis(face);
     let positive = face_is_positive(face);
+    let last = dim - 1u;
     let opaque_col = opaque_cols[col];
     let trans_col = solid & ~opaque_col;
     var border = 0u;
     if neighbour != NO_SLOT {
-        border = voxel(neighbour, voxel_pos(axis, select(31u, 0u, positive), u, v));
+        border = voxel(neighbour, voxel_pos(axis, select(last, 0u, positive), u, v));
     }
     let border_opaque = u32(is_opaque(border));
     let border_trans = u32(border != 0u && border_opaque == 0u);
     var next_opaque = (opaque_col << 1u) | border_opaque;
     var next_trans = (trans_col << 1u) | border_trans;
+    var border_bit = 1u;
     if positive {
-        next_opaque = (opaque_col >> 1u) | (border_opaque << 31u);
-        next_trans = (trans_col >> 1u) | (border_trans << 31u);
+        next_opaque = (opaque_col >> 1u) | (border_opaque << last);
+        next_trans = (trans_col >> 1u) | (border_trans << last);
+        border_bit = 1u << last;
     }
     var visible = solid & ~next_opaque;
 
@@ -166,7 +190,7 @@ fn visible_column(slot: u32, neighbour: u32, face: u32, u: u32, v: u32) -> u32 {
         let a = firstTrailingBit(same_kind);
         same_kind &= same_kind - 1u;
         var next = border;
-        if positive && a < 31u {
+        if positive && a < last {
             next = voxel(slot, voxel_pos(axis, a + 1u, u, v));
         } else if !positive && a > 0u {
             next = voxel(slot, voxel_pos(axis, a - 1u, u, v));
@@ -175,13 +199,47 @@ fn visible_column(slot: u32, neighbour: u32, face: u32, u: u32, v: u32) -> u32 {
             visible &= ~(1u << a);
         }
     }
+
+    // A hidden border face whose neighbour, as drawn (at its own level), would expose it
+    // becomes a skirt.
+    if neighbour != NO_SLOT && (solid & border_bit & ~visible) != 0u {
+        let drawn = min(links[neighbour].lod, MAX_LEVEL);
+        let block = voxel(slot, voxel_pos(axis, select(0u, last, positive), u, v));
+        if drawn != level && drawn_exposes(neighbour, drawn, face, u, v, block) {
+            visible |= border_bit;
+            atomicOr(&skirt_rows[v], 1u << u);
+        }
+    }
     return visible;
+}
+
+// Whether the neighbour drawn at level `drawn` leaves any part of the face of `block` at tangent
+// cell (u, v) exposed: it covers several of the neighbour's cells when the neighbour is finer,
+// part of one when coarser. Twin of greedy.rs `Border::drawn_exposes`.
+fn drawn_exposes(neighbour: u32, drawn: u32, face: u32, u: u32, v: u32, block: u32) -> bool {
+    let size = params.chunk_size >> drawn;
+    let start = level_base(drawn);
+    let depth = select(size - 1u, 0u, face_is_positive(face));
+    let u_low = u * size / dim;
+    let u_high = max((u + 1u) * size / dim, u_low + 1u);
+    let v_low = v * size / dim;
+    let v_high = max((v + 1u) * size / dim, v_low + 1u);
+    for (var dv = v_low; dv < v_high; dv++) {
+        for (var du = u_low; du < u_high; du++) {
+            let next = voxel_in(neighbour, start, size, voxel_pos(face_axis(face), depth, du, dv));
+            if !is_opaque(next) && next != block {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 // Meshes one slice. Counts quads per kind (x opaque, y transparent); when `emit`, also writes
 // them from stream index `starts` on.
 fn mesh_slice(slot: u32, face: u32, slice: u32, emit: bool, starts: vec2<u32>) -> vec2<u32> {
     let axis = face_axis(face);
+    let has_skirts = slice == select(0u, dim - 1u, face_is_positive(face));
     for (var v = 0u; v < dim; v++) {
         var row = 0u;
         for (var u = 0u; u < dim; u++) {
@@ -198,11 +256,17 @@ fn mesh_slice(slot: u32, face: u32, slice: u32, emit: bool, starts: vec2<u32>) -
         if v0 == dim {
             break;
         }
-        // Split off every face of the first face's block (emit_slice in greedy.rs).
-        let block = voxel(slot, voxel_pos(axis, slice, firstTrailingBit(plane(slice, v0)), v0));
+        // Split off every face of the first face's (block, skirt) (emit_slice in greedy.rs).
+        let u0 = firstTrailingBit(plane(slice, v0));
+        let block = voxel(slot, voxel_pos(axis, slice, u0, v0));
+        let skirt = has_skirts && ((atomicLoad(&skirt_rows[v0]) >> u0) & 1u) != 0u;
         for (var v = v0; v < dim; v++) {
             let row = plane(slice, v);
-            var bits = row;
+            var skirt_row = 0u;
+            if has_skirts {
+                skirt_row = atomicLoad(&skirt_rows[v]);
+            }
+            var bits = row & select(~skirt_row, skirt_row, skirt);
             var matching = 0u;
             while bits != 0u {
                 let u = firstTrailingBit(bits);
@@ -234,7 +298,10 @@ fn mesh_slice(slot: u32, face: u32, slice: u32, emit: bool, starts: vec2<u32>) -
                     let page = face_pages[index >> QUAD_PAGE_LOG2];
                     let in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
                     let min = voxel_pos(axis, slice, u, v);
-                    quads[(page << QUAD_PAGE_LOG2) + in_page] = pack_quad(min, vec2<u32>(width, height), face, block);
+                    quads[(page << QUAD_PAGE_LOG2) + in_page] =
+                        pack_quad(min, vec2<u32>(width, height), face, block, skirt);
+                } else if skirt {
+                    atomicAdd(&skirt_quads, 1u);
                 }
                 counts[kind] += 1u;
             }
@@ -259,7 +326,6 @@ fn pop_pages(count: u32) -> u32 {
 
 @compute @workgroup_size(32)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    dim = params.chunk_size;
     let job = work[WORK_JOBS_OFFSET + group.x];
     let face_index = job & ~JOB_RELEASE_ONLY;
     let slot = face_index / 6u;
@@ -269,8 +335,15 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
             faces[face_index].opaque = 0u;
             faces[face_index].transparent = 0u;
             faces[face_index].page_count = 0u;
+            faces[face_index].skirts = 0u;
         }
         return;
+    }
+    level = min(links[slot].lod, MAX_LEVEL);
+    dim = params.chunk_size >> level;
+    level_start = level_base(level);
+    if lid == 0u {
+        chunks[slot].lod = level;
     }
 
     build_columns(slot, face_axis(face), lid);
@@ -279,7 +352,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     var busy = 0u;
     for (var k = 0u; k < dim; k++) {
         let col = k * 32u + lid;
-        let visible = visible_column(slot, neighbour, face, col & 31u, col >> 5u);
+        let visible = visible_column(slot, neighbour, face, lid, k);
         visible_cols[col] = visible;
         busy |= visible;
     }
@@ -333,10 +406,11 @@ fn allocate(slot: u32, face_index: u32) {
     }
     if first == NO_SLOT {
         atomicAdd(&allocator.failed_pages, needed);
-        links[slot].state = CHUNK_DIRTY;
+        atomicOr(&links[slot].state, CHUNK_DIRTY);
         faces[face_index].opaque = 0u;
         faces[face_index].transparent = 0u;
         faces[face_index].page_count = 0u;
+        faces[face_index].skirts = 0u;
         granted = 0u;
         return;
     }
@@ -349,6 +423,7 @@ fn allocate(slot: u32, face_index: u32) {
     faces[face_index].opaque = total.x;
     faces[face_index].transparent = total.y;
     faces[face_index].page_count = needed;
+    faces[face_index].skirts = atomicLoad(&skirt_quads);
     granted = 1u;
 }
 

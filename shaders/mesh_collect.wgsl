@@ -1,7 +1,8 @@
 // Mesh work list: which chunk faces the mesher handles this frame.
 //
 // Reads:  links (each slot's state), params.
-// Writes: work (jobs and the indirect dispatch size), links (state reset once queued).
+// Writes: work (jobs and the indirect dispatch size), links (DIRTY or EVICTED cleared once
+//         queued).
 // Dispatch: `collect_evicted`, then `collect_dirty`, each one invocation per slot (64 per
 //           workgroup), then `finalize` with one invocation. The CPU resets work[0..4] to
 //           (0, 1, 1, 0) before.
@@ -14,8 +15,8 @@
 @group(0) @binding(1) var<storage, read_write> links: array<ChunkLinks>;
 @group(0) @binding(2) var<storage, read_write> work: array<atomic<u32>>;
 
-// Queues the six jobs of `slot` if they fit under the budget, and marks it clean.
-fn enqueue(slot: u32, release_only: u32) {
+// Queues the six jobs of `slot` if they fit under the budget, and clears the bit that asked.
+fn enqueue(slot: u32, release_only: u32, bit: u32) {
     let first = atomicAdd(&work[3], 6u);
     if first + 6u > params.max_jobs {
         return;
@@ -23,7 +24,7 @@ fn enqueue(slot: u32, release_only: u32) {
     for (var face = 0u; face < 6u; face++) {
         atomicStore(&work[WORK_JOBS_OFFSET + first + face], (slot * 6u + face) | release_only);
     }
-    links[slot].state = CHUNK_CLEAN;
+    atomicAnd(&links[slot].state, ~bit);
 }
 
 // First dispatch: evicted slots. They go before any dirty one, so the budget never delays
@@ -31,8 +32,8 @@ fn enqueue(slot: u32, release_only: u32) {
 @compute @workgroup_size(64)
 fn collect_evicted(@builtin(global_invocation_id) id: vec3<u32>) {
     let slot = id.x;
-    if slot < params.slot_count && links[slot].state == CHUNK_EVICTED {
-        enqueue(slot, JOB_RELEASE_ONLY);
+    if slot < params.slot_count && (atomicLoad(&links[slot].state) & CHUNK_EVICTED) != 0u {
+        enqueue(slot, JOB_RELEASE_ONLY, CHUNK_EVICTED);
     }
 }
 
@@ -40,8 +41,11 @@ fn collect_evicted(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(64)
 fn collect_dirty(@builtin(global_invocation_id) id: vec3<u32>) {
     let slot = id.x;
-    if slot < params.slot_count && links[slot].state == CHUNK_DIRTY {
-        enqueue(slot, 0u);
+    if slot >= params.slot_count {
+        return;
+    }
+    if (atomicLoad(&links[slot].state) & (CHUNK_DIRTY | CHUNK_EVICTED)) == CHUNK_DIRTY {
+        enqueue(slot, 0u, CHUNK_DIRTY);
     }
 }
 

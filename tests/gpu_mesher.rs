@@ -11,6 +11,7 @@ use common::Rng;
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
 use voxgpu::gpu::{GpuChunkMesh, GpuContext, Renderer, RendererOptions};
+use voxgpu::lod::LodSettings;
 use voxgpu::mesh::{ChunkMesh, Face, PackedQuad, mesh_world_chunk};
 use voxgpu::voxel::blocks as ids;
 use voxgpu::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, World};
@@ -29,8 +30,10 @@ fn gpu_meshes(gpu: &GpuContext, world: &World, options: RendererOptions) -> Vec<
     r.read_meshes().expect("readback")
 }
 
+/// Full detail everywhere: these tests compare against the level-0 CPU mesher (`tests/lod.rs`
+/// covers the other levels).
 fn small() -> RendererOptions {
-    RendererOptions::new(16, 16, 64.0)
+    RendererOptions { lod: LodSettings::OFF, ..RendererOptions::new(16, 16, 64.0) }
 }
 
 /// (face, kind, quad) triples: a mesh as a set, with each quad's face group and kind.

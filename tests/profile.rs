@@ -15,7 +15,9 @@ use voxgpu::gpu::{GpuContext, GpuError, Renderer, RendererOptions, stage};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 /// Stages that are passes, so they are timed whenever timestamps exist.
-const PASS_STAGES: [&str; 6] = [
+const PASS_STAGES: [&str; 8] = [
+    stage::LOD,
+    stage::MIPS,
     stage::MESH_WORK_LIST,
     stage::MESH_RELEASE,
     stage::MESH_BUILD,

@@ -111,6 +111,7 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         fog_start: 104.0,
         sky_color: Vec3::new(105.0, 106.0, 107.0),
         fog_end: 108.0,
+        color_mode: 109,
     };
     let bytes = uniform.to_bytes();
     let (members, span) = wgsl_struct(&common(), "Camera");
@@ -126,6 +127,8 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         ("fog_start", vec![uniform.fog_start]),
         ("sky_color", uniform.sky_color.to_array().to_vec()),
         ("fog_end", vec![uniform.fog_end]),
+        // A u32, compared by its bits.
+        ("color_mode", vec![f32::from_bits(uniform.color_mode)]),
     ];
     assert_eq!(
         members.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),
@@ -160,7 +163,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
         &[
             ("neighbours", offset_of!(ChunkLinks, neighbours)),
             ("state", offset_of!(ChunkLinks, state)),
-            ("_pad", offset_of!(ChunkLinks, _pad)),
+            ("lod", offset_of!(ChunkLinks, lod)),
         ],
         size_of::<ChunkLinks>(),
     );
@@ -170,7 +173,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
             ("opaque", offset_of!(FaceMesh, opaque)),
             ("transparent", offset_of!(FaceMesh, transparent)),
             ("page_count", offset_of!(FaceMesh, page_count)),
-            ("_pad", offset_of!(FaceMesh, _pad)),
+            ("skirts", offset_of!(FaceMesh, skirts)),
             ("pages", offset_of!(FaceMesh, pages)),
         ],
         size_of::<FaceMesh>(),
@@ -184,6 +187,16 @@ fn mesher_records_match_between_rust_and_wgsl() {
             ("chunk_size", offset_of!(PassParams, chunk_size)),
         ],
         size_of::<PassParams>(),
+    );
+    assert_struct(
+        "LodParams",
+        &[
+            ("eye", offset_of!(voxgpu::gpu::LodParams, eye)),
+            ("hysteresis", offset_of!(voxgpu::gpu::LodParams, hysteresis)),
+            ("thresholds", offset_of!(voxgpu::gpu::LodParams, thresholds)),
+            ("max_level", offset_of!(voxgpu::gpu::LodParams, max_level)),
+        ],
+        size_of::<voxgpu::gpu::LodParams>(),
     );
     assert_struct(
         "Allocator",
@@ -201,8 +214,12 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("NO_SLOT", voxgpu::gpu::NO_SLOT),
         ("WORK_JOBS_OFFSET", voxgpu::gpu::WORK_JOBS_OFFSET),
         ("JOB_RELEASE_ONLY", voxgpu::gpu::JOB_RELEASE_ONLY),
-        ("CHUNK_DIRTY", voxgpu::gpu::ChunkState::Dirty as u32),
-        ("CHUNK_EVICTED", voxgpu::gpu::ChunkState::Evicted as u32),
+        ("CHUNK_DIRTY", voxgpu::gpu::ChunkState::DIRTY),
+        ("CHUNK_EVICTED", voxgpu::gpu::ChunkState::EVICTED),
+        ("CHUNK_VOXELS", voxgpu::gpu::ChunkState::VOXELS),
+        ("CHUNK_RESIDENT", voxgpu::gpu::ChunkState::RESIDENT),
+        ("MAX_LEVEL", voxgpu::lod::MAX_LEVEL),
+        ("LEVEL_UNSET", voxgpu::lod::LEVEL_UNSET),
     ] {
         assert_eq!(u32_constant(&common(), name), rust, "{name}");
     }

@@ -7,6 +7,12 @@
 //! evicted slots before any dirty one, its release pass frees their pages and its mesh pass empties
 //! their face records. Only after that frame is the slot handed out again, so a new chunk can
 //! never be drawn with the old one's quads.
+//!
+//! State bits ([`ChunkState`]) are requests from the CPU to the GPU. The CPU copy of a slot's
+//! links accumulates the bits asked for since the last frame, so the last staged write of a frame
+//! carries all of them; once the frame has recorded its uploads the copy drops them again (the GPU
+//! clears them as it acts). The CPU never writes `lod`, which the LOD pass owns, except to reset it
+//! for a new chunk.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -43,6 +49,9 @@ pub struct ChunkPool {
     free_slots: Vec<u32>,
     /// Evicted slots waiting for a frame to free their pages before reuse.
     quarantine: Vec<u32>,
+    /// Slots whose links were written since the last upload: their request bits are dropped
+    /// from the CPU copy once the frame has recorded the writes.
+    requested: Vec<u32>,
     staged: Vec<(Target, u64, Vec<u8>)>,
     pub voxels: GrowableBuffer,
     pub meta: GrowableBuffer,
@@ -60,6 +69,7 @@ impl ChunkPool {
             links: Vec::new(),
             free_slots: Vec::new(),
             quarantine: Vec::new(),
+            requested: Vec::new(),
             staged: Vec::new(),
             voxels: GrowableBuffer::new(
                 device,
@@ -115,8 +125,8 @@ impl ChunkPool {
         self.resident.iter().map(|(p, r)| (*p, r.slot))
     }
 
-    /// Uploads `chunk` into its slot (a new one when it was not resident) and marks it and its
-    /// six neighbours dirty. An all-air chunk is a removal.
+    /// Uploads `chunk` into its slot (a new one when it was not resident), asks for its mips to
+    /// be rebuilt, and marks it and its six neighbours dirty. An all-air chunk is a removal.
     pub fn insert(
         &mut self,
         device: &wgpu::Device,
@@ -135,7 +145,7 @@ impl ChunkPool {
         let bytes: &[u8] = bytemuck::cast_slice(chunk.voxels().as_slice());
         self.stage(Target::Voxels, self.voxels.offset(slot as u64), bytes);
         self.resident.insert(pos, Resident { slot, chunk });
-        self.mark_dirty(pos);
+        self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
         for face in Face::ALL {
             self.mark_dirty(pos.neighbour(face.normal()));
         }
@@ -167,7 +177,11 @@ impl ChunkPool {
                 self.links[other.slot as usize].neighbours[face.opposite() as usize] = slot;
             }
         }
-        self.links[slot as usize].neighbours = neighbours;
+        // The whole record once, to reset the level; later writes leave `lod` to the GPU.
+        self.links[slot as usize] =
+            ChunkLinks { neighbours, state: ChunkState::RESIDENT, ..ChunkLinks::EMPTY };
+        let record = self.links[slot as usize];
+        self.stage(Target::Links, self.links_buffer.offset(slot as u64), bytemuck::bytes_of(&record));
         Ok(slot)
     }
 
@@ -195,13 +209,14 @@ impl ChunkPool {
                 self.mark_dirty(neighbour);
             }
         }
-        self.links[slot as usize] = ChunkLinks { state: ChunkState::Evicted as u32, ..ChunkLinks::EMPTY };
+        self.links[slot as usize] = ChunkLinks { state: ChunkState::EVICTED, ..ChunkLinks::EMPTY };
         self.write_links(slot);
         self.quarantine.push(slot);
     }
 
-    /// Sets one block: uploads the one changed word, and marks the chunk and each neighbour whose
-    /// border layer touches the voxel dirty.
+    /// Sets one block: uploads the one changed word, asks for the chunk's mips to be rebuilt, and
+    /// marks the chunk and each neighbour whose border layer touches the voxel dirty. (Neighbours
+    /// meshed at a coarser level read the rebuilt mips: the mip pass marks those dirty itself.)
     pub fn set_block(
         &mut self,
         device: &wgpu::Device,
@@ -228,8 +243,9 @@ impl ChunkPool {
         let index = voxel_index(local.x as usize, local.y as usize, local.z as usize) & !1;
         let pair = [chunk.voxels()[index], chunk.voxels()[index + 1]];
         let offset = self.voxels.offset(resident.slot as u64) + index as u64 * 2;
+        let slot = resident.slot;
         self.stage(Target::Voxels, offset, bytemuck::cast_slice(&pair));
-        self.mark_dirty(pos);
+        self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
         let last = CHUNK_SIZE as i32 - 1;
         for face in Face::ALL {
             let coord = local[face.axis()];
@@ -264,14 +280,22 @@ impl ChunkPool {
 
     fn mark_dirty(&mut self, pos: ChunkPos) {
         if let Some(slot) = self.resident.get(&pos).map(|r| r.slot) {
-            self.links[slot as usize].state = ChunkState::Dirty as u32;
-            self.write_links(slot);
+            self.request(slot, ChunkState::DIRTY);
         }
     }
 
+    /// Adds request bits to a resident slot's state and stages the write.
+    fn request(&mut self, slot: u32, bits: u32) {
+        self.links[slot as usize].state |= bits;
+        self.write_links(slot);
+    }
+
+    /// Stages the CPU's part of a slot's links: neighbours and state, not `lod`.
     fn write_links(&mut self, slot: u32) {
         let record = self.links[slot as usize];
-        self.stage(Target::Links, self.links_buffer.offset(slot as u64), bytemuck::bytes_of(&record));
+        let bytes = &bytemuck::bytes_of(&record)[..ChunkLinks::CPU_BYTES];
+        self.stage(Target::Links, self.links_buffer.offset(slot as u64), bytes);
+        self.requested.push(slot);
     }
 
     fn stage(&mut self, target: Target, offset: u64, bytes: &[u8]) {
@@ -288,6 +312,10 @@ impl ChunkPool {
             };
             let Some(size) = wgpu::BufferSize::new(bytes.len() as u64) else { continue };
             belt.write_buffer(encoder, buffer, offset, size).copy_from_slice(&bytes);
+        }
+        // The GPU has the requests now; keep only what the slot is.
+        for slot in self.requested.drain(..) {
+            self.links[slot as usize].state &= ChunkState::RESIDENT;
         }
     }
 }

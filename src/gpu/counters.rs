@@ -1,5 +1,5 @@
 //! GPU-side counters read back a frame or two late, never stalling the frame: the mesher's job
-//! count, the page allocator's state and the draw lists' sizes.
+//! count, the page allocator's state, the draw lists' sizes and the LOD histogram.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -20,6 +20,10 @@ pub struct GpuCounters {
     pub draw_commands: [u32; 2],
     /// Quads those commands draw (opaque, transparent).
     pub quads: [u32; 2],
+    /// Of those quads, how many are LOD skirts.
+    pub skirt_quads: u32,
+    /// Resident chunks per level of detail, as the LOD pass chose them.
+    pub lod_levels: [u32; 6],
 }
 
 /// Where each counter is copied from: (buffer index, byte offset in that buffer, offset here).
@@ -27,6 +31,7 @@ pub struct CounterSources<'a> {
     pub work: &'a wgpu::Buffer,
     pub allocator: &'a wgpu::Buffer,
     pub draw_counts: &'a wgpu::Buffer,
+    pub lod_counts: &'a wgpu::Buffer,
 }
 
 const BYTES: u64 = size_of::<GpuCounters>() as u64;
@@ -63,7 +68,8 @@ fn staging(device: &wgpu::Device) -> wgpu::Buffer {
 fn copy_all(encoder: &mut wgpu::CommandEncoder, s: &CounterSources, target: &wgpu::Buffer) {
     encoder.copy_buffer_to_buffer(s.work, 12, target, 0, 4);
     encoder.copy_buffer_to_buffer(s.allocator, 0, target, 4, 8);
-    encoder.copy_buffer_to_buffer(s.draw_counts, 0, target, 12, 16);
+    encoder.copy_buffer_to_buffer(s.draw_counts, 0, target, 12, 20);
+    encoder.copy_buffer_to_buffer(s.lod_counts, 0, target, 32, 24);
 }
 
 impl CounterReadback {

@@ -43,8 +43,9 @@ pub fn quad_indices() -> Vec<u32> {
 }
 
 const ARGS_BYTES: u64 = size_of::<DrawIndexedIndirectArgs>() as u64;
-/// Words of the counts buffer: commands (opaque, transparent), then quads (opaque, transparent).
-pub const COUNT_WORDS: u64 = 4;
+/// Words of the counts buffer: commands (opaque, transparent), quads (opaque, transparent), then
+/// skirt quads.
+pub const COUNT_WORDS: u64 = 5;
 
 /// The opaque and transparent command lists (one buffer, two halves) and their counts.
 pub struct DrawLists {

@@ -1,12 +1,13 @@
-//! Reading the GPU mesher's output back: every resident chunk's quads and pages. For `stats`,
-//! tests and debugging; it waits for the GPU.
+//! Reading GPU state back: every resident chunk's quads, pages and levels, and a chunk's mip
+//! pyramid. For `stats`, tests and debugging; it waits for the GPU.
 
-use super::layouts::FaceMesh;
+use super::layouts::{ChunkLinks, ChunkMeta, FaceMesh, SLOT_WORDS, level_base};
 use super::quad_pool::PAGE_QUADS_LOG2;
 use super::readback::read_buffer;
 use super::{GpuError, Renderer};
+use crate::lod::MAX_LEVEL;
 use crate::mesh::{ChunkMesh, Face, PackedQuad};
-use crate::voxel::ChunkPos;
+use crate::voxel::{BlockId, CHUNK_SIZE, ChunkPos};
 
 /// One chunk's GPU mesh and where its quads live.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,6 +18,8 @@ pub struct GpuChunkMesh {
     pub mesh: ChunkMesh,
     /// Pages of each face's stream, in stream order.
     pub pages: [Vec<u32>; 6],
+    /// The level the quads are in (they scale by `2^level`).
+    pub level: u32,
 }
 
 impl Renderer {
@@ -29,6 +32,14 @@ impl Renderer {
         let faces: &[FaceMesh] = bytemuck::cast_slice(&faces_raw);
         let quads_raw = read_buffer(device, queue, &quad_pool.quads.buffer, 0, quad_pool.bytes())?;
         let quads: &[PackedQuad] = bytemuck::cast_slice(&quads_raw);
+        let meta_raw = read_buffer(
+            device,
+            queue,
+            &pool.meta.buffer,
+            0,
+            pool.slot_count() as u64 * size_of::<ChunkMeta>() as u64,
+        )?;
+        let meta: &[ChunkMeta] = bytemuck::cast_slice(&meta_raw);
 
         let mut out: Vec<GpuChunkMesh> = pool
             .slots()
@@ -48,10 +59,42 @@ impl Renderer {
                     mesh.transparent.counts[face as usize] = record.transparent;
                     pages[face as usize] = record.pages[..record.page_count as usize].to_vec();
                 }
-                GpuChunkMesh { pos, slot, mesh, pages }
+                GpuChunkMesh { pos, slot, mesh, pages, level: meta[slot as usize].lod }
             })
             .collect();
         out.sort_by_key(|m| m.pos);
         Ok(out)
+    }
+
+    /// The level the LOD pass chose for every resident chunk, sorted by position.
+    pub fn read_levels(&self) -> Result<Vec<(ChunkPos, u32)>, GpuError> {
+        let (device, queue, pool, _) = self.inspect_parts();
+        let bytes = pool.slot_count() as u64 * size_of::<ChunkLinks>() as u64;
+        let raw = read_buffer(device, queue, &pool.links_buffer.buffer, 0, bytes)?;
+        let links: &[ChunkLinks] = bytemuck::cast_slice(&raw);
+        let mut out: Vec<(ChunkPos, u32)> =
+            pool.slots().map(|(pos, slot)| (pos, links[slot as usize].lod)).collect();
+        out.sort_by_key(|l| l.0);
+        Ok(out)
+    }
+
+    /// Levels 1..=5 of the chunk at `pos` as the GPU built them (`None` when not resident), each
+    /// `(32 >> level)³` ids, x fastest.
+    pub fn read_mips(&self, pos: ChunkPos) -> Result<Option<Vec<Vec<BlockId>>>, GpuError> {
+        let (device, queue, pool, _) = self.inspect_parts();
+        let Some(slot) = pool.slots().find(|s| s.0 == pos).map(|s| s.1) else { return Ok(None) };
+        let start = level_base(1) / 2;
+        let end = level_base(MAX_LEVEL + 1).div_ceil(2);
+        let offset = (slot as u64 * SLOT_WORDS as u64 + start as u64) * 4;
+        let raw = read_buffer(device, queue, &pool.voxels.buffer, offset, (end - start) as u64 * 4)?;
+        let ids: &[BlockId] = bytemuck::cast_slice(&raw);
+        let levels = (1..=MAX_LEVEL)
+            .map(|level| {
+                let first = (level_base(level) - level_base(1)) as usize;
+                let size = CHUNK_SIZE >> level;
+                ids[first..first + size * size * size].to_vec()
+            })
+            .collect();
+        Ok(Some(levels))
     }
 }

@@ -26,6 +26,18 @@ pub struct CameraUniform {
     /// Linear RGB of the sky, which the fog fades to.
     pub sky_color: Vec3,
     pub fog_end: f32,
+    /// 0: shaded blocks; 1: each chunk coloured by its level of detail ([`ColorMode`]).
+    pub color_mode: u32,
+}
+
+/// How the draw colours surfaces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorMode {
+    /// Block colours, lit and fogged.
+    #[default]
+    Shaded = 0,
+    /// One colour per level of detail (lit, not fogged), to see where levels change.
+    Lod = 1,
 }
 
 impl CameraUniform {
@@ -40,8 +52,6 @@ impl CameraUniform {
 /// u32 words per voxel pool slot: LOD 0 (32³ u16, two per word) plus room for the mip levels
 /// 16³ … 1³ (4681 u16), rounded up to a multiple of 64 words. 73.25 KiB per chunk.
 pub const SLOT_WORDS: u32 = 18752;
-/// Words of LOD 0 at the start of a slot.
-pub const LOD0_WORDS: u32 = (crate::voxel::CHUNK_VOLUME / 2) as u32;
 /// "No slot" in neighbour links and job lists.
 pub const NO_SLOT: u32 = u32::MAX;
 /// Pages one face direction of one chunk can need: every voxel showing that face as its own quad,
@@ -52,36 +62,80 @@ pub const WORK_JOBS_OFFSET: u32 = 4;
 /// Set on a job whose chunk left: its pages are freed and nothing is meshed.
 pub const JOB_RELEASE_ONLY: u32 = 0x8000_0000;
 
-const _: () = assert!(SLOT_WORDS >= LOD0_WORDS + (4096u32 + 512 + 64 + 8 + 1).div_ceil(2));
+const _: () = assert!(SLOT_WORDS >= level_base(crate::lod::MAX_LEVEL + 1).div_ceil(2));
+
+/// Where level `level` of a chunk starts in its slot, in u16 ids: the levels lie back to back,
+/// 32³ then 16³ … 1³. Twin of `level_base` in `shaders/common.wgsl`.
+pub const fn level_base(level: u32) -> u32 {
+    let mut base = 0;
+    let mut k = 0;
+    while k < level {
+        let size = (crate::voxel::CHUNK_SIZE as u32) >> k;
+        base += size * size * size;
+        k += 1;
+    }
+    base
+}
 const _: () = assert!(SLOT_WORDS as usize * 4 <= 80 * 1024, "DESIGN.md: at most about 80 KiB per chunk");
 
-/// What the mesher should do with a slot ([`ChunkLinks::state`]).
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChunkState {
-    /// Meshed, nothing to do.
-    Clean = 0,
-    /// Voxels or a neighbour changed: mesh all six faces.
-    Dirty = 1,
+/// Bits of [`ChunkLinks::state`]: the work a slot is waiting for.
+pub struct ChunkState;
+
+impl ChunkState {
+    /// Mesh all six faces: voxels, a neighbour or the level changed.
+    pub const DIRTY: u32 = 1;
     /// The chunk left: free its pages.
-    Evicted = 2,
+    pub const EVICTED: u32 = 2;
+    /// Voxels changed: rebuild the mip pyramid before anything meshes against it.
+    pub const VOXELS: u32 = 4;
+    /// The slot holds a chunk: the LOD pass gives it a level.
+    pub const RESIDENT: u32 = 8;
 }
 
 /// The mesher's view of a slot: its six neighbours' slots (in [`crate::mesh::Face`] order,
-/// [`NO_SLOT`] when absent) and its state. The CPU writes it when the chunk or a neighbour changes;
-/// the GPU resets the state after queuing the chunk and sets it back to dirty when it could not
-/// get pages.
+/// [`NO_SLOT`] when absent), its state bits ([`ChunkState`]) and its selected level. The CPU
+/// writes `neighbours` and `state` ([`ChunkLinks::CPU_BYTES`]) when the chunk or a neighbour
+/// changes; the GPU clears the bits it has acted on, sets `DIRTY` when a level changes or pages
+/// ran out, and owns `lod`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ChunkLinks {
     pub neighbours: [u32; 6],
     pub state: u32,
-    pub _pad: u32,
+    /// The level the LOD pass chose ([`crate::lod::LEVEL_UNSET`] until it has).
+    pub lod: u32,
 }
 
 impl ChunkLinks {
     pub const EMPTY: ChunkLinks =
-        ChunkLinks { neighbours: [NO_SLOT; 6], state: ChunkState::Clean as u32, _pad: 0 };
+        ChunkLinks { neighbours: [NO_SLOT; 6], state: 0, lod: crate::lod::LEVEL_UNSET };
+    /// The leading bytes the CPU writes after the slot's first write: everything but `lod`.
+    pub const CPU_BYTES: usize = std::mem::offset_of!(ChunkLinks, lod);
+}
+
+/// What the LOD pass reads, written once per frame (a storage buffer: the thresholds array has a
+/// 4-byte stride).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LodParams {
+    pub eye: [f32; 3],
+    pub hysteresis: f32,
+    /// `thresholds[k]`: distance in blocks where level `k + 1` begins.
+    pub thresholds: [f32; 5],
+    pub max_level: u32,
+    pub _pad: [u32; 2],
+}
+
+impl LodParams {
+    pub fn new(settings: &crate::lod::LodSettings, eye: Vec3) -> Self {
+        Self {
+            eye: eye.to_array(),
+            hysteresis: settings.hysteresis,
+            thresholds: settings.thresholds(),
+            max_level: settings.max_level,
+            _pad: [0; 2],
+        }
+    }
 }
 
 /// Where one face direction of one chunk keeps its quads (indexed by `slot * 6 + face`): opaque
@@ -93,7 +147,8 @@ pub struct FaceMesh {
     pub opaque: u32,
     pub transparent: u32,
     pub page_count: u32,
-    pub _pad: u32,
+    /// How many of the quads (opaque and transparent) are LOD skirts.
+    pub skirts: u32,
     pub pages: [u32; MAX_FACE_PAGES as usize],
 }
 

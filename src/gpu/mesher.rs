@@ -5,14 +5,15 @@
 //! 2. `finalize` one invocation: clamps the job count to the budget and writes it as the
 //!    indirect dispatch size;
 //! 3. `release`  one workgroup per job (indirect): frees the face's old pages;
-//! 4. `mesh`     one workgroup per job (indirect): binary greedy meshing into freshly popped pages;
+//! 4. `mesh`     one workgroup per job (indirect): binary greedy meshing of the chunk's selected
+//!    level (chosen by the `lod` pass, `gpu/lod.rs`) into freshly popped pages;
 //! 5. `commit`   one invocation: takes the popped pages off the free stack.
 //!
 //! The CPU's part is constant per frame: reset the work list header, record four dispatches.
 
 use wgpu_profiler::GpuProfiler;
 
-use super::layouts::{AllocatorHeader, ChunkLinks, FaceMesh, PassParams, WORK_JOBS_OFFSET};
+use super::layouts::{AllocatorHeader, ChunkLinks, ChunkMeta, FaceMesh, PassParams, WORK_JOBS_OFFSET};
 use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
 use super::profiling::stage;
 use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, shader_source};
@@ -32,6 +33,7 @@ pub struct MeshBuffers<'a> {
     pub page_owner: &'a wgpu::Buffer,
     pub allocator: &'a wgpu::Buffer,
     pub faces: &'a wgpu::Buffer,
+    pub meta: &'a wgpu::Buffer,
 }
 
 pub struct BindGroups {
@@ -89,6 +91,7 @@ impl Mesher {
                 storage_entry(6, false, HEADER_BYTES),
                 storage_entry(7, false, FACE_BYTES),
                 uniform_entry(8, size_of::<PassParams>() as u64),
+                storage_entry(9, false, size_of::<ChunkMeta>() as u64),
             ],
         );
         let collect_source = shader_source(MESH_COLLECT);
@@ -143,6 +146,7 @@ impl Mesher {
                     b.allocator,
                     b.faces,
                     b.params,
+                    b.meta,
                 ],
             ),
         }

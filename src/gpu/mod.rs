@@ -10,6 +10,7 @@ mod draw;
 mod error;
 mod inspect;
 mod layouts;
+mod lod;
 mod mesher;
 mod pipelines;
 mod profiling;
@@ -25,8 +26,8 @@ pub use draw::{DrawSubmission, MAX_DRAW_QUADS};
 pub use error::GpuError;
 pub use inspect::GpuChunkMesh;
 pub use layouts::{
-    AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, FaceMesh, JOB_RELEASE_ONLY,
-    MAX_FACE_PAGES, NO_SLOT, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET,
+    AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, ColorMode, FaceMesh, JOB_RELEASE_ONLY,
+    LodParams, MAX_FACE_PAGES, NO_SLOT, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET, level_base,
 };
 pub use mesher::MAX_CHUNKS_PER_FRAME;
 pub use profiling::{FrameTimings, StageTiming, stage};

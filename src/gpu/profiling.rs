@@ -16,6 +16,8 @@ const MAX_PENDING_FRAMES: usize = 4;
 /// Stage names, in frame order. Children are named `parent.child`.
 pub mod stage {
     pub const UPLOAD: &str = "upload";
+    pub const LOD: &str = "lod";
+    pub const MIPS: &str = "mips";
     pub const MESH: &str = "mesh";
     pub const MESH_WORK_LIST: &str = "mesh.work_list";
     pub const MESH_RELEASE: &str = "mesh.release";

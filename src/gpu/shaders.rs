@@ -19,13 +19,26 @@ pub const CHUNK_DRAW: ShaderFile = shader!("chunk_draw.wgsl");
 pub const MESH_COLLECT: ShaderFile = shader!("mesh_collect.wgsl");
 pub const MESH_RELEASE: ShaderFile = shader!("mesh_release.wgsl");
 pub const MESH: ShaderFile = shader!("mesh.wgsl");
+pub const LOD: ShaderFile = shader!("lod.wgsl");
+pub const MIPS: ShaderFile = shader!("mips.wgsl");
+pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl");
 pub const DRAW_ARGS: ShaderFile = shader!("draw_args.wgsl");
 pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 7] =
-    [CHUNK_DRAW, MESH_COLLECT, MESH_RELEASE, MESH, DRAW_ARGS, QUAD_POOL_GROW, COPY_BANDWIDTH];
+pub const SHADERS: [ShaderFile; 10] = [
+    CHUNK_DRAW,
+    LOD,
+    MIPS,
+    MIPS_BUILD,
+    MESH_COLLECT,
+    MESH_RELEASE,
+    MESH,
+    DRAW_ARGS,
+    QUAD_POOL_GROW,
+    COPY_BANDWIDTH,
+];
 
 /// The complete source of a pipeline shader: the common header, then the file.
 pub fn shader_source(file: ShaderFile) -> String {

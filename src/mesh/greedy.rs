@@ -15,13 +15,24 @@
 //!    different blocks never merge. Each block's plane is merged with bit scans: take the lowest
 //!    run of set bits in a row, grow it down while the next row holds the whole run, clear it,
 //!    emit one quad.
+//! 5. **Levels of detail.** The same code meshes a chunk's mip at level `L` (a `(32 >> L)³` grid,
+//!    [`Grid`]); quads are in that grid's units and the draw scales them by `2^L`. Border faces are
+//!    culled against the neighbour's mip at the *same* level.
+//! 6. **Skirts.** Where the neighbour is drawn at another level, its surface at the shared plane
+//!    differs from the one this chunk was culled against, and a gap could open. So on such a border
+//!    a face the neighbour hid at this level is emitted anyway, flagged as a skirt, wherever the
+//!    neighbour *as drawn* (its own level) would leave any part of it exposed by the face rule.
+//!    Every face of the union's surface is then drawn by one side or the other, so no seam can
+//!    open; where the neighbour's surface is in front anyway the skirt loses the depth test (the
+//!    draw also pushes skirts back a little). Transparent blocks follow the same rule, so a lake
+//!    across a level boundary stays closed without a sheet of water skirts inside it.
 
 use std::ops::Range;
 
 use glam::UVec3;
 
 use super::{Face, PackedQuad, Quad};
-use crate::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, World};
+use crate::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, MipPyramid, World};
 
 const N: usize = CHUNK_SIZE;
 
@@ -34,6 +45,75 @@ impl<'a> Neighbours<'a> {
     /// The neighbours of `pos` as stored in `world`.
     pub fn of(world: &'a World, pos: ChunkPos) -> Self {
         Self(Face::ALL.map(|f| world.chunk(pos.neighbour(f.normal())).map(|c| &**c)))
+    }
+}
+
+/// A cube of block ids, `size` (32 >> level) on a side, x fastest: a chunk or one of its mips.
+#[derive(Clone, Copy)]
+pub struct Grid<'a> {
+    pub size: usize,
+    pub ids: &'a [BlockId],
+}
+
+impl<'a> Grid<'a> {
+    pub fn new(size: usize, ids: &'a [BlockId]) -> Self {
+        assert!(size.is_power_of_two() && size <= N && ids.len() == size * size * size);
+        Self { size, ids }
+    }
+
+    /// A chunk's level 0.
+    pub fn chunk(chunk: &'a Chunk) -> Self {
+        Self::new(N, chunk.voxels())
+    }
+
+    /// Level `level` of a chunk whose pyramid is `mips`.
+    pub fn level(chunk: &'a Chunk, mips: &'a MipPyramid, level: u32) -> Self {
+        match level {
+            0 => Self::chunk(chunk),
+            l => Self::new(N >> l, mips.level(l as usize)),
+        }
+    }
+
+    #[inline]
+    fn get_at(&self, [x, y, z]: [usize; 3]) -> BlockId {
+        self.ids[x + self.size * (y + self.size * z)]
+    }
+}
+
+/// What lies across one face of the chunk being meshed: the neighbour's grid at the same level,
+/// and, when the neighbour is drawn at another level, the grid it is drawn with (the border then
+/// needs skirts).
+#[derive(Clone, Copy)]
+pub struct Border<'a> {
+    pub grid: Grid<'a>,
+    pub drawn: Option<Grid<'a>>,
+}
+
+impl Border<'_> {
+    /// Whether the neighbour as drawn leaves any part of the face of `block` at tangent cell
+    /// `(u, v)` (of a grid `size` on a side) exposed. Twin of the shader's `drawn_exposes`.
+    fn drawn_exposes(
+        &self,
+        opaque: &[bool],
+        face: Face,
+        size: usize,
+        u: usize,
+        v: usize,
+        block: BlockId,
+    ) -> bool {
+        let Some(drawn) = self.drawn else { return false };
+        // The neighbour cells the face covers: several when the neighbour is finer, one when coarser.
+        let span = |c: usize| {
+            let low = c * drawn.size / size;
+            low..((c + 1) * drawn.size / size).max(low + 1)
+        };
+        let depth = if face.is_positive() { 0 } else { drawn.size - 1 };
+        span(v).any(|dv| {
+            span(u).any(|du| {
+                let next = drawn.get_at(voxel_at(face.axis(), depth, du, dv));
+                !is_opaque(opaque, next) && next != block
+            })
+        })
     }
 }
 
@@ -92,6 +172,29 @@ pub fn mesh_world_chunk(world: &World, pos: ChunkPos) -> ChunkMesh {
     }
 }
 
+/// Meshes the chunk at `pos` at level `levels(pos)`, against its neighbours' mips at that level,
+/// with skirts towards neighbours at another level. `mips(pos)` gives a resident chunk's pyramid.
+pub fn mesh_world_chunk_lod<'a>(
+    world: &'a World,
+    pos: ChunkPos,
+    mips: &impl Fn(ChunkPos) -> &'a MipPyramid,
+    levels: &impl Fn(ChunkPos) -> u32,
+) -> ChunkMesh {
+    let Some(chunk) = world.chunk(pos) else { return ChunkMesh::default() };
+    let level = levels(pos);
+    let borders = Face::ALL.map(|f| {
+        let other = pos.neighbour(f.normal());
+        world.chunk(other).map(|c| {
+            let drawn = levels(other);
+            Border {
+                grid: Grid::level(c, mips(other), level),
+                drawn: (drawn != level).then(|| Grid::level(c, mips(other), drawn)),
+            }
+        })
+    });
+    mesh_grid(Grid::level(chunk, mips(pos), level), &borders, &world.registry.opaque_table())
+}
+
 /// Position of the voxel at depth `a` along normal axis `n`, at tangent coordinates `(u, v)`.
 #[inline]
 fn voxel_at(n: usize, a: usize, u: usize, v: usize) -> [usize; 3] {
@@ -111,15 +214,17 @@ struct AxisColumns {
 }
 
 impl AxisColumns {
-    /// Columns along all three axes, from one pass over the voxels in memory order.
-    fn build_all(chunk: &Chunk, opaque: &[bool]) -> Box<[AxisColumns; 3]> {
+    /// Columns along all three axes, from one pass over the voxels in memory order. Rows keep a
+    /// stride of 32 whatever the grid's size, as in the shader.
+    fn build_all(grid: Grid, opaque: &[bool]) -> Box<[AxisColumns; 3]> {
         let empty = || AxisColumns { solid: [0; N * N], opaque: [0; N * N] };
         let mut cols = Box::new([empty(), empty(), empty()]);
-        for (i, &b) in chunk.voxels().iter().enumerate() {
+        let n = grid.size;
+        for (i, &b) in grid.ids.iter().enumerate() {
             if b.is_air() {
                 continue;
             }
-            let (x, y, z) = (i % N, i / N % N, i / (N * N));
+            let (x, y, z) = (i % n, i / n % n, i / (n * n));
             let is_opaque = is_opaque(opaque, b) as u32;
             // Axis X: a = x, u = y, v = z. Axis Y: a = y, u = z, v = x. Axis Z: a = z, u = x, v = y.
             for (axis, a, col) in [(0, x, z * N + y), (1, y, x * N + z), (2, z, y * N + x)] {
@@ -138,41 +243,44 @@ fn is_opaque(table: &[bool], b: BlockId) -> bool {
 
 /// The block in the neighbouring chunk that touches face `face` of this chunk at tangent
 /// coordinates `(u, v)`. An absent neighbour gives air, so the face counts as exposed.
-fn border_block(neighbours: &Neighbours, face: Face, u: usize, v: usize) -> BlockId {
-    let Some(nb) = neighbours.0[face as usize] else { return BlockId::AIR };
-    let a = if face.is_positive() { 0 } else { N - 1 };
-    nb.get_at(voxel_at(face.axis(), a, u, v))
+fn border_block(borders: &[Option<Border>; 6], face: Face, u: usize, v: usize) -> BlockId {
+    let Some(nb) = borders[face as usize] else { return BlockId::AIR };
+    let a = if face.is_positive() { 0 } else { nb.grid.size - 1 };
+    nb.grid.get_at(voxel_at(face.axis(), a, u, v))
 }
 
 /// 32 rows of 32 bits: bit `u` of `rows[v]`.
 type Plane = [u32; N];
 
 /// Visible faces of one column towards `face`: solid voxels whose next voxel (in this chunk or
-/// across the border) is not opaque and, for transparent voxels, not the same block. Twin of the
-/// shader's `visible_column`.
+/// across the border) is not opaque and, for transparent voxels, not the same block. Returns the
+/// visible bits and, of those, the skirt bit: the border voxel's face that the neighbour hides at
+/// this level but exposes at the level it is drawn at. Twin of the shader's
+/// `visible_column`.
 fn visible_column(
     cols: &AxisColumns,
-    chunk: &Chunk,
-    neighbours: &Neighbours,
+    grid: Grid,
+    borders: &[Option<Border>; 6],
     opaque: &[bool],
     face: Face,
     u: usize,
     v: usize,
-) -> u32 {
-    let n = face.axis();
+) -> (u32, u32) {
+    let (n, size) = (face.axis(), grid.size);
     let solid = cols.solid[v * N + u];
     if solid == 0 {
-        return 0;
+        return (0, 0);
     }
     let opaque_col = cols.opaque[v * N + u];
     let trans_col = solid & !opaque_col;
-    let border = border_block(neighbours, face, u, v);
+    let border = border_block(borders, face, u, v);
     let border_opaque = is_opaque(opaque, border) as u32;
     let border_trans = (!border.is_air() && border_opaque == 0) as u32;
-    let (next_opaque, next_trans) = if face.is_positive() {
-        (opaque_col >> 1 | border_opaque << 31, trans_col >> 1 | border_trans << 31)
+    let last = size - 1;
+    let (next_opaque, next_trans, border_bit) = if face.is_positive() {
+        (opaque_col >> 1 | border_opaque << last, trans_col >> 1 | border_trans << last, 1 << last)
     } else {
-        (opaque_col << 1 | border_opaque, trans_col << 1 | border_trans)
+        (opaque_col << 1 | border_opaque, trans_col << 1 | border_trans, 1)
     };
     let mut visible = solid & !next_opaque;
 
@@ -182,33 +290,56 @@ fn visible_column(
         let a = same_kind.trailing_zeros() as usize;
         same_kind &= same_kind - 1;
         let next = match (face.is_positive(), a) {
-            (true, a) if a == N - 1 => border,
+            (true, a) if a == last => border,
             (false, 0) => border,
-            (true, a) => chunk.get_at(voxel_at(n, a + 1, u, v)),
-            (false, a) => chunk.get_at(voxel_at(n, a - 1, u, v)),
+            (true, a) => grid.get_at(voxel_at(n, a + 1, u, v)),
+            (false, a) => grid.get_at(voxel_at(n, a - 1, u, v)),
         };
-        if next == chunk.get_at(voxel_at(n, a, u, v)) {
+        if next == grid.get_at(voxel_at(n, a, u, v)) {
             visible &= !(1 << a);
         }
     }
-    visible
+
+    // A hidden border face whose neighbour, as drawn, would expose it becomes a skirt.
+    let mut skirt = 0;
+    if let Some(b) = borders[face as usize]
+        && solid & border_bit & !visible != 0
+    {
+        let a = if face.is_positive() { last } else { 0 };
+        if b.drawn_exposes(opaque, face, size, u, v, grid.get_at(voxel_at(n, a, u, v))) {
+            skirt = border_bit;
+        }
+    }
+    (visible | skirt, skirt)
 }
 
-/// Meshes one chunk. `opaque[id]` says whether block `id` hides its neighbours' faces (see
-/// [`crate::voxel::BlockRegistry::opaque_table`]); ids past the table's end are transparent.
+/// Meshes one chunk at full detail. `opaque[id]` says whether block `id` hides its neighbours'
+/// faces (see [`crate::voxel::BlockRegistry::opaque_table`]); ids past the table's end are
+/// transparent.
 ///
 /// Quads come out grouped by face in [`Face`] order, opaque and transparent apart.
-#[expect(clippy::needless_range_loop, reason = "v indexes rows of every slice's plane, as in the shader")]
 pub fn mesh_chunk(chunk: &Chunk, neighbours: &Neighbours, opaque: &[bool]) -> ChunkMesh {
+    let borders = neighbours.0.map(|c| c.map(|c| Border { grid: Grid::chunk(c), drawn: None }));
+    mesh_grid(Grid::chunk(chunk), &borders, opaque)
+}
+
+/// Meshes one grid (a chunk or one of its mips) against the borders across its six faces, each at
+/// the grid's size.
+pub fn mesh_grid(grid: Grid, borders: &[Option<Border>; 6], opaque: &[bool]) -> ChunkMesh {
+    let size = grid.size;
+    debug_assert!(borders.iter().flatten().all(|b| b.grid.size == size));
     let mut mesh = ChunkMesh::default();
-    let all_columns = AxisColumns::build_all(chunk, opaque);
+    let all_columns = AxisColumns::build_all(grid, opaque);
     for (axis, cols) in all_columns.iter().enumerate() {
         for face in [Face::ALL[2 * axis], Face::ALL[2 * axis + 1]] {
-            // Transpose the visible columns into one plane per slice.
+            // Transpose the visible columns into one plane per slice; skirts only ever lie in
+            // the border slice.
             let mut planes = [[0u32; N]; N];
-            for v in 0..N {
-                for u in 0..N {
-                    let mut visible = visible_column(cols, chunk, neighbours, opaque, face, u, v);
+            let mut skirts: Plane = [0; N];
+            for v in 0..size {
+                for u in 0..size {
+                    let (mut visible, skirt) = visible_column(cols, grid, borders, opaque, face, u, v);
+                    skirts[v] |= (skirt != 0) as u32 * (1 << u);
                     while visible != 0 {
                         let a = visible.trailing_zeros() as usize;
                         visible &= visible - 1;
@@ -216,44 +347,52 @@ pub fn mesh_chunk(chunk: &Chunk, neighbours: &Neighbours, opaque: &[bool]) -> Ch
                     }
                 }
             }
-            for (slice, plane) in planes.iter_mut().enumerate() {
-                emit_slice(plane, chunk, opaque, face, slice, &mut mesh);
+            let border_slice = if face.is_positive() { size - 1 } else { 0 };
+            for (slice, plane) in planes.iter_mut().enumerate().take(size) {
+                let skirt_rows = if slice == border_slice { skirts } else { [0; N] };
+                emit_slice(plane, &skirt_rows, grid, opaque, face, slice, &mut mesh);
             }
         }
     }
     mesh
 }
 
-/// Splits a slice's visible plane by block and greedily merges each block's faces, so different
-/// blocks never merge. Twin of the shader's `emit_slice`.
+/// Splits a slice's visible plane by (block, skirt) and greedily merges each part, so different
+/// blocks, and skirts with ordinary faces, never merge. `skirts` marks the plane's skirt bits.
+/// Twin of the shader's `mesh_slice`.
 fn emit_slice(
     plane: &mut Plane,
-    chunk: &Chunk,
+    skirts: &Plane,
+    grid: Grid,
     opaque: &[bool],
     face: Face,
     slice: usize,
     mesh: &mut ChunkMesh,
 ) {
     let n = face.axis();
+    let size = grid.size;
     while let Some(v0) = plane.iter().position(|&row| row != 0) {
-        let block = chunk.get_at(voxel_at(n, slice, plane[v0].trailing_zeros() as usize, v0));
+        let u0 = plane[v0].trailing_zeros() as usize;
+        let block = grid.get_at(voxel_at(n, slice, u0, v0));
+        let skirt = skirts[v0] >> u0 & 1 == 1;
         let mut same: Plane = [0; N];
-        for v in v0..N {
-            let mut bits = plane[v];
+        for v in v0..size {
+            // Bits of the other kind (skirt or not) are taken out before matching blocks.
+            let mut bits = plane[v] & if skirt { skirts[v] } else { !skirts[v] };
             while bits != 0 {
                 let u = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if chunk.get_at(voxel_at(n, slice, u, v)) == block {
+                if grid.get_at(voxel_at(n, slice, u, v)) == block {
                     same[v] |= 1 << u;
                 }
             }
             plane[v] &= !same[v];
         }
         let groups = if is_opaque(opaque, block) { &mut mesh.opaque } else { &mut mesh.transparent };
-        merge_plane(&mut same, |u, v, w, h| {
+        merge_plane(&mut same, size, |u, v, w, h| {
             let [x, y, z] = voxel_at(n, slice, u, v);
             let min = UVec3::new(x as u32, y as u32, z as u32);
-            let quad = Quad { min, size: [w, h], face, block, skirt: false, ao: 0 };
+            let quad = Quad { min, size: [w, h], face, block, skirt, ao: 0 };
             groups.quads.push(PackedQuad::pack(&quad));
             groups.counts[face as usize] += 1;
         });
@@ -263,15 +402,15 @@ fn emit_slice(
 /// Greedy merge of one 32×32 bit plane (bit `u` of `rows[v]`), clearing it. Calls
 /// `emit(u, v, width, height)` for each rectangle: the lowest run of set bits in the first
 /// non-empty row, grown down while the next row holds the whole run.
-fn merge_plane(rows: &mut Plane, mut emit: impl FnMut(usize, usize, u32, u32)) {
-    for v in 0..N {
+fn merge_plane(rows: &mut Plane, size: usize, mut emit: impl FnMut(usize, usize, u32, u32)) {
+    for v in 0..size {
         while rows[v] != 0 {
             let u = rows[v].trailing_zeros();
             let width = (rows[v] >> u).trailing_ones();
             let run = if width == 32 { u32::MAX } else { ((1u32 << width) - 1) << u };
             rows[v] &= !run;
             let mut height = 1;
-            while v + height < N && rows[v + height] & run == run {
+            while v + height < size && rows[v + height] & run == run {
                 rows[v + height] &= !run;
                 height += 1;
             }

@@ -8,7 +8,10 @@ mod quad;
 mod stats;
 
 pub use face::Face;
-pub use greedy::{ChunkMesh, FaceGroups, Neighbours, face_range, mesh_chunk, mesh_world_chunk};
+pub use greedy::{
+    Border, ChunkMesh, FaceGroups, Grid, Neighbours, face_range, mesh_chunk, mesh_grid, mesh_world_chunk,
+    mesh_world_chunk_lod,
+};
 pub use parallel::{cpu_threads, mesh_chunks_parallel};
 pub use quad::{PackedQuad, QUAD_BYTES, QUAD_FIELDS, Quad, QuadField};
 pub use stats::{FaceStats, MeshStats};

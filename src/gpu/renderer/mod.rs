@@ -4,7 +4,8 @@
 //! 1. CPU: take the GPU counters that have arrived (a frame or two old) and grow the quad pool if
 //!    the mesher was refused pages; write the pass sizes, the camera, and reset the work list.
 //! 2. Upload: the staged voxel and record writes, as copies.
-//! 3. Compute: collect → finalize, release, mesh → commit (`Mesher`), then `draw_args`.
+//! 3. Compute: `lod` (each chunk's level), `mips` (pyramids of changed chunks) (`LodPasses`),
+//!    then collect → finalize, release, mesh → commit (`Mesher`), then `draw_args`.
 //! 4. Render: an opaque pass, then a transparent pass (blended, no depth write), one multi-draw
 //!    each.
 //! 5. Copy the counters for a later frame to read.
@@ -29,13 +30,15 @@ use super::chunk_pool::ChunkPool;
 use super::context::check_device;
 use super::counters::{CounterReadback, CounterSources, GpuCounters};
 use super::draw::{DrawLists, DrawSubmission, quad_indices};
-use super::layouts::{CameraUniform, PassParams, WORK_JOBS_OFFSET};
+use super::layouts::{CameraUniform, ColorMode, LodParams, PassParams, WORK_JOBS_OFFSET};
+use super::lod::{LodBindGroups, LodBuffers, LodPasses};
 use super::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, MeshBuffers, Mesher};
 use super::pipelines::{COLOR_FORMAT, DEPTH_FORMAT, DrawPipelines, bind_group, draw_bind_group_layout};
 use super::profiling::{Profiling, stage};
 use super::quad_pool::QuadPool;
 use super::{Capabilities, GpuContext, GpuError};
 use crate::camera::Camera;
+use crate::lod::LodSettings;
 use crate::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos};
 
 /// Largest render target side we accept, before the adapter's own limit.
@@ -56,6 +59,9 @@ pub struct RendererOptions {
     pub initial_quad_pages: u32,
     /// Chunks re-meshed per frame at most; the rest wait for the next frame.
     pub max_meshes_per_frame: u32,
+    /// How levels of detail are chosen ([`LodSettings::OFF`]: everything at full detail).
+    pub lod: LodSettings,
+    pub color_mode: ColorMode,
 }
 
 impl RendererOptions {
@@ -68,6 +74,8 @@ impl RendererOptions {
             sky_color: Vec3::new(0.32, 0.52, 0.82),
             initial_quad_pages: 4096,
             max_meshes_per_frame: 4096,
+            lod: LodSettings::default(),
+            color_mode: ColorMode::Shaded,
         }
     }
 }
@@ -82,15 +90,20 @@ pub struct FrameStats {
     /// Quads drawn, opaque and transparent.
     pub quads: u64,
     pub draw_commands: u32,
+    /// Of `quads`, the LOD skirts.
+    pub skirt_quads: u64,
+    /// Resident chunks per level of detail.
+    pub lod_levels: [u32; 6],
     pub quad_buffer_bytes: u64,
     pub free_pages: u32,
 }
 
 /// The buffers whose replacement invalidates bind groups, as one comparable key.
-type BindKey = (u64, u64, u32, u64);
+type BindKey = (u64, u64, u32, u64, u32);
 
 struct Frame {
     key: BindKey,
+    lod: LodBindGroups,
     mesh: BindGroups,
     draw_args: wgpu::BindGroup,
     draw: wgpu::BindGroup,
@@ -106,6 +119,7 @@ pub struct Renderer {
 
     pool: ChunkPool,
     quad_pool: QuadPool,
+    lod: LodPasses,
     mesher: Mesher,
     draws: DrawLists,
     pipelines: DrawPipelines,
@@ -215,6 +229,7 @@ impl Renderer {
             pool: ChunkPool::new(&device, 64),
             draws: DrawLists::new(&device, quad_pool.pages()),
             quad_pool,
+            lod: LodPasses::new(&device),
             mesher: Mesher::new(&device),
             pipelines: DrawPipelines::new(&device, &draw_layout),
             draw_layout,
@@ -275,6 +290,20 @@ impl Renderer {
         self.pool.set_block(&self.device, &self.queue, world, block)
     }
 
+    /// Changes how levels of detail are chosen from the next frame on; chunks whose level changes
+    /// are re-meshed then (turning LOD off re-meshes every coarse chunk at full detail).
+    pub fn set_lod(&mut self, lod: LodSettings) {
+        self.options.lod = lod;
+    }
+
+    pub fn lod(&self) -> LodSettings {
+        self.options.lod
+    }
+
+    pub fn set_color_mode(&mut self, mode: ColorMode) {
+        self.options.color_mode = mode;
+    }
+
     pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
         self.pool.chunk(pos)
     }
@@ -313,8 +342,14 @@ impl Renderer {
         }
         // A list never holds more commands than there are pages.
         self.draws.ensure(&self.device, self.quad_pool.pages());
-        let key =
-            (self.pool.generation, self.quad_pool.generation, self.draws.capacity, self.work_generation);
+        self.lod.ensure(&self.device, self.pool.slot_count());
+        let key = (
+            self.pool.generation,
+            self.quad_pool.generation,
+            self.draws.capacity,
+            self.work_generation,
+            self.lod.mip_capacity,
+        );
         if self.frame.as_ref().is_none_or(|f| f.key != key) {
             self.frame = Some(self.bind_groups(key));
         }
@@ -340,6 +375,16 @@ impl Renderer {
                 page_owner: &quads.page_owner.buffer,
                 allocator: &quads.allocator.buffer,
                 faces: &pool.faces.buffer,
+                meta: &pool.meta.buffer,
+            },
+        );
+        let lod = self.lod.bind_groups(
+            &self.device,
+            &LodBuffers {
+                params: &self.params,
+                meta: &pool.meta.buffer,
+                links: &pool.links_buffer.buffer,
+                voxels: &pool.voxels.buffer,
             },
         );
         let draw_args = self.draws.bind_group(&self.device, &self.params, &pool.faces.buffer);
@@ -355,7 +400,7 @@ impl Renderer {
                 &self.block_colors,
             ],
         );
-        Frame { key, mesh, draw_args, draw }
+        Frame { key, lod, mesh, draw_args, draw }
     }
 
     fn counter_sources(&self) -> CounterSources<'_> {
@@ -363,6 +408,7 @@ impl Renderer {
             work: &self.work,
             allocator: &self.quad_pool.allocator.buffer,
             draw_counts: &self.draws.counts,
+            lod_counts: &self.lod.counts,
         }
     }
 
@@ -381,6 +427,7 @@ impl Renderer {
             fog_start: self.options.fog_end * self.options.fog_start_fraction,
             sky_color: self.options.sky_color,
             fog_end: self.options.fog_end,
+            color_mode: self.options.color_mode as u32,
         };
         self.queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
         self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
@@ -391,8 +438,10 @@ impl Renderer {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.frame") });
         self.record_uploads(&mut encoder);
         self.draws.reset(&mut encoder, self.submission);
+        self.lod.prepare(&self.queue, &mut encoder, &LodParams::new(&self.options.lod, camera.eye));
         let frame = self.frame.as_ref().expect("prepared");
         let profiler = &self.profiling.profiler;
+        self.lod.record(&mut encoder, profiler, &frame.lod, params.slot_count);
         self.mesher.record(&mut encoder, profiler, &frame.mesh, &self.work, params.slot_count);
         self.draws.record(&mut encoder, profiler, &frame.draw_args, params.slot_count);
         self.record_draw(&mut encoder, &frame.draw);
@@ -400,6 +449,7 @@ impl Renderer {
             work: &self.work,
             allocator: &self.quad_pool.allocator.buffer,
             draw_counts: &self.draws.counts,
+            lod_counts: &self.lod.counts,
         };
         let pending = self.counters.copy(&mut encoder, &sources, self.frame_index);
         self.submit(encoder, started)?;
@@ -488,6 +538,8 @@ impl Renderer {
             face_jobs: c.jobs_asked,
             quads: c.quads.iter().map(|&q| q as u64).sum(),
             draw_commands: c.draw_commands.iter().sum(),
+            skirt_quads: c.skirt_quads as u64,
+            lod_levels: c.lod_levels,
             quad_buffer_bytes: self.quad_pool.bytes(),
             free_pages: c.free_pages,
         }

@@ -1,0 +1,391 @@
+//! Levels of detail on every adapter, against the CPU twins: mip pyramids, level choices (with
+//! hysteresis), LOD meshes with skirts; and the crack test, which renders scenes across level
+//! boundaries and counts background pixels that show through a seam.
+
+mod common;
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use common::Rng;
+use glam::{IVec3, Vec3};
+use voxgpu::camera::Camera;
+use voxgpu::gpu::{GpuContext, Renderer, RendererOptions};
+use voxgpu::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
+use voxgpu::mesh::{ChunkMesh, Face, PackedQuad, mesh_world_chunk, mesh_world_chunk_lod};
+use voxgpu::voxel::blocks as ids;
+use voxgpu::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos, MIP_LEVELS, MipPyramid, World};
+use voxgpu::worldgen::{WorldParams, WorldSource, generate};
+
+fn lod(first_distance: f32) -> LodSettings {
+    LodSettings { first_distance, ..LodSettings::default() }
+}
+
+fn renderer(gpu: &GpuContext, world: &World, options: RendererOptions) -> Renderer {
+    let mut r = Renderer::new(gpu, options, &world.registry).expect("renderer");
+    for (pos, chunk) in world.chunks() {
+        r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
+    }
+    r
+}
+
+fn small(settings: LodSettings) -> RendererOptions {
+    RendererOptions { lod: settings, ..RendererOptions::new(16, 16, 1000.0) }
+}
+
+fn terrain(seed: u64, view_distance: u32) -> World {
+    generate(&WorldSource::Terrain, &WorldParams { seed, center: IVec3::ZERO, view_distance })
+        .expect("terrain")
+}
+
+/// A chunk of random blocks, `solid_percent` of them not air, from few ids so cells tie often.
+fn random_chunk(rng: &mut Rng, solid_percent: u64) -> Chunk {
+    let palette = [ids::STONE, ids::DIRT, ids::GRASS, ids::WATER];
+    let mut chunk = Chunk::empty();
+    for v in chunk.voxels_mut().iter_mut() {
+        if rng.below(100) < solid_percent {
+            *v = palette[rng.below(4) as usize];
+        }
+    }
+    chunk
+}
+
+fn assert_mips_match(gpu: &GpuContext, r: &Renderer, world: &World, when: &str) {
+    for (pos, chunk) in world.chunks() {
+        let cpu = MipPyramid::build(chunk);
+        let gpu_levels = r.read_mips(pos).expect("readback").expect("resident");
+        for level in 1..=MIP_LEVELS {
+            assert!(
+                gpu_levels[level - 1] == cpu.level(level),
+                "{when}: {pos:?} level {level} differs on {}",
+                gpu.summary
+            );
+        }
+    }
+}
+
+#[test]
+fn gpu_mips_equal_the_cpu_pyramid_after_uploads_and_edits() {
+    let mut rng = Rng(11);
+    let mut world = World::new(BlockRegistry::builtin());
+    for (i, percent) in [20u64, 45, 50, 55, 80].into_iter().enumerate() {
+        world.insert(ChunkPos::new(i as i32, 0, 0), random_chunk(&mut rng, percent));
+    }
+    for (pos, chunk) in terrain(4, 1).chunks().take(12) {
+        world.insert(pos.neighbour(IVec3::new(0, 0, 4)), (**chunk).clone());
+    }
+    let camera = Camera::look_at(Vec3::new(-50.0, 60.0, -50.0), Vec3::ZERO);
+    for gpu in common::gpu_contexts() {
+        let mut world = world.clone();
+        let mut r = renderer(&gpu, &world, small(LodSettings::default()));
+        r.settle(&camera).expect("settles");
+        assert_mips_match(&gpu, &r, &world, "after upload");
+        // Edits rebuild the pyramid of the chunk they touch.
+        for _ in 0..200 {
+            let p = IVec3::new(rng.below(160) as i32, rng.below(32) as i32, rng.below(32) as i32);
+            let block = if rng.below(2) == 0 { BlockId::AIR } else { ids::BRICK };
+            if world.chunk(ChunkPos::from_block(p).0).is_some() {
+                world.set_block(p, block);
+                r.set_block(p, block).expect("edit");
+            }
+        }
+        r.settle(&camera).expect("settles");
+        assert_mips_match(&gpu, &r, &world, "after edits");
+    }
+}
+
+#[test]
+fn gpu_level_choices_equal_the_cpu_twin_along_a_random_flight() {
+    let world = terrain(3, 4);
+    let settings = lod(40.0);
+    let mut rng = Rng(5);
+    let eyes: Vec<Vec3> = (0..16)
+        .map(|i| {
+            let mut r = |n: u64, off: f32| rng.below(n) as f32 - off + if i % 2 == 0 { 0.0 } else { 0.37 };
+            Vec3::new(r(300, 150.0), r(220, 20.0), r(300, 150.0))
+        })
+        .collect();
+    for gpu in common::gpu_contexts() {
+        let mut r = renderer(&gpu, &world, small(settings));
+        let mut cpu: HashMap<ChunkPos, u32> = world.chunks().map(|(p, _)| (p, LEVEL_UNSET)).collect();
+        let (mut compared, mut borderline) = (0, 0);
+        let mut seen = BTreeSet::new();
+        for &eye in &eyes {
+            // One frame: the LOD pass runs exactly once with this eye.
+            r.render(&Camera::look_at(eye, eye + Vec3::X)).expect("frame");
+            for (pos, level) in r.read_levels().expect("readback") {
+                let current = cpu[&pos];
+                let distance = chunk_distance(pos, eye);
+                if settings.is_borderline(distance, current, 1e-5) {
+                    // Float rounding may go either way here; follow the GPU.
+                    borderline += 1;
+                } else {
+                    let expected = settings.select(distance, current);
+                    assert_eq!(level, expected, "{pos:?} at {distance} from {eye} on {}", gpu.summary);
+                    compared += 1;
+                }
+                cpu.insert(pos, level);
+                seen.insert(level);
+            }
+        }
+        assert!(seen.len() >= 4, "the flight should use several levels, saw {seen:?}");
+        assert!(borderline * 100 < compared, "{borderline} borderline of {compared}");
+    }
+}
+
+#[test]
+fn a_camera_jittering_across_a_threshold_changes_a_level_at_most_once() {
+    let mut world = World::new(BlockRegistry::builtin());
+    world.insert(ChunkPos::new(0, 0, 0), Chunk::filled(ids::STONE));
+    let settings = LodSettings::default();
+    // The chunk's box ends at x = 32; the first threshold is 128 blocks, its margin 12.8.
+    let eye_at = |offset: f32| Vec3::new(32.0 + 128.0 + offset, 16.0, 16.0);
+    for gpu in common::gpu_contexts() {
+        for (amplitude, most) in [(9.0f32, 1usize), (20.0, usize::MAX)] {
+            let mut r = renderer(&gpu, &world, small(settings));
+            let mut levels = Vec::new();
+            let mut cpu_level = LEVEL_UNSET;
+            let mut cpu_levels = Vec::new();
+            for i in 0..24 {
+                let eye = eye_at(amplitude * (i as f32 * 1.7).sin());
+                r.render(&Camera::look_at(eye, Vec3::ZERO)).expect("frame");
+                levels.push(r.read_levels().expect("readback")[0].1);
+                cpu_level = settings.select(chunk_distance(ChunkPos::new(0, 0, 0), eye), cpu_level);
+                cpu_levels.push(cpu_level);
+            }
+            assert_eq!(levels, cpu_levels, "GPU and CPU twin on {}", gpu.summary);
+            let changes = levels.windows(2).filter(|w| w[0] != w[1]).count();
+            if most == 1 {
+                assert!(changes <= 1, "±{amplitude} inside the margin: {changes} changes {levels:?}");
+            } else {
+                assert!(changes >= 2, "±{amplitude} beyond the margin must switch: {levels:?}");
+            }
+        }
+    }
+}
+
+/// (face, kind, quad) triples: a mesh as a set.
+fn as_set(mesh: &ChunkMesh) -> BTreeSet<(usize, u8, PackedQuad)> {
+    let mut set = BTreeSet::new();
+    for (kind, groups) in [(0u8, &mesh.opaque), (1u8, &mesh.transparent)] {
+        for face in Face::ALL {
+            for q in &groups.quads[groups.range(face)] {
+                assert!(set.insert((face as usize, kind, *q)), "duplicate quad {:?}", q.unpack());
+            }
+        }
+    }
+    set
+}
+
+fn skirts(mesh: &ChunkMesh) -> usize {
+    mesh.all_quads().filter(|q| q.unpack().skirt).count()
+}
+
+#[test]
+fn gpu_lod_meshes_and_skirts_equal_the_cpu_twin() {
+    let scenes = [
+        ("terrain", terrain(5, 3), Vec3::new(-70.0, 110.0, -70.0), lod(40.0)),
+        (
+            "sphere",
+            generate(&WorldSource::Sphere, &WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 2 })
+                .expect("sphere"),
+            Vec3::new(70.0, 60.0, 30.0),
+            lod(24.0),
+        ),
+    ];
+    for gpu in common::gpu_contexts() {
+        for (name, world, eye, settings) in &scenes {
+            let mut r = renderer(&gpu, world, small(*settings));
+            r.settle(&Camera::look_at(*eye, Vec3::new(0.0, 40.0, 0.0))).expect("settles");
+            let levels: HashMap<ChunkPos, u32> = r.read_levels().expect("levels").into_iter().collect();
+            let pyramids: HashMap<ChunkPos, MipPyramid> =
+                world.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
+            let (mut skirt_total, mut coarser_than_full) = (0, 0);
+            for m in r.read_meshes().expect("meshes") {
+                assert_eq!(m.level, levels[&m.pos], "{name} {:?}: meshed at the selected level", m.pos);
+                let cpu = mesh_world_chunk_lod(world, m.pos, &|p| &pyramids[&p], &|p| levels[&p]);
+                assert_eq!(m.mesh.opaque.counts, cpu.opaque.counts, "{name} {:?} on {}", m.pos, gpu.summary);
+                assert_eq!(m.mesh.transparent.counts, cpu.transparent.counts, "{name} {:?}", m.pos);
+                assert!(
+                    as_set(&m.mesh) == as_set(&cpu),
+                    "{name} {:?} on {}: quads differ",
+                    m.pos,
+                    gpu.summary
+                );
+                skirt_total += skirts(&m.mesh);
+                // A coarse chunk draws fewer quads than it would at full detail.
+                if m.level >= 2 {
+                    let full = mesh_world_chunk(world, m.pos).quad_count();
+                    let drawn = m.mesh.quad_count() - skirts(&m.mesh);
+                    assert!(drawn <= full, "{name} {:?} at level {}: {drawn} > {full}", m.pos, m.level);
+                    coarser_than_full += (drawn < full) as usize;
+                }
+            }
+            let distinct: BTreeSet<u32> = levels.values().copied().collect();
+            assert!(distinct.len() >= 3, "{name}: levels {distinct:?}");
+            assert!(skirt_total > 0, "{name}: level boundaries must produce skirts");
+            assert!(coarser_than_full > 0, "{name}: coarse chunks should save quads");
+        }
+    }
+}
+
+/// The sky colour of the crack scenes: magenta, which no block has, with fog pushed out of view.
+const SKY: Vec3 = Vec3::new(1.0, 0.0, 1.0);
+const SKY_SRGB: [u8; 4] = [255, 0, 255, 255];
+
+/// The world as drawn with LOD: each block is solid when its chunk's level holds a non-air voxel
+/// over it.
+struct LodShape<'a> {
+    world: &'a World,
+    pyramids: HashMap<ChunkPos, MipPyramid>,
+    levels: HashMap<ChunkPos, u32>,
+}
+
+impl LodShape<'_> {
+    fn solid(&self, block: IVec3) -> bool {
+        let (pos, local) = ChunkPos::from_block(block);
+        let Some(chunk) = self.world.chunk(pos) else { return false };
+        let local = local.as_uvec3();
+        match self.levels[&pos] {
+            0 => !chunk.get(local.x as usize, local.y as usize, local.z as usize).is_air(),
+            level => {
+                let p = local >> level;
+                !self.pyramids[&pos].get(level as usize, p.x as usize, p.y as usize, p.z as usize).is_air()
+            }
+        }
+    }
+
+    /// Whether the ray from `origin` along `dir` enters a solid block within `reach` blocks
+    /// (voxel traversal, Amanatides and Woo).
+    fn ray_hits(&self, origin: Vec3, dir: Vec3, reach: f32) -> bool {
+        let mut cell = origin.floor().as_ivec3();
+        let step = dir.signum().as_ivec3();
+        // Ray distance to the first cell edge on each axis, and between edges; an axis the ray
+        // does not move along is never crossed.
+        let mut t_max = Vec3::INFINITY;
+        let mut t_delta = Vec3::INFINITY;
+        for axis in 0..3 {
+            if dir[axis] != 0.0 {
+                let o = origin[axis];
+                let edge = if dir[axis] > 0.0 { (cell[axis] + 1) as f32 - o } else { o - cell[axis] as f32 };
+                t_delta[axis] = 1.0 / dir[axis].abs();
+                t_max[axis] = edge * t_delta[axis];
+            }
+        }
+        loop {
+            if self.solid(cell) {
+                return true;
+            }
+            let axis = if t_max.x <= t_max.y && t_max.x <= t_max.z {
+                0
+            } else if t_max.y <= t_max.z {
+                1
+            } else {
+                2
+            };
+            if t_max[axis] > reach {
+                return false;
+            }
+            cell[axis] += step[axis];
+            t_max[axis] += t_delta[axis];
+        }
+    }
+}
+
+/// Background pixels with LOD on where the surface drawn with LOD on must be: the pixel is
+/// surface with LOD off, and rays through its centre and four points 0.35 px around it all enter
+/// a solid block of the LOD shape. A coarser silhouette is not counted (the rays miss the coarse
+/// shape there); light through a seam is.
+fn crack_pixels(
+    on: &image::RgbaImage,
+    off: &image::RgbaImage,
+    camera: &Camera,
+    shape: &LodShape,
+) -> Vec<(u32, u32)> {
+    let (w, h) = on.dimensions();
+    let inverse = camera.view_proj(w as f32 / h as f32).inverse();
+    let ray = |x: f32, y: f32| {
+        let ndc = Vec3::new(x / w as f32 * 2.0 - 1.0, 1.0 - y / h as f32 * 2.0, 0.5);
+        (inverse.project_point3(ndc) - camera.eye).normalize()
+    };
+    let mut cracks = Vec::new();
+    for (x, y, pixel) in on.enumerate_pixels() {
+        if pixel.0 != SKY_SRGB || off.get_pixel(x, y).0 == SKY_SRGB {
+            continue;
+        }
+        let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+        let offsets = [(0.0, 0.0), (-0.35, -0.35), (0.35, -0.35), (-0.35, 0.35), (0.35, 0.35)];
+        if offsets.iter().all(|(dx, dy)| shape.ray_hits(camera.eye, ray(cx + dx, cy + dy), 2000.0)) {
+            cracks.push((x, y));
+        }
+    }
+    cracks
+}
+
+#[test]
+fn no_background_shows_through_lod_seams() {
+    let sphere =
+        generate(&WorldSource::Sphere, &WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 2 })
+            .expect("sphere");
+    let land = terrain(7, 4);
+    let centre = Vec3::new(0.0, 48.0, 0.0);
+    let scenes: Vec<(&str, &World, Vec3, Vec3, LodSettings)> = vec![
+        ("sphere side", &sphere, Vec3::new(85.0, 55.0, 12.0), centre, lod(24.0)),
+        ("sphere above", &sphere, Vec3::new(-50.0, 130.0, -45.0), centre, lod(24.0)),
+        ("sphere below", &sphere, Vec3::new(30.0, -40.0, 70.0), centre, lod(24.0)),
+        ("sphere close", &sphere, Vec3::new(20.0, 60.0, -62.0), centre, lod(20.0)),
+        ("terrain grazing", &land, Vec3::new(-60.0, 95.0, -60.0), Vec3::new(60.0, 70.0, 60.0), lod(32.0)),
+        ("terrain seam", &land, Vec3::new(40.0, 120.0, 16.0), Vec3::new(100.0, 60.0, 16.0), lod(48.0)),
+    ];
+    for gpu in common::gpu_contexts() {
+        for (name, world, eye, target, settings) in &scenes {
+            let options =
+                RendererOptions { sky_color: SKY, lod: *settings, ..RendererOptions::new(256, 256, 1.0e6) };
+            let mut r = renderer(&gpu, world, options);
+            let camera = Camera::look_at(*eye, *target);
+            r.settle(&camera).expect("settles");
+            let on = r.read_pixels().expect("pixels");
+            let levels: HashMap<ChunkPos, u32> = r.read_levels().expect("levels").into_iter().collect();
+            let distinct: BTreeSet<u32> = levels.values().copied().collect();
+            assert!(
+                distinct.len() >= 2,
+                "{name}: the scene must straddle a level boundary, levels {distinct:?}"
+            );
+            let pyramids = world.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
+            let shape = LodShape { world, pyramids, levels };
+            r.set_lod(LodSettings::OFF);
+            r.settle(&camera).expect("settles");
+            let off = r.read_pixels().expect("pixels");
+            let surface = off.pixels().filter(|p| p.0 != SKY_SRGB).count();
+            assert!(surface > 256 * 256 / 10, "{name}: the surface must fill the view");
+            let cracks = crack_pixels(&on, &off, &camera, &shape);
+            // The measure has teeth: a one-pixel hole punched in the middle of the surface counts.
+            let mut holed = on.clone();
+            let middle = (0..256 * 256)
+                .map(|i| (128 + (i % 64) - 32, 128 + (i / 64) % 64 - 32))
+                .find(|&(x, y)| {
+                    let around = |img: &image::RgbaImage| {
+                        (0..9).all(|k| img.get_pixel(x + k % 3 - 1, y + k / 3 - 1).0 != SKY_SRGB)
+                    };
+                    around(&on) && around(&off)
+                })
+                .expect("surface near the middle");
+            holed.put_pixel(middle.0, middle.1, image::Rgba(SKY_SRGB));
+            assert_eq!(crack_pixels(&holed, &off, &camera, &shape).len(), cracks.len() + 1, "{name}: a hole");
+            if !cracks.is_empty() {
+                let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/output");
+                std::fs::create_dir_all(&dir).expect("output dir");
+                let file = name.replace(' ', "_");
+                on.save(dir.join(format!("crack-{file}-lod-on.png"))).expect("write");
+                off.save(dir.join(format!("crack-{file}-lod-off.png"))).expect("write");
+            }
+            assert!(
+                cracks.is_empty(),
+                "{name} on {}: {} background pixels through seams, first {:?} (images in tests/output)",
+                gpu.summary,
+                cracks.len(),
+                &cracks[..cracks.len().min(8)]
+            );
+        }
+    }
+}
