@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{GpuContext, Renderer, RendererOptions};
+use voxgpu::gpu::{ColorMode, GpuContext, Renderer, RendererOptions};
+use voxgpu::lod::LodSettings;
 use voxgpu::voxel::CHUNK_SIZE;
 use voxgpu::worldgen::{self, WorldParams, WorldSource};
 
@@ -33,27 +34,57 @@ struct Scene {
     params: WorldParams,
     /// Eye and target; `None` uses the world's default view.
     view: Option<(Vec3, Vec3)>,
+    lod: LodSettings,
+    mode: ColorMode,
 }
 
 fn sample_vox() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sample.vox")
 }
 
+/// The first three scenes are at full detail (they pin the base renderer); the last two show
+/// levels of detail: every chunk coloured by its level, and a shaded close-up across a seam.
 fn scenes() -> Vec<Scene> {
     let terrain = WorldParams { seed: 7, center: IVec3::ZERO, view_distance: 3 };
+    let full = |name, source, params, view| Scene {
+        name,
+        source,
+        params,
+        view,
+        lod: LodSettings::OFF,
+        mode: ColorMode::Shaded,
+    };
+    let wide = WorldParams { view_distance: 5, ..terrain };
+    let first_distance = |d| LodSettings { first_distance: d, ..LodSettings::default() };
     vec![
+        full(
+            "terrain_above",
+            WorldSource::Terrain,
+            terrain,
+            Some((Vec3::new(0.5, 200.0, 0.5), Vec3::new(0.5, 0.0, 0.5))),
+        ),
+        full("terrain_low_angle", WorldSource::Terrain, terrain, None),
+        full(
+            "vox_model",
+            WorldSource::Vox(sample_vox()),
+            WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 2 },
+            None,
+        ),
         Scene {
-            name: "terrain_above",
+            name: "lod_levels",
             source: WorldSource::Terrain,
-            params: terrain,
-            view: Some((Vec3::new(0.5, 200.0, 0.5), Vec3::new(0.5, 0.0, 0.5))),
+            params: wide,
+            view: Some((Vec3::new(-20.0, 150.0, -20.0), Vec3::new(60.0, 50.0, 60.0))),
+            lod: first_distance(40.0),
+            mode: ColorMode::Lod,
         },
-        Scene { name: "terrain_low_angle", source: WorldSource::Terrain, params: terrain, view: None },
         Scene {
-            name: "vox_model",
-            source: WorldSource::Vox(sample_vox()),
-            params: WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 2 },
-            view: None,
+            name: "lod_seam",
+            source: WorldSource::Terrain,
+            params: wide,
+            view: Some((Vec3::new(-20.0, 110.0, -20.0), Vec3::new(40.0, 70.0, 40.0))),
+            lod: first_distance(40.0),
+            mode: ColorMode::Shaded,
         },
     ]
 }
@@ -63,7 +94,11 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     let (eye, target) =
         scene.view.unwrap_or_else(|| worldgen::default_view(&scene.source, &world, &scene.params));
     let fog_end = (scene.params.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
-    let options = RendererOptions::new(SIZE, SIZE, fog_end);
+    let options = RendererOptions {
+        lod: scene.lod,
+        color_mode: scene.mode,
+        ..RendererOptions::new(SIZE, SIZE, fog_end)
+    };
     let mut renderer = Renderer::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
