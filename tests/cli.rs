@@ -74,6 +74,9 @@ fn out_of_range_flags_are_one_line() {
     assert_one_line_error(&["stats", "--view-distance", "0"], "--view-distance");
     assert_one_line_error(&["stats", "--view-distance", "100000"], "--view-distance");
     assert_one_line_error(&["stats", "--seed", "-1"], "--seed");
+    assert_one_line_error(&["stats", "--lod", "maybe"], "--lod");
+    assert_one_line_error(&["stats", "--lod-distance", "0"], "--lod-distance");
+    assert_one_line_error(&["render", "--out", "x.png", "--mode", "plaid"], "--mode");
     assert_one_line_error(&["render", "--out", "x.png", "--camera", "1,2"], "x,y,z");
     assert_one_line_error(&["render", "--out", "x.png", "--camera", "1,nan,2"], "--camera");
     assert_one_line_error(
@@ -92,7 +95,7 @@ fn an_unwritable_output_is_one_line() {
 #[test]
 fn stats_json_areas_match_a_naive_count_on_the_sample_model() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/sample.vox");
-    let out = voxgpu(&["stats", "--json", "--world", &format!("vox:{path}")]);
+    let out = voxgpu(&["stats", "--json", "--lod", "off", "--world", &format!("vox:{path}")]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats --json prints JSON");
 
@@ -158,14 +161,22 @@ fn stats_is_identical_for_the_gpu_and_cpu_meshers() {
     }
     let vox = format!("vox:{}", concat!(env!("CARGO_MANIFEST_DIR"), "/assets/sample.vox"));
     for world in ["terrain", "checker", vox.as_str()] {
-        let run = |mesher: &str| {
-            let out =
-                voxgpu(&["stats", "--json", "--mesher", mesher, "--world", world, "--view-distance", "2"]);
-            assert!(out.status.success(), "{world} {mesher}: {}", String::from_utf8_lossy(&out.stderr));
-            serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON")
-        };
-        let (gpu, cpu) = (run("gpu"), run("cpu"));
-        assert!(cpu["quads"].as_u64().unwrap() > 0, "{world}");
-        assert_eq!(gpu, cpu, "{world}: stats differ between meshers");
+        for lod in ["on", "off"] {
+            let run = |mesher: &str| {
+                let args = ["stats", "--json", "--mesher", mesher, "--world", world, "--view-distance", "2"];
+                let out = voxgpu(&[&args[..], &["--lod", lod, "--lod-distance", "40"]].concat());
+                assert!(out.status.success(), "{world} {mesher}: {}", String::from_utf8_lossy(&out.stderr));
+                serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON")
+            };
+            let (gpu, cpu) = (run("gpu"), run("cpu"));
+            assert!(cpu["quads"].as_u64().unwrap() > 0, "{world}");
+            assert_eq!(gpu, cpu, "{world} with LOD {lod}: stats differ between meshers");
+            if world == "terrain" && lod == "on" {
+                let levels = cpu["lod"]["levels"].as_array().unwrap();
+                assert!(levels.iter().filter(|n| n.as_u64() != Some(0)).count() >= 2, "{levels:?}");
+                assert!(cpu["lod"]["quads_lod_on"].as_u64() < cpu["lod"]["quads_lod_off"].as_u64());
+                assert!(cpu["lod"]["skirt_quads_lod_on"].as_u64().unwrap() > 0);
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! `voxgpu bench`: meshing throughput of the GPU mesher against the CPU reference on all cores,
 //! on the same chunks in the same run, with the adapter's measured copy bandwidth as the floor.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -8,14 +9,14 @@ use clap::Args;
 use glam::Vec3;
 use serde::Serialize;
 
-use super::{CliError, WorldArgs};
+use super::{CliError, LodArgs, WorldArgs};
 use crate::camera::Camera;
 use crate::gpu::{
     Clock, GpuContext, GpuError, GpuTimer, MAX_CHUNKS_PER_FRAME, Renderer, RendererOptions,
     copy_bandwidth_gb_s, median,
 };
-use crate::mesh::{QUAD_BYTES, cpu_threads, mesh_chunks_parallel};
-use crate::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, World};
+use crate::mesh::{QUAD_BYTES, cpu_threads, map_parallel, mesh_world_chunk_lod};
+use crate::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, MipPyramid, World};
 use crate::worldgen;
 
 #[derive(Debug, Clone, Args)]
@@ -31,6 +32,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeats: u32,
     #[command(flatten)]
+    pub lod: LodArgs,
+    #[command(flatten)]
     pub world: WorldArgs,
 }
 
@@ -40,6 +43,9 @@ pub struct BenchReport {
     pub adapter: String,
     pub backend: String,
     pub chunks: usize,
+    /// Levels of detail on, chosen from the world's default view; chunks per level.
+    pub lod: bool,
+    pub levels: [u32; 6],
     pub quads: u64,
     pub gpu_ms: f64,
     pub cpu_ms: f64,
@@ -78,7 +84,9 @@ fn select_chunks(world: &World, n: usize) -> World {
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
-    let full = worldgen::generate(&args.world.world, &args.world.params(Vec3::ZERO))?;
+    let params = args.world.params(Vec3::ZERO);
+    let full = worldgen::generate(&args.world.world, &params)?;
+    let (eye, target) = worldgen::default_view(&args.world.world, &full, &params);
     let world = select_chunks(&full, args.chunks as usize);
     let chunks = world.len();
     if chunks == 0 {
@@ -87,12 +95,19 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
 
     let gpu = GpuContext::new()?;
     let timer = GpuTimer::new(&gpu).ok_or(GpuError::NoTimestamps { adapter: gpu.summary.to_string() })?;
-    let options = RendererOptions { max_meshes_per_frame: chunks as u32, ..RendererOptions::new(1, 1, 1.0) };
+    let options = RendererOptions {
+        max_meshes_per_frame: chunks as u32,
+        lod: args.lod.settings(),
+        ..RendererOptions::new(1, 1, 1.0)
+    };
     let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk))?;
     }
-    let settled = renderer.settle(&Camera::look_at(Vec3::ZERO, Vec3::NEG_Z))?;
+    let settled = renderer.settle(&Camera::look_at(eye, target))?;
+    // The CPU meshes each chunk at the level the GPU chose; pyramids are built before timing, as
+    // the GPU's are before its re-mesh.
+    let levels: HashMap<ChunkPos, u32> = renderer.read_levels()?.into_iter().collect();
     let mut gpu_times = Vec::new();
     for _ in 0..=args.repeats {
         gpu_times.push(renderer.timed_remesh()?);
@@ -102,10 +117,17 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
 
     let threads = cpu_threads();
     let positions = world.sorted_positions();
+    let pyramids: HashMap<ChunkPos, MipPyramid> = positions
+        .iter()
+        .copied()
+        .zip(map_parallel(&positions, threads, |p| MipPyramid::build(world.chunk(p).expect("listed"))))
+        .collect();
     let mut cpu_times = Vec::new();
     for _ in 0..=args.repeats {
         let start = Instant::now();
-        std::hint::black_box(mesh_chunks_parallel(&world, &positions, threads));
+        std::hint::black_box(map_parallel(&positions, threads, |p| {
+            mesh_world_chunk_lod(&world, p, &|q| &pyramids[&q], &|q| levels[&q])
+        }));
         cpu_times.push(start.elapsed().as_secs_f64() * 1e3);
     }
     cpu_times.remove(0);
@@ -123,6 +145,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         adapter: gpu.summary.name.clone(),
         backend: format!("{:?}", gpu.summary.backend),
         chunks,
+        lod: args.lod.settings().is_on(),
+        levels: settled.lod_levels,
         quads,
         gpu_ms,
         cpu_ms,
@@ -151,7 +175,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
 
 fn print_table(r: &BenchReport) {
     println!("adapter          {} ({})", r.adapter, r.backend);
-    println!("chunks           {} ({} quads)", r.chunks, r.quads);
+    println!("chunks           {} ({} quads), per level {:?}", r.chunks, r.quads, r.levels);
     println!("                 {:>12} {:>14} {:>16}", "ms", "chunks/ms", "voxels/s");
     println!(
         "GPU mesher       {:>12.3} {:>14.2} {:>16.3e}",

@@ -9,10 +9,11 @@ mod stats;
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use glam::Vec3;
 
 use crate::gpu::GpuError;
+use crate::lod::LodSettings;
 use crate::worldgen::{WorldError, WorldParams, WorldSource};
 
 /// Largest image side `render` accepts: 8192² RGBA is 256 MiB of readback already.
@@ -58,6 +59,42 @@ pub struct WorldArgs {
 impl WorldArgs {
     pub fn params(&self, center: Vec3) -> WorldParams {
         WorldParams { seed: self.seed, center: center.floor().as_ivec3(), view_distance: self.view_distance }
+    }
+}
+
+/// `on` or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+/// How levels of detail are chosen, shared by every subcommand that meshes.
+#[derive(Debug, Clone, Args)]
+pub struct LodArgs {
+    /// Levels of detail: distant chunks are meshed from their mip levels, with skirts at seams.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub lod: Switch,
+    /// Distance in blocks from the camera where level 1 begins; level L begins at twice the
+    /// distance of level L-1.
+    #[arg(long, default_value_t = LodSettings::default().first_distance, value_parser = parse_lod_distance)]
+    pub lod_distance: f32,
+}
+
+impl LodArgs {
+    pub fn settings(&self) -> LodSettings {
+        let on = LodSettings { first_distance: self.lod_distance, ..LodSettings::default() };
+        match self.lod {
+            Switch::On => on,
+            Switch::Off => LodSettings { max_level: 0, ..on },
+        }
+    }
+}
+
+fn parse_lod_distance(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(d) if (8.0..=1.0e6).contains(&d) => Ok(d),
+        _ => Err(format!("{s:?} is not a distance in blocks between 8 and 1000000")),
     }
 }
 

@@ -8,9 +8,9 @@ use clap::Args;
 use glam::{IVec3, Vec3};
 use serde::Serialize;
 
-use super::{CliError, MAX_IMAGE_SIDE, WorldArgs};
+use super::{CliError, LodArgs, MAX_IMAGE_SIDE, WorldArgs};
 use crate::camera::Camera;
-use crate::gpu::{FrameTimings, GpuContext, GpuError, Renderer, RendererOptions};
+use crate::gpu::{FrameStats, FrameTimings, GpuContext, GpuError, Renderer, RendererOptions};
 use crate::voxel::{BlockId, CHUNK_SIZE, World};
 use crate::worldgen;
 
@@ -32,6 +32,8 @@ pub struct ProfileArgs {
     /// Write a Chrome trace (chrome://tracing, Perfetto) of the measured frames here.
     #[arg(long)]
     pub trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub lod: LodArgs,
     #[command(flatten)]
     pub world: WorldArgs,
 }
@@ -70,6 +72,14 @@ pub struct ProfileReport {
     pub frames: usize,
     pub world: String,
     pub view_distance: u32,
+    /// Levels of detail on or off, and where level 1 begins.
+    pub lod: bool,
+    pub lod_distance: f32,
+    /// The last frame's counts (read back a frame or two late): quads drawn, of them skirts,
+    /// and chunks per level.
+    pub quads: u64,
+    pub skirt_quads: u64,
+    pub lod_levels: [u32; 6],
     pub stages: Vec<StageSummary>,
     pub gpu_frame: Summary,
     pub cpu_record: Summary,
@@ -113,8 +123,11 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let world = worldgen::generate(&args.world.world, &args.world.params(Vec3::ZERO))?;
     let radius = args.world.view_distance as f32 * CHUNK_SIZE as f32 * 0.6;
     let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
-    let mut renderer =
-        Renderer::new(gpu, RendererOptions::new(args.width, args.height, fog_end), &world.registry)?;
+    let options = RendererOptions {
+        lod: args.lod.settings(),
+        ..RendererOptions::new(args.width, args.height, fog_end)
+    };
+    let mut renderer = Renderer::new(gpu, options, &world.registry)?;
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk))?;
     }
@@ -123,13 +136,14 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
 
     let total = args.warmup + args.frames;
     let mut frames: Vec<FrameTimings> = Vec::new();
+    let mut last = FrameStats::default();
     for i in 0..total {
         let t = i as f32 / total as f32;
         let camera = flight(&world, radius, t);
         // Dig one block under the target every frame, so meshing has real work each frame.
         let dig = camera.target.floor().as_ivec3() - IVec3::Y;
         renderer.set_block(dig, BlockId::AIR)?;
-        renderer.render(&camera)?;
+        last = renderer.render(&camera)?;
         // Waiting each frame keeps every frame's timings (none dropped); it idles the GPU between
         // frames, which per-stage GPU times do not include.
         renderer.flush_timings()?;
@@ -142,10 +156,15 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     if let Some(path) = &args.trace {
         write(path, chrome_trace(&frames))?;
     }
-    Ok(summarise(gpu, args, &frames))
+    Ok(summarise(gpu, args, &frames, &last))
 }
 
-fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings]) -> ProfileReport {
+fn summarise(
+    gpu: &GpuContext,
+    args: &ProfileArgs,
+    frames: &[FrameTimings],
+    last: &FrameStats,
+) -> ProfileReport {
     let mut names: Vec<(String, u32)> = Vec::new();
     for stage in frames.iter().flat_map(|f| &f.stages) {
         if !names.iter().any(|(n, _)| *n == stage.name) {
@@ -166,6 +185,11 @@ fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings]) -> P
         frames: frames.len(),
         world: args.world.world.to_string(),
         view_distance: args.world.view_distance,
+        lod: args.lod.settings().is_on(),
+        lod_distance: args.lod.lod_distance,
+        quads: last.quads,
+        skirt_quads: last.skirt_quads,
+        lod_levels: last.lod_levels,
         stages,
         gpu_frame: Summary::of(frames.iter().map(FrameTimings::gpu_total_ms).collect()),
         cpu_record: Summary::of(frames.iter().map(|f| f.cpu_record_ms).collect()),
@@ -201,9 +225,16 @@ fn write(path: &Path, contents: String) -> Result<(), CliError> {
 
 fn print_table(r: &ProfileReport) {
     println!(
-        "{} ({}), {}, {} frames, world {} at view distance {}",
-        r.adapter, r.backend, r.resolution, r.frames, r.world, r.view_distance
+        "{} ({}), {}, {} frames, world {} at view distance {}, LOD {}",
+        r.adapter,
+        r.backend,
+        r.resolution,
+        r.frames,
+        r.world,
+        r.view_distance,
+        if r.lod { format!("on from {} blocks", r.lod_distance) } else { "off".into() }
     );
+    println!("quads drawn {} ({} skirts), chunks per level {:?}", r.quads, r.skirt_quads, r.lod_levels);
     println!("{:<22} {:>10} {:>10} {:>10}", "stage (GPU ms)", "median", "p95", "max");
     for s in &r.stages {
         let name = format!("{}{}", "  ".repeat(s.depth as usize), s.name);

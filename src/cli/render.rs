@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use glam::Vec3;
 
-use super::{CliError, MAX_IMAGE_SIDE, WorldArgs, parse_vec3};
+use super::{CliError, LodArgs, MAX_IMAGE_SIDE, WorldArgs, parse_vec3};
 use crate::camera::Camera;
-use crate::gpu::{GpuContext, Renderer, RendererOptions};
+use crate::gpu::{ColorMode, GpuContext, Renderer, RendererOptions};
 use crate::voxel::CHUNK_SIZE;
 use crate::worldgen;
 
@@ -27,8 +27,22 @@ pub struct RenderArgs {
     /// Point the camera looks at, `x,y,z`.
     #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
     pub target: Option<Vec3>,
+    /// How surfaces are coloured.
+    #[arg(long, value_enum, default_value_t = Mode::Filled)]
+    pub mode: Mode,
+    #[command(flatten)]
+    pub lod: LodArgs,
     #[command(flatten)]
     pub world: WorldArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Shaded blocks.
+    Filled,
+    /// Each chunk in the colour of its level of detail (green full detail, then yellow, orange,
+    /// red, magenta, blue); skirts lighter.
+    Lod,
 }
 
 pub fn run(args: &RenderArgs) -> Result<(), CliError> {
@@ -48,8 +62,16 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
 
     let gpu = GpuContext::new()?;
     let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
-    let mut renderer =
-        Renderer::new(&gpu, RendererOptions::new(args.width, args.height, fog_end), &world.registry)?;
+    let color_mode = match args.mode {
+        Mode::Filled => ColorMode::Shaded,
+        Mode::Lod => ColorMode::Lod,
+    };
+    let options = RendererOptions {
+        lod: args.lod.settings(),
+        color_mode,
+        ..RendererOptions::new(args.width, args.height, fog_end)
+    };
+    let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk))?;
     }
@@ -57,13 +79,15 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let image = renderer.read_pixels()?;
     image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
     println!(
-        "wrote {} ({}x{}) on {}: {} chunks, {} quads, {} draw commands",
+        "wrote {} ({}x{}) on {}: {} chunks (per level {:?}), {} quads ({} skirts), {} draw commands",
         args.out.display(),
         args.width,
         args.height,
         gpu.summary,
         stats.chunks_resident,
+        stats.lod_levels,
         stats.quads,
+        stats.skirt_quads,
         stats.draw_commands
     );
     Ok(())

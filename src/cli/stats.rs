@@ -1,15 +1,20 @@
 //! `voxgpu stats`: quads and unit-face area per face direction, from the GPU mesher (default) or
-//! the CPU reference. Both must print the same numbers.
+//! the CPU reference, with levels of detail chosen from a camera. Both meshers must print the same
+//! numbers. The `lod` part compares the same world meshed with and without LOD.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use glam::Vec3;
+use serde::Serialize;
 
-use super::{CliError, WorldArgs};
+use super::{CliError, LodArgs, WorldArgs, parse_vec3};
 use crate::camera::Camera;
 use crate::gpu::{GpuContext, Renderer, RendererOptions};
-use crate::mesh::{MeshStats, cpu_threads, mesh_chunks_parallel};
+use crate::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
+use crate::mesh::{ChunkMesh, MeshStats, cpu_threads, map_parallel, mesh_world_chunk_lod};
+use crate::voxel::{ChunkPos, MipPyramid, World};
 use crate::worldgen;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -28,36 +33,129 @@ pub struct StatsArgs {
     /// Which mesher produces the quads.
     #[arg(long, value_enum, default_value_t = Mesher::Gpu)]
     pub mesher: Mesher,
+    /// Camera position `x,y,z` that levels of detail are chosen from (default: the world's view).
+    #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
+    pub camera: Option<Vec3>,
+    #[command(flatten)]
+    pub lod: LodArgs,
     #[command(flatten)]
     pub world: WorldArgs,
 }
 
+/// What `stats --json` prints: the mesh statistics of the chosen `--lod`, then the comparison.
+#[derive(Debug, Serialize)]
+pub struct StatsReport {
+    #[serde(flatten)]
+    pub mesh: MeshStats,
+    pub lod: LodReport,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LodReport {
+    pub enabled: bool,
+    /// Where levels were chosen from.
+    pub camera: [f32; 3],
+    /// Distance where level 1 begins.
+    pub first_distance: f32,
+    /// Chunks at each level 0..=5 (with `--lod off`, all at 0).
+    pub levels: [u64; 6],
+    /// The same world and camera with LOD on and off.
+    pub quads_lod_on: u64,
+    pub quads_lod_off: u64,
+    /// Of the LOD-on quads, the skirts.
+    pub skirt_quads_lod_on: u64,
+}
+
+/// Every chunk's mesh and the level it is in.
+type Meshed = Vec<(ChunkMesh, u32)>;
+
 pub fn run(args: &StatsArgs) -> Result<(), CliError> {
-    let world = worldgen::generate(&args.world.world, &args.world.params(Vec3::ZERO))?;
-    let positions = world.sorted_positions();
-    let mut stats = MeshStats::default();
-    match args.mesher {
-        Mesher::Cpu => {
-            for mesh in mesh_chunks_parallel(&world, &positions, cpu_threads()) {
-                stats.add(&mesh);
-            }
-        }
-        Mesher::Gpu => {
-            let gpu = GpuContext::new()?;
-            let mut renderer = Renderer::new(&gpu, RendererOptions::new(1, 1, 1.0), &world.registry)?;
-            for (pos, chunk) in world.chunks() {
-                renderer.insert_chunk(pos, Arc::clone(chunk))?;
-            }
-            renderer.settle(&Camera::look_at(Vec3::ZERO, Vec3::NEG_Z))?;
-            for chunk in renderer.read_meshes()? {
-                stats.add(&chunk.mesh);
-            }
-        }
+    let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
+    let world = worldgen::generate(&args.world.world, &params)?;
+    let (default_eye, target) = worldgen::default_view(&args.world.world, &world, &params);
+    let eye = args.camera.unwrap_or(default_eye);
+    let on = LodSettings { max_level: LodSettings::default().max_level, ..args.lod.settings() };
+    let (with_lod, without_lod) = match args.mesher {
+        Mesher::Cpu => (cpu_meshes(&world, eye, &on), cpu_meshes(&world, eye, &LodSettings::OFF)),
+        Mesher::Gpu => gpu_meshes(&world, Camera::look_at(eye, target), &on)?,
+    };
+    let enabled = args.lod.settings().is_on();
+    let mut mesh = MeshStats::default();
+    let mut levels = [0u64; 6];
+    for (chunk, level) in if enabled { &with_lod } else { &without_lod } {
+        mesh.add_at_level(chunk, *level);
+        levels[*level as usize] += 1;
     }
+    let total = |meshed: &Meshed| meshed.iter().map(|(m, _)| m.quad_count() as u64).sum();
+    let skirts = with_lod.iter().flat_map(|(m, _)| m.all_quads()).filter(|q| q.unpack().skirt).count();
+    let report = StatsReport {
+        mesh,
+        lod: LodReport {
+            enabled,
+            camera: eye.to_array(),
+            first_distance: on.first_distance,
+            levels,
+            quads_lod_on: total(&with_lod),
+            quads_lod_off: total(&without_lod),
+            skirt_quads_lod_on: skirts as u64,
+        },
+    };
     if args.json {
-        println!("{}", serde_json::to_string(&stats).expect("plain struct serialises"));
+        println!("{}", serde_json::to_string(&report).expect("plain struct serialises"));
     } else {
-        print!("{}", stats.table());
+        print!("{}", report.mesh.table());
+        let l = &report.lod;
+        println!(
+            "\nLOD {} from camera {:?}, level 1 from {} blocks",
+            if l.enabled { "on" } else { "off" },
+            l.camera,
+            l.first_distance
+        );
+        println!("chunks per level  {:?}", l.levels);
+        println!(
+            "quads             {} with LOD ({} skirts, {:.1}%), {} without: {:.1}%",
+            l.quads_lod_on,
+            l.skirt_quads_lod_on,
+            100.0 * l.skirt_quads_lod_on as f64 / l.quads_lod_on.max(1) as f64,
+            l.quads_lod_off,
+            100.0 * l.quads_lod_on as f64 / l.quads_lod_off.max(1) as f64
+        );
     }
     Ok(())
+}
+
+/// The CPU twins end to end: levels chosen fresh from `eye`, pyramids built, every chunk meshed
+/// at its level on all cores. Sorted by position like the GPU's readback.
+fn cpu_meshes(world: &World, eye: Vec3, lod: &LodSettings) -> Meshed {
+    let positions = world.sorted_positions();
+    let threads = cpu_threads();
+    let levels: HashMap<ChunkPos, u32> =
+        positions.iter().map(|&p| (p, lod.select(chunk_distance(p, eye), LEVEL_UNSET))).collect();
+    let pyramids: HashMap<ChunkPos, MipPyramid> = positions
+        .iter()
+        .copied()
+        .zip(map_parallel(&positions, threads, |p| MipPyramid::build(world.chunk(p).expect("listed"))))
+        .collect();
+    let meshes = map_parallel(&positions, threads, |p| {
+        mesh_world_chunk_lod(world, p, &|q| &pyramids[&q], &|q| levels[&q])
+    });
+    meshes.into_iter().zip(positions.iter().map(|p| levels[p])).collect()
+}
+
+/// The GPU mesher: settled once with `lod`, read back, then again with LOD off.
+fn gpu_meshes(world: &World, camera: Camera, lod: &LodSettings) -> Result<(Meshed, Meshed), CliError> {
+    let gpu = GpuContext::new()?;
+    let options = RendererOptions { lod: *lod, ..RendererOptions::new(1, 1, 1.0) };
+    let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
+    for (pos, chunk) in world.chunks() {
+        renderer.insert_chunk(pos, Arc::clone(chunk))?;
+    }
+    let read = |renderer: &mut Renderer| -> Result<Meshed, CliError> {
+        renderer.settle(&camera)?;
+        Ok(renderer.read_meshes()?.into_iter().map(|m| (m.mesh, m.level)).collect())
+    };
+    let with_lod = read(&mut renderer)?;
+    renderer.set_lod(LodSettings::OFF);
+    let without_lod = read(&mut renderer)?;
+    Ok((with_lod, without_lod))
 }

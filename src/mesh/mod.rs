@@ -12,6 +12,6 @@ pub use greedy::{
     Border, ChunkMesh, FaceGroups, Grid, Neighbours, face_range, mesh_chunk, mesh_grid, mesh_world_chunk,
     mesh_world_chunk_lod,
 };
-pub use parallel::{cpu_threads, mesh_chunks_parallel};
+pub use parallel::{cpu_threads, map_parallel, mesh_chunks_parallel};
 pub use quad::{PackedQuad, QUAD_BYTES, QUAD_FIELDS, Quad, QuadField};
 pub use stats::{FaceStats, MeshStats};

@@ -20,6 +20,8 @@ pub struct MeshStats {
     pub chunks: u64,
     pub quads: u64,
     pub quad_bytes: u64,
+    /// Of `quads`, the LOD skirts.
+    pub skirt_quads: u64,
     #[serde(serialize_with = "faces_by_label")]
     pub faces: [FaceStats; 6],
 }
@@ -33,14 +35,21 @@ fn faces_by_label<S: serde::Serializer>(faces: &[FaceStats; 6], s: S) -> Result<
 }
 
 impl MeshStats {
-    /// Adds one chunk's mesh.
+    /// Adds one chunk's mesh at full detail.
     pub fn add(&mut self, mesh: &ChunkMesh) {
+        self.add_at_level(mesh, 0);
+    }
+
+    /// Adds one chunk's mesh of level `level`, whose unit faces are `2^level` blocks on a side;
+    /// `area` stays in blocks².
+    pub fn add_at_level(&mut self, mesh: &ChunkMesh, level: u32) {
         self.chunks += 1;
         for q in mesh.all_quads() {
             let q = q.unpack();
             let f = &mut self.faces[q.face as usize];
             f.quads += 1;
-            f.area += q.area() as u64;
+            f.area += (q.area() as u64) << (2 * level);
+            self.skirt_quads += q.skirt as u64;
         }
         let n = mesh.quad_count() as u64;
         self.quads += n;
@@ -50,9 +59,10 @@ impl MeshStats {
     /// The human-readable table printed by `voxgpu stats`.
     pub fn table(&self) -> String {
         let mut out = format!(
-            "chunks      {}\nquads       {}\nquad bytes  {} ({:.2} MiB)\n\nface   quads       area\n",
+            "chunks      {}\nquads       {} ({} skirts)\nquad bytes  {} ({:.2} MiB)\n\nface   quads       area\n",
             self.chunks,
             self.quads,
+            self.skirt_quads,
             self.quad_bytes,
             self.quad_bytes as f64 / (1024.0 * 1024.0)
         );
