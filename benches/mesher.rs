@@ -1,6 +1,7 @@
 //! CPU reference mesher throughput on the cases that bound it: empty and full chunks (the
 //! fast paths), a 3D checkerboard (the worst case: every face exposed, nothing merges) and real
-//! terrain chunks with their neighbours.
+//! terrain chunks with their neighbours; and the LOD twins: building a mip pyramid, and meshing
+//! terrain at levels 1 and 2.
 //!
 //! `cargo bench --bench mesher`; figures go to docs/PERFORMANCE.md.
 
@@ -8,9 +9,11 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::IVec3;
-use voxgpu::mesh::{Neighbours, mesh_chunk};
+use std::collections::HashMap;
+
+use voxgpu::mesh::{Neighbours, mesh_chunk, mesh_world_chunk_lod};
 use voxgpu::voxel::blocks as ids;
-use voxgpu::voxel::{BlockRegistry, CHUNK_SIZE, CHUNK_VOLUME, Chunk};
+use voxgpu::voxel::{BlockRegistry, CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, MipPyramid};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 fn single_chunks(c: &mut Criterion) {
@@ -56,5 +59,35 @@ fn terrain(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, single_chunks, terrain);
+fn lod(c: &mut Criterion) {
+    let world =
+        generate(&WorldSource::Terrain, &WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 2 })
+            .expect("terrain generates");
+    let positions = world.sorted_positions();
+    let mut group = c.benchmark_group("lod");
+    group.throughput(Throughput::Elements((positions.len() * CHUNK_VOLUME) as u64));
+    group.bench_function(format!("mip_pyramid_{}_chunks", positions.len()), |b| {
+        b.iter(|| {
+            for &pos in &positions {
+                black_box(MipPyramid::build(world.chunk(pos).expect("listed")));
+            }
+        })
+    });
+    let pyramids: HashMap<ChunkPos, MipPyramid> =
+        positions.iter().map(|&p| (p, MipPyramid::build(world.chunk(p).expect("listed")))).collect();
+    for level in [1u32, 2] {
+        // Every chunk at `level`, except those with even x at level - 1: every x border is a seam.
+        let levels = |p: ChunkPos| if p.0.x % 2 == 0 { level - 1 } else { level };
+        group.bench_function(format!("mesh_level_{level}_with_seams_{}_chunks", positions.len()), |b| {
+            b.iter(|| {
+                for &pos in &positions {
+                    black_box(mesh_world_chunk_lod(&world, pos, &|q| &pyramids[&q], &levels));
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, single_chunks, terrain, lod);
 criterion_main!(benches);

@@ -54,7 +54,10 @@ fn scenes() -> Vec<Scene> {
         lod: LodSettings::OFF,
         mode: ColorMode::Shaded,
     };
-    let wide = WorldParams { view_distance: 5, ..terrain };
+    // Seed 1 has land across the level boundaries in view: transparent quads are blended in
+    // list order, which is not deterministic until transparency is sorted, so seams in water
+    // would make the reference flaky.
+    let wide = WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 5 };
     let first_distance = |d| LodSettings { first_distance: d, ..LodSettings::default() };
     vec![
         full(
@@ -74,7 +77,7 @@ fn scenes() -> Vec<Scene> {
             name: "lod_levels",
             source: WorldSource::Terrain,
             params: wide,
-            view: Some((Vec3::new(-20.0, 150.0, -20.0), Vec3::new(60.0, 50.0, 60.0))),
+            view: Some((Vec3::new(-20.0, 150.0, 20.0), Vec3::new(60.0, 50.0, -40.0))),
             lod: first_distance(40.0),
             mode: ColorMode::Lod,
         },
@@ -82,7 +85,7 @@ fn scenes() -> Vec<Scene> {
             name: "lod_seam",
             source: WorldSource::Terrain,
             params: wide,
-            view: Some((Vec3::new(-20.0, 110.0, -20.0), Vec3::new(40.0, 70.0, 40.0))),
+            view: Some((Vec3::new(-20.0, 110.0, 20.0), Vec3::new(40.0, 70.0, -30.0))),
             lod: first_distance(40.0),
             mode: ColorMode::Shaded,
         },

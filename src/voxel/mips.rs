@@ -107,9 +107,9 @@ mod tests {
     #[test]
     fn the_most_frequent_block_wins_and_ties_go_to_the_lowest_id() {
         assert_eq!(cell_block(&cell(&[DIRT, DIRT, DIRT, STONE])), DIRT);
-        assert_eq!(cell_block(&cell(&[GRASS, GRASS, DIRT, DIRT])), DIRT, "tie: dirt (2) < grass (3)");
+        assert_eq!(cell_block(&cell(&[GRASS, GRASS, DIRT, DIRT])), GRASS, "tie: grass (1) < dirt (5)");
         assert_eq!(cell_block(&cell(&[GRASS, STONE, DIRT, WATER, WATER])), WATER);
-        assert_eq!(cell_block(&cell(&[GRASS, STONE, DIRT, WATER])), STONE, "four-way tie: lowest id");
+        assert_eq!(cell_block(&cell(&[WATER, STONE, DIRT, GRASS])), GRASS, "four-way tie: lowest id");
     }
 
     #[test]

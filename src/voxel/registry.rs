@@ -94,33 +94,37 @@ impl BlockRegistry {
 }
 
 /// Ids of [`BlockRegistry::builtin`]. Their order is the order of `TABLE`.
+///
+/// The order is surface-first: blocks that cover others (grass, snow, sand, leaves) have lower
+/// ids than what lies under them (dirt, stone, log). The mip rule breaks ties towards the lowest
+/// id (`voxel::mips`), so a cell of 4 grass over 4 dirt stays grass and distant hills stay green.
 pub mod builtin {
     use super::{BlockId, Opacity};
     use Opacity::{Opaque, Transparent};
 
-    pub const STONE: BlockId = BlockId(1);
-    pub const DIRT: BlockId = BlockId(2);
-    pub const GRASS: BlockId = BlockId(3);
-    pub const SAND: BlockId = BlockId(4);
-    pub const WATER: BlockId = BlockId(5);
-    pub const LOG: BlockId = BlockId(6);
-    pub const LEAVES: BlockId = BlockId(7);
-    pub const SNOW: BlockId = BlockId(8);
-    pub const GRAVEL: BlockId = BlockId(9);
-    pub const GLASS: BlockId = BlockId(10);
-    pub const BRICK: BlockId = BlockId(11);
+    pub const GRASS: BlockId = BlockId(1);
+    pub const SNOW: BlockId = BlockId(2);
+    pub const SAND: BlockId = BlockId(3);
+    pub const LEAVES: BlockId = BlockId(4);
+    pub const DIRT: BlockId = BlockId(5);
+    pub const GRAVEL: BlockId = BlockId(6);
+    pub const STONE: BlockId = BlockId(7);
+    pub const LOG: BlockId = BlockId(8);
+    pub const BRICK: BlockId = BlockId(9);
+    pub const WATER: BlockId = BlockId(10);
+    pub const GLASS: BlockId = BlockId(11);
 
     pub(super) const TABLE: [(&str, Opacity, [u8; 4], u8); 11] = [
-        ("stone", Opaque, [125, 125, 130, 255], 1),
-        ("dirt", Opaque, [134, 96, 67, 255], 2),
         ("grass", Opaque, [95, 159, 53, 255], 3),
-        ("sand", Opaque, [219, 207, 163, 255], 4),
-        ("water", Transparent, [48, 98, 196, 160], 5),
-        ("log", Opaque, [102, 81, 50, 255], 6),
-        ("leaves", Opaque, [58, 120, 40, 255], 7),
         ("snow", Opaque, [240, 245, 250, 255], 8),
+        ("sand", Opaque, [219, 207, 163, 255], 4),
+        ("leaves", Opaque, [58, 120, 40, 255], 7),
+        ("dirt", Opaque, [134, 96, 67, 255], 2),
         ("gravel", Opaque, [136, 126, 126, 255], 9),
-        ("glass", Transparent, [200, 230, 240, 90], 10),
+        ("stone", Opaque, [125, 125, 130, 255], 1),
+        ("log", Opaque, [102, 81, 50, 255], 6),
         ("brick", Opaque, [150, 74, 60, 255], 11),
+        ("water", Transparent, [48, 98, 196, 160], 5),
+        ("glass", Transparent, [200, 230, 240, 90], 10),
     ];
 }

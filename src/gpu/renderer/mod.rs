@@ -515,10 +515,15 @@ impl Renderer {
             })]
         };
         let mut scope = self.profiling.profiler.scope(stage::DRAW, encoder);
-        for (kind, label, pipeline) in [
-            (0, stage::DRAW_OPAQUE, &self.pipelines.opaque),
-            (1, stage::DRAW_TRANSPARENT, &self.pipelines.transparent),
-        ] {
+        // The LOD view colours every surface opaquely, so transparent quads are drawn like opaque
+        // ones there: depth-tested and written, the same picture whatever their order.
+        let transparent = match self.options.color_mode {
+            ColorMode::Shaded => &self.pipelines.transparent,
+            ColorMode::Lod => &self.pipelines.opaque,
+        };
+        for (kind, label, pipeline) in
+            [(0, stage::DRAW_OPAQUE, &self.pipelines.opaque), (1, stage::DRAW_TRANSPARENT, transparent)]
+        {
             let attachments = color(kind == 0);
             let descriptor = wgpu::RenderPassDescriptor {
                 color_attachments: &attachments,
