@@ -8,7 +8,7 @@
 // Writes: mip_work (the list of slots), voxels (levels 1..5 of each listed slot), links (VOXELS
 //         cleared; DIRTY on neighbours meshed at a coarser level, whose borders read these mips).
 // Dispatch: `collect` one invocation per slot, `finalize` one, then `build` indirect from
-//           mip_work[0..3], one workgroup of 64 per listed slot. The CPU resets mip_work[0..4]
+//           mip_work[0..3], one workgroup of 256 per listed slot. The CPU resets mip_work[0..4]
 //           to (0, 1, 1, 0) before.
 
 // Workgroups one indirect dispatch may have per dimension; later slots wait a frame.

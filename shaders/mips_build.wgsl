@@ -4,37 +4,44 @@
 //
 // Reads:  mip_work (slot list), voxels (level 0, then each level as it is built), links.
 // Writes: voxels (levels 1..5), links (DIRTY on coarse-level neighbours).
-// Dispatch: indirect from mip_work[0..3], one workgroup of 64 per listed slot.
+// Dispatch: indirect from mip_work[0..3], one workgroup of 256 per listed slot.
 
 
 @group(0) @binding(0) var<storage, read> mip_work: array<u32>;
 @group(0) @binding(1) var<storage, read_write> links: array<ChunkLinks>;
 @group(0) @binding(2) var<storage, read_write> voxels: array<u32>;
 
-// Twin of mips.rs `cell_block`.
-fn cell_block(cell: array<u32, 8>) -> u32 {
-    var ids = cell;
-    var solid = 0u;
-    for (var i = 0u; i < 8u; i++) {
-        solid += u32(ids[i] != 0u);
-    }
-    if solid < 4u {
-        return 0u;
-    }
-    var best = 0u;
-    var best_count = 0u;
-    for (var i = 0u; i < 8u; i++) {
-        let candidate = ids[i];
-        var count = 0u;
-        for (var j = 0u; j < 8u; j++) {
-            count += u32(ids[j] == candidate);
-        }
-        if candidate != 0u && (count > best_count || (count == best_count && candidate < best)) {
-            best = candidate;
-            best_count = count;
-        }
+// How many of a cell's 8 ids (4 low halves, 4 high halves of its words) equal `id`.
+fn count_of(id: u32, low: vec4<u32>, high: vec4<u32>) -> u32 {
+    let n = vec4<u32>(low == vec4<u32>(id)) + vec4<u32>(high == vec4<u32>(id));
+    return n.x + n.y + n.z + n.w;
+}
+
+// Keeps `best` (id, count) unless `id` is more frequent, or as frequent and lower.
+fn consider(best: vec2<u32>, id: u32, low: vec4<u32>, high: vec4<u32>) -> vec2<u32> {
+    let n = count_of(id, low, high);
+    if id != 0u && (n > best.y || (n == best.y && id < best.x)) {
+        return vec2<u32>(id, n);
     }
     return best;
+}
+
+// Twin of mips.rs `cell_block`, over the cell's ids as two vectors (no arrays: the eight
+// candidates are unrolled, so everything stays in registers).
+fn cell_block(low: vec4<u32>, high: vec4<u32>) -> u32 {
+    if 8u - count_of(0u, low, high) < 4u {
+        return 0u;
+    }
+    var best = vec2<u32>(0u, 0u);
+    best = consider(best, low.x, low, high);
+    best = consider(best, low.y, low, high);
+    best = consider(best, low.z, low, high);
+    best = consider(best, low.w, low, high);
+    best = consider(best, high.x, low, high);
+    best = consider(best, high.y, low, high);
+    best = consider(best, high.z, low, high);
+    best = consider(best, high.w, low, high);
+    return best.x;
 }
 
 // Cell `index` (x fastest) of a level of edge `size`, from the level below starting at word
@@ -44,17 +51,21 @@ fn cell(below_start: u32, size: u32, index: u32) -> u32 {
     let x = index % size;
     let y = (index / size) % size;
     let z = index / (size * size);
-    var ids: array<u32, 8>;
-    for (var i = 0u; i < 4u; i++) {
-        let row = (2u * y + (i & 1u)) + below * (2u * z + (i >> 1u));
-        let word = voxels[below_start + (2u * x + below * row) / 2u];
-        ids[2u * i] = word & 0xffffu;
-        ids[2u * i + 1u] = word >> 16u;
-    }
-    return cell_block(ids);
+    let row = 2u * y + below * 2u * z;
+    let first = below_start + (2u * x + below * row) / 2u;
+    // Rows (dy, dz) = (0, 0), (1, 0), (0, 1), (1, 1) of the cell, each one word.
+    let step_y = below / 2u;
+    let step_z = below * below / 2u;
+    let words = vec4<u32>(
+        voxels[first],
+        voxels[first + step_y],
+        voxels[first + step_z],
+        voxels[first + step_y + step_z],
+    );
+    return cell_block(words & vec4<u32>(0xffffu), words >> vec4<u32>(16u));
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn build(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let slot = mip_work[WORK_JOBS_OFFSET + group.x];
     let slot_start = slot * SLOT_WORDS;
@@ -64,7 +75,7 @@ fn build(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
         let start = slot_start + level_base(level) / 2u;
         // Two cells per word; the 1^3 level is one cell, its upper half air.
         let words = max(size * size * size / 2u, 1u);
-        for (var w = lid; w < words; w += 64u) {
+        for (var w = lid; w < words; w += 256u) {
             var packed = cell(below_start, size, 2u * w);
             if size > 1u {
                 packed |= cell(below_start, size, 2u * w + 1u) << 16u;

@@ -80,6 +80,10 @@ pub struct ProfileReport {
     pub quads: u64,
     pub skirt_quads: u64,
     pub lod_levels: [u32; 6],
+    /// Chunks re-meshed per frame (six face jobs each), median and max over the measured frames
+    /// (counted a frame or two late): the dig, plus level changes as the camera moves.
+    pub remeshed_median: u32,
+    pub remeshed_max: u32,
     pub stages: Vec<StageSummary>,
     pub gpu_frame: Summary,
     pub cpu_record: Summary,
@@ -137,6 +141,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let total = args.warmup + args.frames;
     let mut frames: Vec<FrameTimings> = Vec::new();
     let mut last = FrameStats::default();
+    let mut remeshed = Vec::new();
     for i in 0..total {
         let t = i as f32 / total as f32;
         let camera = flight(&world, radius, t);
@@ -144,6 +149,9 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         let dig = camera.target.floor().as_ivec3() - IVec3::Y;
         renderer.set_block(dig, BlockId::AIR)?;
         last = renderer.render(&camera)?;
+        if i >= args.warmup {
+            remeshed.push(last.face_jobs / 6);
+        }
         // Waiting each frame keeps every frame's timings (none dropped); it idles the GPU between
         // frames, which per-stage GPU times do not include.
         renderer.flush_timings()?;
@@ -156,7 +164,10 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     if let Some(path) = &args.trace {
         write(path, chrome_trace(&frames))?;
     }
-    Ok(summarise(gpu, args, &frames, &last))
+    remeshed.sort_unstable();
+    let remeshed =
+        (remeshed.get(remeshed.len() / 2).copied().unwrap_or(0), remeshed.last().copied().unwrap_or(0));
+    Ok(summarise(gpu, args, &frames, &last, remeshed))
 }
 
 fn summarise(
@@ -164,6 +175,7 @@ fn summarise(
     args: &ProfileArgs,
     frames: &[FrameTimings],
     last: &FrameStats,
+    (remeshed_median, remeshed_max): (u32, u32),
 ) -> ProfileReport {
     let mut names: Vec<(String, u32)> = Vec::new();
     for stage in frames.iter().flat_map(|f| &f.stages) {
@@ -190,6 +202,8 @@ fn summarise(
         quads: last.quads,
         skirt_quads: last.skirt_quads,
         lod_levels: last.lod_levels,
+        remeshed_median,
+        remeshed_max,
         stages,
         gpu_frame: Summary::of(frames.iter().map(FrameTimings::gpu_total_ms).collect()),
         cpu_record: Summary::of(frames.iter().map(|f| f.cpu_record_ms).collect()),
@@ -234,7 +248,10 @@ fn print_table(r: &ProfileReport) {
         r.view_distance,
         if r.lod { format!("on from {} blocks", r.lod_distance) } else { "off".into() }
     );
-    println!("quads drawn {} ({} skirts), chunks per level {:?}", r.quads, r.skirt_quads, r.lod_levels);
+    println!(
+        "quads drawn {} ({} skirts), chunks per level {:?}, chunks re-meshed per frame {} (max {})",
+        r.quads, r.skirt_quads, r.lod_levels, r.remeshed_median, r.remeshed_max
+    );
     println!("{:<22} {:>10} {:>10} {:>10}", "stage (GPU ms)", "median", "p95", "max");
     for s in &r.stages {
         let name = format!("{}{}", "  ".repeat(s.depth as usize), s.name);
