@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use common::Rng;
@@ -12,7 +11,7 @@ use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
 use voxgpu::gpu::{GpuChunkMesh, GpuContext, Renderer, RendererOptions};
 use voxgpu::lod::LodSettings;
-use voxgpu::mesh::{ChunkMesh, Face, PackedQuad, mesh_world_chunk};
+use voxgpu::mesh::mesh_world_chunk;
 use voxgpu::voxel::blocks as ids;
 use voxgpu::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, World};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
@@ -36,19 +35,6 @@ fn small() -> RendererOptions {
     RendererOptions { lod: LodSettings::OFF, ..RendererOptions::new(16, 16, 64.0) }
 }
 
-/// (face, kind, quad) triples: a mesh as a set, with each quad's face group and kind.
-fn as_set(mesh: &ChunkMesh) -> BTreeSet<(usize, u8, PackedQuad)> {
-    let mut set = BTreeSet::new();
-    for (kind, groups) in [(0u8, &mesh.opaque), (1u8, &mesh.transparent)] {
-        for face in Face::ALL {
-            for q in &groups.quads[groups.range(face)] {
-                assert!(set.insert((face as usize, kind, *q)), "duplicate quad {:?}", q.unpack());
-            }
-        }
-    }
-    set
-}
-
 /// Every chunk's GPU quads equal the CPU twin's, as sets per chunk.
 fn assert_gpu_equals_cpu(name: &str, gpu: &GpuContext, world: &World, options: RendererOptions) {
     let meshes = gpu_meshes(gpu, world, options);
@@ -65,7 +51,12 @@ fn assert_gpu_equals_cpu(name: &str, gpu: &GpuContext, world: &World, options: R
             "{name} {:?}: transparent counts",
             m.pos
         );
-        assert!(as_set(&m.mesh) == as_set(&cpu), "{name} {:?} on {}: quads differ", m.pos, gpu.summary);
+        assert!(
+            common::as_set(&m.mesh) == common::as_set(&cpu),
+            "{name} {:?} on {}: quads differ",
+            m.pos,
+            gpu.summary
+        );
     }
 }
 
@@ -190,7 +181,7 @@ fn remeshing_one_chunk_leaves_every_other_chunk_untouched() {
             assert_eq!(b.pos, a.pos);
             if affected.contains(&a.pos) {
                 assert!(
-                    as_set(&a.mesh) == as_set(&mesh_world_chunk(&world_after, a.pos)),
+                    common::as_set(&a.mesh) == common::as_set(&mesh_world_chunk(&world_after, a.pos)),
                     "{:?} re-meshed",
                     a.pos
                 );
@@ -231,7 +222,7 @@ fn a_departed_chunks_quads_never_show_under_a_newcomer_when_the_budget_is_full()
             r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
         }
         r.settle(&camera()).expect("settles");
-        let departed_quads = as_set(&mesh_world_chunk(&world, departed));
+        let departed_quads = common::as_set(&mesh_world_chunk(&world, departed));
         for x in [0, 1, 5, 6, 7] {
             r.set_block(IVec3::new(x * 32 + 5, 5, 5), ids::BRICK).expect("edit");
         }
@@ -241,7 +232,7 @@ fn a_departed_chunks_quads_never_show_under_a_newcomer_when_the_budget_is_full()
             r.render(&camera()).expect("frame");
             for m in r.read_meshes().expect("readback") {
                 assert!(m.pos != departed, "the departed chunk is gone");
-                let quads = as_set(&m.mesh);
+                let quads = common::as_set(&m.mesh);
                 assert!(
                     quads.is_empty() || quads != departed_quads,
                     "{:?} shows the departed chunk's quads",
@@ -251,7 +242,7 @@ fn a_departed_chunks_quads_never_show_under_a_newcomer_when_the_budget_is_full()
                     let mut expected = World::new(world.registry.clone());
                     expected.insert(newcomer, newcomer_chunk.clone());
                     assert!(
-                        quads.is_empty() || quads == as_set(&mesh_world_chunk(&expected, newcomer)),
+                        quads.is_empty() || quads == common::as_set(&mesh_world_chunk(&expected, newcomer)),
                         "newcomer is empty or right"
                     );
                 }

@@ -12,7 +12,7 @@ use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
 use voxgpu::gpu::{GpuContext, Renderer, RendererOptions};
 use voxgpu::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
-use voxgpu::mesh::{ChunkMesh, Face, PackedQuad, mesh_world_chunk, mesh_world_chunk_lod};
+use voxgpu::mesh::{ChunkMesh, mesh_world_chunk, mesh_world_chunk_lod};
 use voxgpu::voxel::blocks as ids;
 use voxgpu::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos, MIP_LEVELS, MipPyramid, World};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
@@ -164,19 +164,6 @@ fn a_camera_jittering_across_a_threshold_changes_a_level_at_most_once() {
     }
 }
 
-/// (face, kind, quad) triples: a mesh as a set.
-fn as_set(mesh: &ChunkMesh) -> BTreeSet<(usize, u8, PackedQuad)> {
-    let mut set = BTreeSet::new();
-    for (kind, groups) in [(0u8, &mesh.opaque), (1u8, &mesh.transparent)] {
-        for face in Face::ALL {
-            for q in &groups.quads[groups.range(face)] {
-                assert!(set.insert((face as usize, kind, *q)), "duplicate quad {:?}", q.unpack());
-            }
-        }
-    }
-    set
-}
-
 fn skirts(mesh: &ChunkMesh) -> usize {
     mesh.all_quads().filter(|q| q.unpack().skirt).count()
 }
@@ -207,7 +194,7 @@ fn gpu_lod_meshes_and_skirts_equal_the_cpu_twin() {
                 assert_eq!(m.mesh.opaque.counts, cpu.opaque.counts, "{name} {:?} on {}", m.pos, gpu.summary);
                 assert_eq!(m.mesh.transparent.counts, cpu.transparent.counts, "{name} {:?}", m.pos);
                 assert!(
-                    as_set(&m.mesh) == as_set(&cpu),
+                    common::as_set(&m.mesh) == common::as_set(&cpu),
                     "{name} {:?} on {}: quads differ",
                     m.pos,
                     gpu.summary

@@ -125,6 +125,7 @@ fn without_timestamps_profile_fails_in_one_line_and_rendering_still_works() {
             height: 32,
             json: None,
             trace: None,
+            speed: None,
             lod: LodArgs { lod: Switch::On, lod_distance: 128.0 },
             world: WorldArgs { world: WorldSource::Sphere, seed: 1, view_distance: 2 },
         };

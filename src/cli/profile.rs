@@ -32,6 +32,10 @@ pub struct ProfileArgs {
     /// Write a Chrome trace (chrome://tracing, Perfetto) of the measured frames here.
     #[arg(long)]
     pub trace: Option<PathBuf>,
+    /// Camera speed along the flight in blocks per frame (default: one lap over all frames, a
+    /// stress test at tens of blocks per frame). A walk at 60 fps is about 0.1, flying about 0.5.
+    #[arg(long, value_parser = parse_speed)]
+    pub speed: Option<f32>,
     #[command(flatten)]
     pub lod: LodArgs,
     #[command(flatten)]
@@ -84,15 +88,23 @@ pub struct ProfileReport {
     /// (counted a frame or two late): the dig, plus level changes as the camera moves.
     pub remeshed_median: u32,
     pub remeshed_max: u32,
+    /// How fast the camera moved along the flight.
+    pub speed_blocks_per_frame: f32,
     pub stages: Vec<StageSummary>,
     pub gpu_frame: Summary,
     pub cpu_record: Summary,
 }
 
+fn parse_speed(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if (0.0..=1000.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?} is not a speed in blocks per frame between 0 and 1000")),
+    }
+}
+
 /// The flight: a circle around the world's centre at 60% of the view distance, 40 blocks above
-/// the ground under the eye, looking ahead and down. One lap over the measured frames.
-fn flight(world: &World, radius: f32, t: f32) -> Camera {
-    let angle = t * std::f32::consts::TAU;
+/// the ground under the eye, looking ahead and down; `angle` is the position on the circle.
+fn flight(world: &World, radius: f32, angle: f32) -> Camera {
     let at = |a: f32| Vec3::new(a.cos() * radius, 0.0, a.sin() * radius);
     let ground = |p: Vec3| ground_height(world, p.x.floor() as i32, p.z.floor() as i32) as f32;
     let mut eye = at(angle);
@@ -139,12 +151,13 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     renderer.set_profiling(true)?;
 
     let total = args.warmup + args.frames;
+    // Radians per frame: `--speed` blocks along the circle, or one lap over all frames.
+    let step = args.speed.map_or(std::f32::consts::TAU / total as f32, |speed| speed / radius);
     let mut frames: Vec<FrameTimings> = Vec::new();
     let mut last = FrameStats::default();
     let mut remeshed = Vec::new();
     for i in 0..total {
-        let t = i as f32 / total as f32;
-        let camera = flight(&world, radius, t);
+        let camera = flight(&world, radius, i as f32 * step);
         // Dig one block under the target every frame, so meshing has real work each frame.
         let dig = camera.target.floor().as_ivec3() - IVec3::Y;
         renderer.set_block(dig, BlockId::AIR)?;
@@ -167,16 +180,20 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     remeshed.sort_unstable();
     let remeshed =
         (remeshed.get(remeshed.len() / 2).copied().unwrap_or(0), remeshed.last().copied().unwrap_or(0));
-    Ok(summarise(gpu, args, &frames, &last, remeshed))
+    let flown = Flown { last, remeshed, speed: step * radius };
+    Ok(summarise(gpu, args, &frames, &flown))
 }
 
-fn summarise(
-    gpu: &GpuContext,
-    args: &ProfileArgs,
-    frames: &[FrameTimings],
-    last: &FrameStats,
-    (remeshed_median, remeshed_max): (u32, u32),
-) -> ProfileReport {
+/// What the flight did besides the timings.
+struct Flown {
+    /// The last frame's counts.
+    last: FrameStats,
+    /// Chunks re-meshed per measured frame: median and max.
+    remeshed: (u32, u32),
+    speed: f32,
+}
+
+fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings], flown: &Flown) -> ProfileReport {
     let mut names: Vec<(String, u32)> = Vec::new();
     for stage in frames.iter().flat_map(|f| &f.stages) {
         if !names.iter().any(|(n, _)| *n == stage.name) {
@@ -199,11 +216,12 @@ fn summarise(
         view_distance: args.world.view_distance,
         lod: args.lod.settings().is_on(),
         lod_distance: args.lod.lod_distance,
-        quads: last.quads,
-        skirt_quads: last.skirt_quads,
-        lod_levels: last.lod_levels,
-        remeshed_median,
-        remeshed_max,
+        quads: flown.last.quads,
+        skirt_quads: flown.last.skirt_quads,
+        lod_levels: flown.last.lod_levels,
+        remeshed_median: flown.remeshed.0,
+        remeshed_max: flown.remeshed.1,
+        speed_blocks_per_frame: flown.speed,
         stages,
         gpu_frame: Summary::of(frames.iter().map(FrameTimings::gpu_total_ms).collect()),
         cpu_record: Summary::of(frames.iter().map(|f| f.cpu_record_ms).collect()),
@@ -249,8 +267,8 @@ fn print_table(r: &ProfileReport) {
         if r.lod { format!("on from {} blocks", r.lod_distance) } else { "off".into() }
     );
     println!(
-        "quads drawn {} ({} skirts), chunks per level {:?}, chunks re-meshed per frame {} (max {})",
-        r.quads, r.skirt_quads, r.lod_levels, r.remeshed_median, r.remeshed_max
+        "camera {:.2} blocks/frame; quads drawn {} ({} skirts), chunks per level {:?}, chunks re-meshed per frame {} (max {})",
+        r.speed_blocks_per_frame, r.quads, r.skirt_quads, r.lod_levels, r.remeshed_median, r.remeshed_max
     );
     println!("{:<22} {:>10} {:>10} {:>10}", "stage (GPU ms)", "median", "p95", "max");
     for s in &r.stages {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use glam::{IVec3, Vec3};
 use voxgpu::gpu::GpuContext;
-use voxgpu::mesh::{ChunkMesh, Face, Quad};
+use voxgpu::mesh::{ChunkMesh, Face, PackedQuad, Quad};
 use voxgpu::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, World, chunk_aabb};
 
 /// A small deterministic PRNG (splitmix64), so tests need no extra crate and are reproducible.
@@ -141,4 +141,17 @@ pub fn gpu_contexts() -> Vec<GpuContext> {
 /// The documented opt-out for machines with no adapter at all.
 pub fn gpu_opt_out() -> bool {
     std::env::var("VOXGPU_ALLOW_NO_GPU").as_deref() == Ok("1")
+}
+
+/// (face, kind, quad) triples: a mesh as a set, with each quad's face group and kind.
+pub fn as_set(mesh: &ChunkMesh) -> BTreeSet<(usize, u8, PackedQuad)> {
+    let mut set = BTreeSet::new();
+    for (kind, groups) in [(0u8, &mesh.opaque), (1u8, &mesh.transparent)] {
+        for face in Face::ALL {
+            for q in &groups.quads[groups.range(face)] {
+                assert!(set.insert((face as usize, kind, *q)), "duplicate quad {:?}", q.unpack());
+            }
+        }
+    }
+    set
 }
