@@ -77,6 +77,7 @@ fn out_of_range_flags_are_one_line() {
     assert_one_line_error(&["stats", "--lod", "maybe"], "--lod");
     assert_one_line_error(&["stats", "--lod-distance", "0"], "--lod-distance");
     assert_one_line_error(&["render", "--out", "x.png", "--mode", "plaid"], "--mode");
+    assert_one_line_error(&["profile", "--speed", "-1"], "--speed");
     assert_one_line_error(&["render", "--out", "x.png", "--camera", "1,2"], "x,y,z");
     assert_one_line_error(&["render", "--out", "x.png", "--camera", "1,nan,2"], "--camera");
     assert_one_line_error(

@@ -4,9 +4,9 @@ mod common;
 
 use common::{Rng, mesh_faces, naive_faces};
 use glam::IVec3;
-use voxgpu::mesh::{Face, Neighbours, mesh_chunk};
+use voxgpu::mesh::{Border, Face, Grid, Neighbours, mesh_chunk, mesh_grid};
 use voxgpu::voxel::blocks as ids;
-use voxgpu::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos};
+use voxgpu::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, MipPyramid};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 const N: usize = CHUNK_SIZE;
@@ -205,4 +205,98 @@ fn terrain_chunks_are_covered_exactly_once() {
             assert_exact_cover(chunk, neighbours);
         }
     }
+}
+
+/// Unit faces of a grid by the face rule, every border exposed: the naive reference at any size.
+fn naive_grid_faces(grid: &Grid, opaque: &[bool]) -> std::collections::BTreeSet<(Face, [u32; 3], BlockId)> {
+    let n = grid.size as i32;
+    let at = |p: IVec3| grid.ids[(p.x + n * (p.y + n * p.z)) as usize];
+    let mut out = std::collections::BTreeSet::new();
+    for i in 0..grid.ids.len() as i32 {
+        let p = IVec3::new(i % n, i / n % n, i / (n * n));
+        let b = at(p);
+        if b.is_air() {
+            continue;
+        }
+        for face in Face::ALL {
+            let q = p + face.normal();
+            let inside = q.cmpge(IVec3::ZERO).all() && q.cmplt(IVec3::splat(n)).all();
+            let next = if inside { at(q) } else { BlockId::AIR };
+            if !opaque.get(next.0 as usize).copied().unwrap_or(false) && next != b {
+                out.insert((face, p.as_uvec3().to_array(), b));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_mip_level_is_covered_exactly_once() {
+    let opaque = opaque();
+    let mut rng = Rng(77);
+    for seed in 0..6 {
+        let chunk = random_chunk(&mut rng, 30 + 10 * seed, &[ids::STONE, ids::DIRT, ids::WATER, ids::GLASS]);
+        let mips = MipPyramid::build(&chunk);
+        for level in 1..=5 {
+            let grid = Grid::level(&chunk, &mips, level);
+            let mesh = mesh_grid(grid, &[None; 6], &opaque);
+            let mut got = std::collections::BTreeSet::new();
+            for q in mesh.all_quads().map(|q| q.unpack()) {
+                assert!(!q.skirt, "no neighbours, no skirts");
+                for p in q.unit_faces() {
+                    assert!(p.max_element() < grid.size as u32, "level {level}: {q:?} leaves the grid");
+                    assert!(
+                        got.insert((q.face, p.to_array(), q.block)),
+                        "level {level}: a face covered twice"
+                    );
+                }
+            }
+            assert_eq!(got, naive_grid_faces(&grid, &opaque), "seed {seed} level {level}");
+        }
+    }
+}
+
+#[test]
+fn skirts_fill_exactly_what_a_neighbour_drawn_at_another_level_leaves_open() {
+    let opaque = opaque();
+    // A: stone up to y = 12 (exclusive). B, across +X: stone up to y = 9, and one dirt voxel.
+    let a = from_fn(|_, y, _| if y < 12 { ids::STONE } else { BlockId::AIR });
+    let b = from_fn(|x, y, z| match (x, y, z) {
+        (_, y, _) if y < 9 => ids::STONE,
+        (0, 9, 3) => ids::DIRT,
+        _ => BlockId::AIR,
+    });
+    let (mips_a, mips_b) = (MipPyramid::build(&a), MipPyramid::build(&b));
+    let a1 = Grid::level(&a, &mips_a, 1);
+    let border = |drawn: Option<u32>| {
+        let mut borders = [None; 6];
+        borders[Face::PosX as usize] = Some(Border {
+            grid: Grid::level(&b, &mips_b, 1),
+            drawn: drawn.map(|l| Grid::level(&b, &mips_b, l)),
+        });
+        borders
+    };
+    let skirts = |drawn| {
+        let mesh = mesh_grid(a1, &border(drawn), &opaque);
+        let mut cells = Vec::new();
+        for q in mesh.all_quads().map(|q| q.unpack()).filter(|q| q.skirt) {
+            assert_eq!(q.face, Face::PosX, "skirts face the neighbour");
+            cells.extend(q.unit_faces().map(|p| {
+                assert_eq!(p.x, 15, "skirts lie in the border slice");
+                (p.y, p.z)
+            }));
+        }
+        cells.sort_unstable();
+        cells
+    };
+    // Same level: nothing to fill.
+    assert!(skirts(None).is_empty());
+    // At level 1, B is stone in cells y <= 4 (cell 4 holds blocks 8..9: one stone layer of two,
+    // half solid, so solid), which hides A's faces in cells y <= 4. Drawn at level 0, B is open
+    // at block y = 9 everywhere (the one dirt voxel covers a quarter of one cell's face), so A's
+    // cell y = 4 needs a skirt in all 16 columns, and no other cell does.
+    assert_eq!(skirts(Some(0)), (0..16).map(|z| (4, z)).collect::<Vec<_>>());
+    // Drawn at level 2 (8³), B's cell y = 2 (blocks 8..11) is half stone, so solid: it covers A's
+    // cell y = 4 and no skirt is needed.
+    assert!(skirts(Some(2)).is_empty());
 }
