@@ -34,7 +34,7 @@ pub struct ProfileArgs {
     pub trace: Option<PathBuf>,
     /// Camera speed along the flight in blocks per frame (default: one lap over all frames, a
     /// stress test at tens of blocks per frame). A walk at 60 fps is about 0.1, flying about 0.5.
-    #[arg(long, value_parser = parse_speed)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_speed)]
     pub speed: Option<f32>,
     #[command(flatten)]
     pub lod: LodArgs,
