@@ -168,6 +168,19 @@ struct LodParams {
     max_level: u32,
 }
 
+// What the cull pass tests against, written once per frame from the culling camera (the view's,
+// or a frozen one). Rust twin: gpu::CullParams.
+struct CullParams {
+    // Frustum planes (normal, d), normal · p + d >= 0 inside, normalised (cull.rs `Frustum`).
+    planes: array<vec4<f32>, 6>,
+    eye: vec3<f32>,
+    // CULL_FRUSTUM | CULL_FACES: which tests run.
+    flags: u32,
+}
+
+const CULL_FRUSTUM: u32 = 1u;
+const CULL_FACES: u32 = 2u;
+
 // Camera uniform. Rust twin: gpu::CameraUniform (encase).
 struct Camera {
     view_proj: mat4x4<f32>,

@@ -2,12 +2,14 @@
 //!
 //! Three layers, visible in the module tree:
 //! - plain data with no wgpu: [`voxel`] (chunks, registry, world), [`mesh`] (quad format and the
-//!   CPU reference mesher), [`lod`] (level selection), [`camera`], [`worldgen`];
+//!   CPU reference mesher), [`lod`] (level selection), [`cull`] (frustum and face culling),
+//!   [`camera`], [`worldgen`];
 //! - the GPU engine that owns wgpu objects: [`gpu`];
 //! - the command-line front end: [`cli`].
 
 pub mod camera;
 pub mod cli;
+pub mod cull;
 pub mod gpu;
 pub mod lod;
 pub mod mesh;

@@ -21,7 +21,7 @@ const PASS_STAGES: [&str; 8] = [
     stage::MESH_WORK_LIST,
     stage::MESH_RELEASE,
     stage::MESH_BUILD,
-    stage::DRAW_ARGS,
+    stage::CULL,
     stage::DRAW_OPAQUE,
     stage::DRAW_TRANSPARENT,
 ];

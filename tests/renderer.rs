@@ -16,24 +16,8 @@ use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 const W: u32 = 160;
 const H: u32 = 120;
 
-/// Terrain with its water turned to sand. Transparent quads are drawn unsorted until the
-/// transparency issue, so where two of them overlap the blend depends on GPU allocation order,
-/// which varies between runs; pixel-exact comparisons need an opaque world.
 fn terrain() -> World {
-    let world =
-        generate(&WorldSource::Terrain, &WorldParams { seed: 3, center: IVec3::ZERO, view_distance: 2 })
-            .expect("terrain");
-    let mut opaque = World::new(world.registry.clone());
-    for (pos, chunk) in world.chunks() {
-        let mut chunk = voxgpu::voxel::Chunk::clone(chunk);
-        for v in chunk.voxels_mut() {
-            if !v.is_air() && !world.registry.is_opaque(*v) {
-                *v = ids::SAND;
-            }
-        }
-        opaque.insert(pos, chunk);
-    }
-    opaque
+    common::opaque_terrain(3, 2)
 }
 
 fn camera() -> Camera {

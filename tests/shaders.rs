@@ -199,6 +199,15 @@ fn mesher_records_match_between_rust_and_wgsl() {
         size_of::<voxgpu::gpu::LodParams>(),
     );
     assert_struct(
+        "CullParams",
+        &[
+            ("planes", offset_of!(voxgpu::gpu::CullParams, planes)),
+            ("eye", offset_of!(voxgpu::gpu::CullParams, eye)),
+            ("flags", offset_of!(voxgpu::gpu::CullParams, flags)),
+        ],
+        size_of::<voxgpu::gpu::CullParams>(),
+    );
+    assert_struct(
         "Allocator",
         &[
             ("free_count", offset_of!(AllocatorHeader, free_count)),
@@ -219,6 +228,8 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("CHUNK_VOXELS", voxgpu::gpu::ChunkState::VOXELS),
         ("CHUNK_RESIDENT", voxgpu::gpu::ChunkState::RESIDENT),
         ("MAX_LEVEL", voxgpu::lod::MAX_LEVEL),
+        ("CULL_FRUSTUM", voxgpu::gpu::CullParams::FRUSTUM),
+        ("CULL_FACES", voxgpu::gpu::CullParams::FACES),
         ("LEVEL_UNSET", voxgpu::lod::LEVEL_UNSET),
     ] {
         assert_eq!(u32_constant(&common(), name), rust, "{name}");

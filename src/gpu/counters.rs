@@ -22,6 +22,9 @@ pub struct GpuCounters {
     pub quads: [u32; 2],
     /// Of those quads, how many are LOD skirts.
     pub skirt_quads: u32,
+    /// Chunks with quads (all tested by the cull pass), and those in the frustum.
+    pub chunks_tested: u32,
+    pub chunks_visible: u32,
     /// Resident chunks per level of detail, as the LOD pass chose them.
     pub lod_levels: [u32; 6],
 }
@@ -68,8 +71,8 @@ fn staging(device: &wgpu::Device) -> wgpu::Buffer {
 fn copy_all(encoder: &mut wgpu::CommandEncoder, s: &CounterSources, target: &wgpu::Buffer) {
     encoder.copy_buffer_to_buffer(s.work, 12, target, 0, 4);
     encoder.copy_buffer_to_buffer(s.allocator, 0, target, 4, 8);
-    encoder.copy_buffer_to_buffer(s.draw_counts, 0, target, 12, 20);
-    encoder.copy_buffer_to_buffer(s.lod_counts, 0, target, 32, 24);
+    encoder.copy_buffer_to_buffer(s.draw_counts, 0, target, 12, 28);
+    encoder.copy_buffer_to_buffer(s.lod_counts, 0, target, 40, 24);
 }
 
 impl CounterReadback {

@@ -1,17 +1,18 @@
-//! Indirect draw lists written by the GPU, and how they are submitted.
+//! Culling into indirect draw lists written by the GPU, and how they are submitted.
 //!
-//! The `draw_args` pass turns every face stream into commands (one per run of consecutive pages),
-//! opaque and transparent into separate lists, so culling can later drop a chunk's faces that
-//! point away from the camera by dropping commands. The CPU records one multi-draw per list,
-//! whatever the number of chunks.
+//! The `cull` pass tests every chunk's box against the frustum and every face direction against
+//! the eye, and turns the face streams that can be seen into commands (one per run of consecutive
+//! pages), opaque and transparent into separate lists. It also counts the chunks tested and
+//! visible, and marks each slot's visibility for inspection. The CPU records one multi-draw per
+//! list, whatever the number of chunks.
 
 use wgpu::util::DrawIndexedIndirectArgs;
 use wgpu_profiler::GpuProfiler;
 
-use super::layouts::{FaceMesh, PassParams};
+use super::layouts::{ChunkMeta, CullParams, FaceMesh, PassParams};
 use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
 use super::profiling::stage;
-use super::shaders::{DRAW_ARGS, shader_source};
+use super::shaders::{CULL, shader_source};
 
 /// The most quads one command draws; the static index buffer holds `6 × MAX_DRAW_QUADS` indices.
 /// A face stream never holds more, so a command never needs splitting for length.
@@ -43,35 +44,54 @@ pub fn quad_indices() -> Vec<u32> {
 }
 
 const ARGS_BYTES: u64 = size_of::<DrawIndexedIndirectArgs>() as u64;
-/// Words of the counts buffer: commands (opaque, transparent), quads (opaque, transparent), then
-/// skirt quads.
-pub const COUNT_WORDS: u64 = 5;
+/// Words of the counts buffer: commands (opaque, transparent), quads (opaque, transparent), skirt
+/// quads drawn, chunks tested, chunks visible.
+pub const COUNT_WORDS: u64 = 7;
 
-/// The opaque and transparent command lists (one buffer, two halves) and their counts.
+/// The opaque and transparent command lists (one buffer, two halves), their counts, the cull
+/// parameters and the per-slot visibility the cull pass writes.
 pub struct DrawLists {
     pub args: wgpu::Buffer,
     pub counts: wgpu::Buffer,
     /// Commands each list holds.
     pub capacity: u32,
+    /// [`CullParams`], written each frame.
+    pub cull_params: wgpu::Buffer,
+    /// One u32 per slot: 1 when the chunk has quads and passed the frustum test.
+    pub visible: wgpu::Buffer,
+    visible_slots: u32,
+    /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
+    pub generation: u64,
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
+}
+
+fn visible_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.cull.visible"),
+        size: 4 * slots as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
 }
 
 impl DrawLists {
     pub fn new(device: &wgpu::Device, capacity: u32) -> Self {
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("voxgpu.draw_args"),
+            label: Some("voxgpu.cull"),
             entries: &[
                 uniform_entry(0, size_of::<PassParams>() as u64),
                 storage_entry(1, true, size_of::<FaceMesh>() as u64),
                 storage_entry(2, false, ARGS_BYTES),
                 storage_entry(3, false, COUNT_WORDS * 4),
+                uniform_entry(4, size_of::<CullParams>() as u64),
+                storage_entry(5, true, size_of::<ChunkMeta>() as u64),
+                storage_entry(6, false, 4),
             ],
         });
-        let pipeline =
-            compute_pipeline(device, "voxgpu.draw_args", &layout, &shader_source(DRAW_ARGS), "main");
+        let pipeline = compute_pipeline(device, "voxgpu.cull", &layout, &shader_source(CULL), "main");
         let counts = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("voxgpu.draw_args.counts"),
+            label: Some("voxgpu.cull.counts"),
             size: COUNT_WORDS * 4,
             usage: wgpu::BufferUsages::INDIRECT
                 | wgpu::BufferUsages::STORAGE
@@ -80,17 +100,36 @@ impl DrawLists {
             mapped_at_creation: false,
         });
         let capacity = capacity.max(1);
-        Self { args: args_buffer(device, capacity), counts, capacity, pipeline, layout }
+        Self {
+            args: args_buffer(device, capacity),
+            counts,
+            capacity,
+            cull_params: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.cull.params"),
+                size: size_of::<CullParams>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            visible: visible_buffer(device, 64),
+            visible_slots: 64,
+            generation: 0,
+            pipeline,
+            layout,
+        }
     }
 
-    /// Makes each list hold at least `capacity` commands. Returns whether the buffer changed.
-    pub fn ensure(&mut self, device: &wgpu::Device, capacity: u32) -> bool {
-        if capacity <= self.capacity {
-            return false;
+    /// Makes each list hold at least `commands` commands and the visibility array `slots` slots.
+    pub fn ensure(&mut self, device: &wgpu::Device, commands: u32, slots: u32) {
+        if commands > self.capacity {
+            self.capacity = commands.next_power_of_two();
+            self.args = args_buffer(device, self.capacity);
+            self.generation += 1;
         }
-        self.capacity = capacity.next_power_of_two();
-        self.args = args_buffer(device, self.capacity);
-        true
+        if slots > self.visible_slots {
+            self.visible_slots = slots.next_power_of_two();
+            self.visible = visible_buffer(device, self.visible_slots);
+            self.generation += 1;
+        }
     }
 
     pub fn bind_group(
@@ -98,8 +137,14 @@ impl DrawLists {
         device: &wgpu::Device,
         params: &wgpu::Buffer,
         faces: &wgpu::Buffer,
+        meta: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        bind_group(device, "voxgpu.draw_args", &self.layout, &[params, faces, &self.args, &self.counts])
+        bind_group(
+            device,
+            "voxgpu.cull",
+            &self.layout,
+            &[params, faces, &self.args, &self.counts, &self.cull_params, meta, &self.visible],
+        )
     }
 
     /// Zeroes the counts (and, for the capped path, the commands) before the pass writes them.
@@ -110,8 +155,8 @@ impl DrawLists {
         }
     }
 
-    /// Records the `draw_args` pass (profiled): two invocations (opaque, transparent) per face of
-    /// each slot.
+    /// Records the `cull` pass (profiled): two invocations (opaque, transparent) per face of each
+    /// slot.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -119,10 +164,10 @@ impl DrawLists {
         group: &wgpu::BindGroup,
         slot_count: u32,
     ) {
-        let query = profiler.begin_pass_query(stage::DRAW_ARGS, encoder);
+        let query = profiler.begin_pass_query(stage::CULL, encoder);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(stage::DRAW_ARGS),
+                label: Some(stage::CULL),
                 timestamp_writes: query.compute_pass_timestamp_writes(),
             });
             pass.set_pipeline(&self.pipeline);
@@ -134,10 +179,11 @@ impl DrawLists {
 
     /// Records the draws of list `kind` (0 opaque, 1 transparent): one command whatever the
     /// number of chunks.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, submission: DrawSubmission, kind: u32) {
+    pub fn draw(&self, pass: &mut CountingPass<'_, '_>, submission: DrawSubmission, kind: u32) {
         let offset = kind as u64 * self.capacity as u64 * ARGS_BYTES;
+        pass.commands += 1;
         match submission {
-            DrawSubmission::IndirectCount => pass.multi_draw_indexed_indirect_count(
+            DrawSubmission::IndirectCount => pass.pass.multi_draw_indexed_indirect_count(
                 &self.args,
                 offset,
                 &self.counts,
@@ -145,15 +191,44 @@ impl DrawLists {
                 self.capacity,
             ),
             DrawSubmission::CappedIndirect => {
-                pass.multi_draw_indexed_indirect(&self.args, offset, self.capacity)
+                pass.pass.multi_draw_indexed_indirect(&self.args, offset, self.capacity)
             }
         }
     }
 }
 
+/// A render pass that counts the commands recorded into it. The frame records every draw-pass
+/// command through one of these, so the count is exact: `tests/culling.rs` pins that it does not
+/// depend on the number of chunks.
+pub struct CountingPass<'p, 'e> {
+    pass: &'p mut wgpu::RenderPass<'e>,
+    pub commands: u32,
+}
+
+impl<'p, 'e> CountingPass<'p, 'e> {
+    pub fn new(pass: &'p mut wgpu::RenderPass<'e>) -> Self {
+        Self { pass, commands: 0 }
+    }
+
+    pub fn set_pipeline(&mut self, pipeline: &wgpu::RenderPipeline) {
+        self.commands += 1;
+        self.pass.set_pipeline(pipeline);
+    }
+
+    pub fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup) {
+        self.commands += 1;
+        self.pass.set_bind_group(index, group, &[]);
+    }
+
+    pub fn set_index_buffer(&mut self, buffer: &wgpu::Buffer) {
+        self.commands += 1;
+        self.pass.set_index_buffer(buffer.slice(..), wgpu::IndexFormat::Uint32);
+    }
+}
+
 fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("voxgpu.draw_args.commands"),
+        label: Some("voxgpu.cull.commands"),
         size: 2 * capacity as u64 * ARGS_BYTES,
         usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,

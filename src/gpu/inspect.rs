@@ -97,4 +97,15 @@ impl Renderer {
             .collect();
         Ok(Some(levels))
     }
+
+    /// The chunks the last frame's cull pass found visible (with quads, in the frustum), sorted.
+    pub fn read_visible(&self) -> Result<Vec<ChunkPos>, GpuError> {
+        let (device, queue, pool, _) = self.inspect_parts();
+        let raw = read_buffer(device, queue, &self.draws.visible, 0, pool.slot_count() as u64 * 4)?;
+        let flags: &[u32] = bytemuck::cast_slice(&raw);
+        let mut out: Vec<ChunkPos> =
+            pool.slots().filter(|&(_, slot)| flags[slot as usize] == 1).map(|s| s.0).collect();
+        out.sort();
+        Ok(out)
+    }
 }

@@ -113,6 +113,27 @@ impl ChunkLinks {
     pub const CPU_BYTES: usize = std::mem::offset_of!(ChunkLinks, lod);
 }
 
+/// What the cull pass tests against (a uniform), from the culling camera. Twin of `CullParams` in
+/// `shaders/common.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CullParams {
+    /// Frustum planes `(normal, d)`, inside where `normal · p + d ≥ 0` ([`crate::cull::Frustum`]).
+    pub planes: [[f32; 4]; 6],
+    pub eye: [f32; 3],
+    /// [`CullParams::FRUSTUM`] | [`CullParams::FACES`]: which tests run.
+    pub flags: u32,
+}
+
+impl CullParams {
+    pub const FRUSTUM: u32 = 1;
+    pub const FACES: u32 = 2;
+
+    pub fn new(frustum: &crate::cull::Frustum, eye: Vec3, flags: u32) -> Self {
+        Self { planes: frustum.planes.map(|p| p.to_array()), eye: eye.to_array(), flags }
+    }
+}
+
 /// What the LOD pass reads, written once per frame (a storage buffer: the thresholds array has a
 /// 4-byte stride).
 #[repr(C)]

@@ -26,12 +26,13 @@ pub use draw::{DrawSubmission, MAX_DRAW_QUADS};
 pub use error::GpuError;
 pub use inspect::GpuChunkMesh;
 pub use layouts::{
-    AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, ColorMode, FaceMesh, JOB_RELEASE_ONLY,
-    LodParams, MAX_FACE_PAGES, NO_SLOT, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET, level_base,
+    AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, ColorMode, CullParams, FaceMesh,
+    JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET,
+    level_base,
 };
 pub use mesher::MAX_CHUNKS_PER_FRAME;
 pub use profiling::{FrameTimings, StageTiming, stage};
 pub use quad_pool::{PAGE_QUADS, PAGE_QUADS_LOG2};
-pub use renderer::{FrameStats, Renderer, RendererOptions};
+pub use renderer::{Culling, FrameStats, Renderer, RendererOptions};
 pub use shaders::{SHADERS, ShaderFile, shader_source};
 pub use timing::{Clock, GpuTimer, copy_bandwidth_gb_s, median};

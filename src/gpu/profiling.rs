@@ -22,7 +22,7 @@ pub mod stage {
     pub const MESH_WORK_LIST: &str = "mesh.work_list";
     pub const MESH_RELEASE: &str = "mesh.release";
     pub const MESH_BUILD: &str = "mesh.build";
-    pub const DRAW_ARGS: &str = "draw_args";
+    pub const CULL: &str = "cull";
     pub const DRAW: &str = "draw";
     pub const DRAW_OPAQUE: &str = "draw.opaque";
     pub const DRAW_TRANSPARENT: &str = "draw.transparent";

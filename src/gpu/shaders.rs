@@ -22,7 +22,7 @@ pub const MESH: ShaderFile = shader!("mesh.wgsl");
 pub const LOD: ShaderFile = shader!("lod.wgsl");
 pub const MIPS: ShaderFile = shader!("mips.wgsl");
 pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl");
-pub const DRAW_ARGS: ShaderFile = shader!("draw_args.wgsl");
+pub const CULL: ShaderFile = shader!("cull.wgsl");
 pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
@@ -35,7 +35,7 @@ pub const SHADERS: [ShaderFile; 10] = [
     MESH_COLLECT,
     MESH_RELEASE,
     MESH,
-    DRAW_ARGS,
+    CULL,
     QUAD_POOL_GROW,
     COPY_BANDWIDTH,
 ];

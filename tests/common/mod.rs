@@ -155,3 +155,23 @@ pub fn as_set(mesh: &ChunkMesh) -> BTreeSet<(usize, u8, PackedQuad)> {
     }
     set
 }
+
+/// Terrain with its water turned to sand. Transparent quads are drawn unsorted until the
+/// transparency issue, so where two of them overlap the blend depends on GPU allocation and cull
+/// order, which varies between runs; pixel-exact comparisons need an opaque world.
+pub fn opaque_terrain(seed: u64, view_distance: u32) -> World {
+    use voxgpu::worldgen::{WorldParams, WorldSource, generate};
+    let world = generate(&WorldSource::Terrain, &WorldParams { seed, center: IVec3::ZERO, view_distance })
+        .expect("terrain");
+    let mut opaque = World::new(world.registry.clone());
+    for (pos, chunk) in world.chunks() {
+        let mut chunk = Chunk::clone(chunk);
+        for v in chunk.voxels_mut() {
+            if !v.is_air() && !world.registry.is_opaque(*v) {
+                *v = voxgpu::voxel::blocks::SAND;
+            }
+        }
+        opaque.insert(pos, chunk);
+    }
+    opaque
+}

@@ -5,7 +5,8 @@
 //!    the mesher was refused pages; write the pass sizes, the camera, and reset the work list.
 //! 2. Upload: the staged voxel and record writes, as copies.
 //! 3. Compute: `lod` (each chunk's level), `mips` (pyramids of changed chunks) (`LodPasses`),
-//!    then collect → finalize, release, mesh → commit (`Mesher`), then `draw_args`.
+//!    then collect → finalize, release, mesh → commit (`Mesher`), then `cull` (frustum and face
+//!    directions into the draw lists).
 //! 4. Render: an opaque pass, then a transparent pass (blended, no depth write), one multi-draw
 //!    each.
 //! 5. Copy the counters for a later frame to read.
@@ -29,8 +30,8 @@ use wgpu::util::DeviceExt;
 use super::chunk_pool::ChunkPool;
 use super::context::check_device;
 use super::counters::{CounterReadback, CounterSources, GpuCounters};
-use super::draw::{DrawLists, DrawSubmission, quad_indices};
-use super::layouts::{CameraUniform, ColorMode, LodParams, PassParams, WORK_JOBS_OFFSET};
+use super::draw::{CountingPass, DrawLists, DrawSubmission, quad_indices};
+use super::layouts::{CameraUniform, ColorMode, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET};
 use super::lod::{LodBindGroups, LodBuffers, LodPasses};
 use super::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, MeshBuffers, Mesher};
 use super::pipelines::{COLOR_FORMAT, DEPTH_FORMAT, DrawPipelines, bind_group, draw_bind_group_layout};
@@ -38,6 +39,7 @@ use super::profiling::{Profiling, stage};
 use super::quad_pool::QuadPool;
 use super::{Capabilities, GpuContext, GpuError};
 use crate::camera::Camera;
+use crate::cull::Frustum;
 use crate::lod::LodSettings;
 use crate::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos};
 
@@ -62,6 +64,24 @@ pub struct RendererOptions {
     /// How levels of detail are chosen ([`LodSettings::OFF`]: everything at full detail).
     pub lod: LodSettings,
     pub color_mode: ColorMode,
+    pub culling: Culling,
+}
+
+/// Which culling tests run, and from which camera.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Culling {
+    /// Chunks outside the view frustum draw nothing.
+    pub frustum: bool,
+    /// Face directions pointing away from the eye for a whole chunk draw nothing.
+    pub faces: bool,
+    /// Cull from this camera instead of the view's (a debug switch: culling can be inspected
+    /// from outside).
+    pub frozen: Option<Camera>,
+}
+
+impl Culling {
+    pub const ALL: Culling = Culling { frustum: true, faces: true, frozen: None };
+    pub const NONE: Culling = Culling { frustum: false, faces: false, frozen: None };
 }
 
 impl RendererOptions {
@@ -76,6 +96,7 @@ impl RendererOptions {
             max_meshes_per_frame: 4096,
             lod: LodSettings::default(),
             color_mode: ColorMode::Shaded,
+            culling: Culling::ALL,
         }
     }
 }
@@ -92,6 +113,9 @@ pub struct FrameStats {
     pub draw_commands: u32,
     /// Of `quads`, the LOD skirts.
     pub skirt_quads: u64,
+    /// Chunks with quads, all tested by the cull pass, and those in the frustum.
+    pub chunks_tested: u32,
+    pub chunks_visible: u32,
     /// Resident chunks per level of detail.
     pub lod_levels: [u32; 6],
     pub quad_buffer_bytes: u64,
@@ -99,13 +123,13 @@ pub struct FrameStats {
 }
 
 /// The buffers whose replacement invalidates bind groups, as one comparable key.
-type BindKey = (u64, u64, u32, u64, u32);
+type BindKey = (u64, u64, u64, u64, u32);
 
 struct Frame {
     key: BindKey,
     lod: LodBindGroups,
     mesh: BindGroups,
-    draw_args: wgpu::BindGroup,
+    cull: wgpu::BindGroup,
     draw: wgpu::BindGroup,
 }
 
@@ -121,7 +145,7 @@ pub struct Renderer {
     quad_pool: QuadPool,
     lod: LodPasses,
     mesher: Mesher,
-    draws: DrawLists,
+    pub(in crate::gpu) draws: DrawLists,
     pipelines: DrawPipelines,
     draw_layout: wgpu::BindGroupLayout,
     frame: Option<Frame>,
@@ -142,6 +166,8 @@ pub struct Renderer {
     grown_at_frame: u64,
     /// Evicted chunks this frame's work list has room for (they are collected first).
     evicted_room: u32,
+    /// Render-pass commands the last frame recorded.
+    render_pass_commands: u32,
     belt: wgpu::util::StagingBelt,
     profiling: Profiling,
     adapter_name: String,
@@ -261,6 +287,7 @@ impl Renderer {
             frame_index: 0,
             grown_at_frame: 0,
             evicted_room: 0,
+            render_pass_commands: 0,
             belt: wgpu::util::StagingBelt::new(device.clone(), 1 << 20),
             profiling: Profiling::new(&device),
             adapter_name: gpu.summary.to_string(),
@@ -298,6 +325,16 @@ impl Renderer {
 
     pub fn lod(&self) -> LodSettings {
         self.options.lod
+    }
+
+    /// Render-pass commands (pipelines, bind groups, index buffer, multi-draws) the last frame
+    /// recorded: the same for ten chunks or ten thousand.
+    pub fn render_pass_commands(&self) -> u32 {
+        self.render_pass_commands
+    }
+
+    pub fn set_culling(&mut self, culling: Culling) {
+        self.options.culling = culling;
     }
 
     pub fn set_color_mode(&mut self, mode: ColorMode) {
@@ -341,12 +378,12 @@ impl Renderer {
             self.work_generation += 1;
         }
         // A list never holds more commands than there are pages.
-        self.draws.ensure(&self.device, self.quad_pool.pages());
+        self.draws.ensure(&self.device, self.quad_pool.pages(), self.pool.slot_count());
         self.lod.ensure(&self.device, self.pool.slot_count());
         let key = (
             self.pool.generation,
             self.quad_pool.generation,
-            self.draws.capacity,
+            self.draws.generation,
             self.work_generation,
             self.lod.mip_capacity,
         );
@@ -387,7 +424,7 @@ impl Renderer {
                 voxels: &pool.voxels.buffer,
             },
         );
-        let draw_args = self.draws.bind_group(&self.device, &self.params, &pool.faces.buffer);
+        let cull = self.draws.bind_group(&self.device, &self.params, &pool.faces.buffer, &pool.meta.buffer);
         let draw = bind_group(
             &self.device,
             "voxgpu.draw",
@@ -400,7 +437,7 @@ impl Renderer {
                 &self.block_colors,
             ],
         );
-        Frame { key, lod, mesh, draw_args, draw }
+        Frame { key, lod, mesh, cull, draw }
     }
 
     fn counter_sources(&self) -> CounterSources<'_> {
@@ -430,6 +467,12 @@ impl Renderer {
             color_mode: self.options.color_mode as u32,
         };
         self.queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
+        let culling = self.options.culling;
+        let cull_camera = culling.frozen.unwrap_or(*camera);
+        let frustum = Frustum::from_view_proj(cull_camera.view_proj(width as f32 / height as f32));
+        let flags = CullParams::FRUSTUM * culling.frustum as u32 | CullParams::FACES * culling.faces as u32;
+        let cull = CullParams::new(&frustum, cull_camera.eye, flags);
+        self.queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
         self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
 
@@ -443,8 +486,8 @@ impl Renderer {
         let profiler = &self.profiling.profiler;
         self.lod.record(&mut encoder, profiler, &frame.lod, params.slot_count);
         self.mesher.record(&mut encoder, profiler, &frame.mesh, &self.work, params.slot_count);
-        self.draws.record(&mut encoder, profiler, &frame.draw_args, params.slot_count);
-        self.record_draw(&mut encoder, &frame.draw);
+        self.draws.record(&mut encoder, profiler, &frame.cull, params.slot_count);
+        self.render_pass_commands = self.record_draw(&mut encoder, &frame.draw);
         let sources = CounterSources {
             work: &self.work,
             allocator: &self.quad_pool.allocator.buffer,
@@ -479,7 +522,8 @@ impl Renderer {
         Ok(())
     }
 
-    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, draw: &wgpu::BindGroup) {
+    /// Records the draw passes; returns how many render-pass commands they hold.
+    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, draw: &wgpu::BindGroup) -> u32 {
         let color_view = self.color.create_view(&Default::default());
         let depth_view = self.depth.create_view(&Default::default());
         let sky = self.options.sky_color.as_dvec3();
@@ -521,6 +565,7 @@ impl Renderer {
             ColorMode::Shaded => &self.pipelines.transparent,
             ColorMode::Lod => &self.pipelines.opaque,
         };
+        let mut commands = 0;
         for (kind, label, pipeline) in
             [(0, stage::DRAW_OPAQUE, &self.pipelines.opaque), (1, stage::DRAW_TRANSPARENT, transparent)]
         {
@@ -529,12 +574,15 @@ impl Renderer {
                 color_attachments: &attachments,
                 ..pass_descriptor(label, kind == 0)
             };
-            let mut pass = scope.scoped_render_pass(label, descriptor);
-            pass.set_bind_group(0, draw, &[]);
-            pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+            let mut scoped = scope.scoped_render_pass(label, descriptor);
+            let mut pass = CountingPass::new(&mut scoped);
+            pass.set_bind_group(0, draw);
+            pass.set_index_buffer(&self.index_buffer);
             pass.set_pipeline(pipeline);
             self.draws.draw(&mut pass, self.submission, kind);
+            commands += pass.commands;
         }
+        commands
     }
 
     fn stats(&self, c: GpuCounters) -> FrameStats {
@@ -544,6 +592,8 @@ impl Renderer {
             quads: c.quads.iter().map(|&q| q as u64).sum(),
             draw_commands: c.draw_commands.iter().sum(),
             skirt_quads: c.skirt_quads as u64,
+            chunks_tested: c.chunks_tested,
+            chunks_visible: c.chunks_visible,
             lod_levels: c.lod_levels,
             quad_buffer_bytes: self.quad_pool.bytes(),
             free_pages: c.free_pages,

@@ -1,0 +1,144 @@
+//! Culling on every adapter: the GPU's visible set against the CPU frustum, culling that never
+//! changes the picture, the frozen culling camera, and a frame's render-pass commands that do not
+//! depend on the world's size.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use common::Rng;
+use glam::Vec3;
+use voxgpu::camera::Camera;
+use voxgpu::cull::Frustum;
+use voxgpu::gpu::{Culling, GpuContext, Renderer, RendererOptions};
+use voxgpu::voxel::{ChunkPos, World, chunk_aabb};
+
+const W: u32 = 192;
+const H: u32 = 128;
+
+fn renderer(gpu: &GpuContext, world: &World, culling: Culling) -> Renderer {
+    let options = RendererOptions { culling, ..RendererOptions::new(W, H, 400.0) };
+    let mut r = Renderer::new(gpu, options, &world.registry).expect("renderer");
+    for (pos, chunk) in world.chunks() {
+        r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
+    }
+    r
+}
+
+/// Cameras over and inside the terrain, looking every way.
+fn cameras(count: usize, seed: u64) -> Vec<Camera> {
+    let mut rng = Rng(seed);
+    let mut coord = |range: u64, offset: f32| rng.below(range) as f32 - offset + 0.25;
+    (0..count)
+        .map(|_| {
+            let eye = Vec3::new(coord(200, 100.0), coord(160, 0.0), coord(200, 100.0));
+            let target = Vec3::new(coord(300, 150.0), coord(200, 50.0), coord(300, 150.0));
+            Camera::look_at(eye, if target == eye { eye + Vec3::X } else { target })
+        })
+        .collect()
+}
+
+#[test]
+fn gpu_visible_set_equals_the_cpu_frustum_on_random_cameras() {
+    let world = common::opaque_terrain(5, 3);
+    for gpu in common::gpu_contexts() {
+        let mut r = renderer(&gpu, &world, Culling::ALL);
+        r.settle(&cameras(1, 1)[0]).expect("settles");
+        let with_quads: Vec<ChunkPos> = r
+            .read_meshes()
+            .expect("meshes")
+            .into_iter()
+            .filter(|m| m.mesh.quad_count() > 0)
+            .map(|m| m.pos)
+            .collect();
+        let (mut compared, mut borderline, mut culled) = (0, 0, 0);
+        for camera in cameras(12, 9) {
+            r.render(&camera).expect("frame");
+            let gpu_visible: BTreeSet<ChunkPos> = r.read_visible().expect("visible").into_iter().collect();
+            let frustum = Frustum::from_view_proj(camera.view_proj(W as f32 / H as f32));
+            for &pos in &with_quads {
+                let (min, max) = chunk_aabb(pos);
+                if frustum.margin(min, max) < 1e-3 {
+                    borderline += 1;
+                    continue;
+                }
+                let cpu = frustum.intersects_box(min, max);
+                assert_eq!(gpu_visible.contains(&pos), cpu, "{pos:?} from {camera:?} on {}", gpu.summary);
+                compared += 1;
+                culled += !cpu as usize;
+            }
+        }
+        assert!(culled > compared / 10, "the cameras should cull many chunks: {culled} of {compared}");
+        assert!(borderline * 50 < compared, "{borderline} borderline of {compared}");
+    }
+}
+
+#[test]
+fn culling_never_changes_the_picture_and_draws_fewer_quads() {
+    let world = common::opaque_terrain(5, 3);
+    for gpu in common::gpu_contexts() {
+        let mut on = renderer(&gpu, &world, Culling::ALL);
+        let mut off = renderer(&gpu, &world, Culling::NONE);
+        let mut faces_only = renderer(&gpu, &world, Culling { frustum: false, ..Culling::ALL });
+        for (i, camera) in cameras(6, 3).iter().enumerate() {
+            let stats_on = on.settle(camera).expect("frame");
+            let stats_off = off.settle(camera).expect("frame");
+            faces_only.settle(camera).expect("frame");
+            let (a, b, c) =
+                (on.read_pixels().unwrap(), off.read_pixels().unwrap(), faces_only.read_pixels().unwrap());
+            assert!(a == b, "camera {i} on {}: culling changed the picture", gpu.summary);
+            assert!(c == b, "camera {i} on {}: face culling alone changed the picture", gpu.summary);
+            assert!(
+                stats_on.quads < stats_off.quads,
+                "camera {i}: {} !< {}",
+                stats_on.quads,
+                stats_off.quads
+            );
+            assert_eq!(stats_off.chunks_visible, stats_off.chunks_tested, "no frustum test, all visible");
+        }
+    }
+}
+
+#[test]
+fn a_frozen_culling_camera_keeps_culling_while_the_view_moves() {
+    let world = common::opaque_terrain(5, 3);
+    let view = Camera::look_at(Vec3::new(-120.0, 200.0, -120.0), Vec3::new(0.0, 60.0, 0.0));
+    // Frozen at the world's centre, looking +X: only chunks ahead of it in +X are drawn.
+    let frozen = Camera::look_at(Vec3::new(0.0, 90.0, 0.0), Vec3::new(100.0, 90.0, 0.0));
+    for gpu in common::gpu_contexts() {
+        let mut r = renderer(&gpu, &world, Culling { frozen: Some(frozen), ..Culling::ALL });
+        let stats = r.settle(&view).expect("frame");
+        let visible = r.read_visible().expect("visible");
+        assert!(!visible.is_empty() && stats.chunks_visible < stats.chunks_tested);
+        assert!(visible.iter().all(|p| chunk_aabb(*p).1.x > 0.0), "all visible chunks lie ahead (+X)");
+        let frozen_image = r.read_pixels().unwrap();
+        r.set_culling(Culling::ALL);
+        r.settle(&view).expect("frame");
+        assert!(r.read_pixels().unwrap() != frozen_image, "the frozen frustum hides part of the view");
+    }
+}
+
+#[test]
+fn a_frame_records_the_same_render_pass_commands_for_ten_chunks_or_fifteen_hundred() {
+    let big = common::opaque_terrain(2, 12);
+    let mut small = World::new(big.registry.clone());
+    for pos in big.sorted_positions().into_iter().take(10) {
+        small.insert(pos, voxgpu::voxel::Chunk::clone(big.chunk(pos).unwrap()));
+    }
+    let mut big_part = World::new(big.registry.clone());
+    for pos in big.sorted_positions().into_iter().take(1600) {
+        big_part.insert(pos, voxgpu::voxel::Chunk::clone(big.chunk(pos).unwrap()));
+    }
+    let camera = Camera::look_at(Vec3::new(0.0, 150.0, 0.0), Vec3::new(100.0, 60.0, 100.0));
+    for gpu in common::gpu_contexts() {
+        let mut counts = Vec::new();
+        for world in [&small, &big_part] {
+            let mut r = renderer(&gpu, world, Culling::ALL);
+            r.settle(&camera).expect("frame");
+            counts.push((world.len(), r.render_pass_commands()));
+        }
+        assert_eq!(counts[0].1, counts[1].1, "{counts:?} on {}", gpu.summary);
+        assert!(counts[0].1 > 0 && counts[1].0 > 100 * counts[0].0, "{counts:?}");
+    }
+}
