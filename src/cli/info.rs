@@ -1,7 +1,7 @@
 //! `voxgpu info`: adapters, the chosen one, and the optional features.
 
 use super::CliError;
-use crate::gpu::{GpuContext, list_adapters};
+use crate::gpu::{DrawSubmission, GpuContext, list_adapters};
 
 pub fn run() -> Result<(), CliError> {
     println!("adapters:");
@@ -13,5 +13,6 @@ pub fn run() -> Result<(), CliError> {
     for line in gpu.caps.report() {
         println!("  {line}");
     }
+    println!("draw submission: {}", DrawSubmission::for_caps(gpu.caps).describe());
     Ok(())
 }

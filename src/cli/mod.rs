@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use glam::Vec3;
 
-use crate::gpu::GpuError;
+use crate::gpu::{Culling, GpuError};
 use crate::lod::LodSettings;
 use crate::worldgen::{WorldError, WorldParams, WorldSource};
 
@@ -95,6 +95,23 @@ fn parse_lod_distance(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(d) if (8.0..=1.0e6).contains(&d) => Ok(d),
         _ => Err(format!("{s:?} is not a distance in blocks between 8 and 1000000")),
+    }
+}
+
+/// Which culling tests run, shared by `render` and `profile`.
+#[derive(Debug, Clone, Args)]
+pub struct CullArgs {
+    /// Frustum and face-direction culling on the GPU.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub cull: Switch,
+}
+
+impl CullArgs {
+    pub fn culling(&self) -> Culling {
+        match self.cull {
+            Switch::On => Culling::ALL,
+            Switch::Off => Culling::NONE,
+        }
     }
 }
 

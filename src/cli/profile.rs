@@ -8,7 +8,7 @@ use clap::Args;
 use glam::{IVec3, Vec3};
 use serde::Serialize;
 
-use super::{CliError, LodArgs, MAX_IMAGE_SIDE, WorldArgs};
+use super::{CliError, CullArgs, LodArgs, MAX_IMAGE_SIDE, WorldArgs};
 use crate::camera::Camera;
 use crate::gpu::{FrameStats, FrameTimings, GpuContext, GpuError, Renderer, RendererOptions};
 use crate::voxel::{BlockId, CHUNK_SIZE, World};
@@ -38,6 +38,8 @@ pub struct ProfileArgs {
     pub speed: Option<f32>,
     #[command(flatten)]
     pub lod: LodArgs,
+    #[command(flatten)]
+    pub cull: CullArgs,
     #[command(flatten)]
     pub world: WorldArgs,
 }
@@ -79,8 +81,13 @@ pub struct ProfileReport {
     /// Levels of detail on or off, and where level 1 begins.
     pub lod: bool,
     pub lod_distance: f32,
-    /// The last frame's counts (read back a frame or two late): quads drawn, of them skirts,
-    /// and chunks per level.
+    /// Culling on.
+    pub cull: bool,
+    /// The last frame's counts (read back a frame or two late): chunks with quads (tested) and
+    /// visible, draw commands, quads drawn, of them skirts, and chunks per level.
+    pub chunks_tested: u32,
+    pub chunks_visible: u32,
+    pub draw_commands: u32,
     pub quads: u64,
     pub skirt_quads: u64,
     pub lod_levels: [u32; 6],
@@ -216,6 +223,10 @@ fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings], flow
         view_distance: args.world.view_distance,
         lod: args.lod.settings().is_on(),
         lod_distance: args.lod.lod_distance,
+        cull: args.cull.cull == super::Switch::On,
+        chunks_tested: flown.last.chunks_tested,
+        chunks_visible: flown.last.chunks_visible,
+        draw_commands: flown.last.draw_commands,
         quads: flown.last.quads,
         skirt_quads: flown.last.skirt_quads,
         lod_levels: flown.last.lod_levels,
@@ -267,8 +278,17 @@ fn print_table(r: &ProfileReport) {
         if r.lod { format!("on from {} blocks", r.lod_distance) } else { "off".into() }
     );
     println!(
-        "camera {:.2} blocks/frame; quads drawn {} ({} skirts), chunks per level {:?}, chunks re-meshed per frame {} (max {})",
-        r.speed_blocks_per_frame, r.quads, r.skirt_quads, r.lod_levels, r.remeshed_median, r.remeshed_max
+        "camera {:.2} blocks/frame; culling {}: {} of {} chunks visible, {} draw commands, {} quads drawn ({} skirts); chunks per level {:?}, re-meshed per frame {} (max {})",
+        r.speed_blocks_per_frame,
+        if r.cull { "on" } else { "off" },
+        r.chunks_visible,
+        r.chunks_tested,
+        r.draw_commands,
+        r.quads,
+        r.skirt_quads,
+        r.lod_levels,
+        r.remeshed_median,
+        r.remeshed_max
     );
     println!("{:<22} {:>10} {:>10} {:>10}", "stage (GPU ms)", "median", "p95", "max");
     for s in &r.stages {

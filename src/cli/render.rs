@@ -6,9 +6,9 @@ use std::sync::Arc;
 use clap::{Args, ValueEnum};
 use glam::Vec3;
 
-use super::{CliError, LodArgs, MAX_IMAGE_SIDE, WorldArgs, parse_vec3};
+use super::{CliError, CullArgs, LodArgs, MAX_IMAGE_SIDE, WorldArgs, parse_vec3};
 use crate::camera::Camera;
-use crate::gpu::{ColorMode, GpuContext, Renderer, RendererOptions};
+use crate::gpu::{ColorMode, Culling, GpuContext, Renderer, RendererOptions};
 use crate::voxel::CHUNK_SIZE;
 use crate::worldgen;
 
@@ -32,6 +32,12 @@ pub struct RenderArgs {
     pub mode: Mode,
     #[command(flatten)]
     pub lod: LodArgs,
+    #[command(flatten)]
+    pub cull: CullArgs,
+    /// Cull from a camera frozen at `x,y,z` (looking at the target) instead of the view's, to
+    /// inspect culling from outside.
+    #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
+    pub freeze_cull_at: Option<Vec3>,
     #[command(flatten)]
     pub world: WorldArgs,
 }
@@ -59,6 +65,11 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     if (target - eye).length_squared() < 1e-6 {
         return Err(CliError::Usage("--target must differ from --camera".into()));
     }
+    if args.freeze_cull_at.is_some_and(|at| (target - at).length_squared() < 1e-6) {
+        return Err(CliError::Usage("--freeze-cull-at must differ from the target".into()));
+    }
+    let culling =
+        Culling { frozen: args.freeze_cull_at.map(|at| Camera::look_at(at, target)), ..args.cull.culling() };
 
     let gpu = GpuContext::new()?;
     let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
@@ -69,6 +80,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let options = RendererOptions {
         lod: args.lod.settings(),
         color_mode,
+        culling,
         ..RendererOptions::new(args.width, args.height, fog_end)
     };
     let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
@@ -79,13 +91,15 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let image = renderer.read_pixels()?;
     image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
     println!(
-        "wrote {} ({}x{}) on {}: {} chunks (per level {:?}), {} quads ({} skirts), {} draw commands",
+        "wrote {} ({}x{}) on {}: {} chunks (per level {:?}), {} of {} with quads visible, {} quads drawn ({} skirts), {} draw commands",
         args.out.display(),
         args.width,
         args.height,
         gpu.summary,
         stats.chunks_resident,
         stats.lod_levels,
+        stats.chunks_visible,
+        stats.chunks_tested,
         stats.quads,
         stats.skirt_quads,
         stats.draw_commands

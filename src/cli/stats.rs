@@ -11,9 +11,10 @@ use serde::Serialize;
 
 use super::{CliError, LodArgs, WorldArgs, parse_vec3};
 use crate::camera::Camera;
-use crate::gpu::{GpuContext, Renderer, RendererOptions};
+use crate::cull::{Frustum, chunk_in_frustum, face_may_show};
+use crate::gpu::{FrameStats, GpuContext, Renderer, RendererOptions};
 use crate::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
-use crate::mesh::{ChunkMesh, MeshStats, cpu_threads, map_parallel, mesh_world_chunk_lod};
+use crate::mesh::{ChunkMesh, Face, MeshStats, cpu_threads, map_parallel, mesh_world_chunk_lod};
 use crate::voxel::{ChunkPos, MipPyramid, World};
 use crate::worldgen;
 
@@ -42,13 +43,31 @@ pub struct StatsArgs {
     pub world: WorldArgs,
 }
 
-/// What `stats --json` prints: the mesh statistics of the chosen `--lod`, then the comparison.
+/// What `stats --json` prints: the mesh statistics of the chosen `--lod`, the LOD comparison,
+/// and what the camera's frame draws after culling.
 #[derive(Debug, Serialize)]
 pub struct StatsReport {
     #[serde(flatten)]
     pub mesh: MeshStats,
     pub lod: LodReport,
+    pub culling: CullReport,
 }
+
+/// The frame from the stats camera (a 16:9 view, the renderer's field of view) after culling.
+#[derive(Debug, Serialize)]
+pub struct CullReport {
+    pub target: [f32; 3],
+    /// Chunks with quads, all tested against the frustum.
+    pub chunks_tested: u64,
+    pub chunks_visible: u64,
+    /// Quads of visible chunks in face directions that can face the camera.
+    pub quads_drawn: u64,
+    /// Draw commands the GPU wrote (`--mesher gpu` only: they depend on the page layout).
+    pub draw_commands: Option<u32>,
+}
+
+/// The aspect ratio `stats` culls with.
+const STATS_ASPECT: (u32, u32) = (16, 9);
 
 #[derive(Debug, Serialize)]
 pub struct LodReport {
@@ -66,8 +85,12 @@ pub struct LodReport {
     pub skirt_quads_lod_on: u64,
 }
 
-/// Every chunk's mesh and the level it is in.
-type Meshed = Vec<(ChunkMesh, u32)>;
+/// Every chunk's position, mesh and level, sorted by position; and from the GPU, its own counts of
+/// the culled frame.
+struct Meshed {
+    chunks: Vec<(ChunkPos, ChunkMesh, u32)>,
+    frame: Option<FrameStats>,
+}
 
 pub fn run(args: &StatsArgs) -> Result<(), CliError> {
     let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
@@ -75,19 +98,22 @@ pub fn run(args: &StatsArgs) -> Result<(), CliError> {
     let (default_eye, target) = worldgen::default_view(&args.world.world, &world, &params);
     let eye = args.camera.unwrap_or(default_eye);
     let on = LodSettings { max_level: LodSettings::default().max_level, ..args.lod.settings() };
+    let camera = Camera::look_at(eye, target);
     let (with_lod, without_lod) = match args.mesher {
         Mesher::Cpu => (cpu_meshes(&world, eye, &on), cpu_meshes(&world, eye, &LodSettings::OFF)),
-        Mesher::Gpu => gpu_meshes(&world, Camera::look_at(eye, target), &on)?,
+        Mesher::Gpu => gpu_meshes(&world, camera, &on)?,
     };
     let enabled = args.lod.settings().is_on();
+    let chosen = if enabled { &with_lod } else { &without_lod };
     let mut mesh = MeshStats::default();
     let mut levels = [0u64; 6];
-    for (chunk, level) in if enabled { &with_lod } else { &without_lod } {
+    for (_, chunk, level) in &chosen.chunks {
         mesh.add_at_level(chunk, *level);
         levels[*level as usize] += 1;
     }
-    let total = |meshed: &Meshed| meshed.iter().map(|(m, _)| m.quad_count() as u64).sum();
-    let skirts = with_lod.iter().flat_map(|(m, _)| m.all_quads()).filter(|q| q.unpack().skirt).count();
+    let total = |meshed: &Meshed| meshed.chunks.iter().map(|(_, m, _)| m.quad_count() as u64).sum();
+    let skirts =
+        with_lod.chunks.iter().flat_map(|(_, m, _)| m.all_quads()).filter(|q| q.unpack().skirt).count();
     let report = StatsReport {
         mesh,
         lod: LodReport {
@@ -99,6 +125,7 @@ pub fn run(args: &StatsArgs) -> Result<(), CliError> {
             quads_lod_off: total(&without_lod),
             skirt_quads_lod_on: skirts as u64,
         },
+        culling: cull_report(chosen, &camera),
     };
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("plain struct serialises"));
@@ -120,8 +147,46 @@ pub fn run(args: &StatsArgs) -> Result<(), CliError> {
             l.quads_lod_off,
             100.0 * l.quads_lod_on as f64 / l.quads_lod_off.max(1) as f64
         );
+        let c = &report.culling;
+        println!(
+            "culling (16:9 towards {:?})  {} of {} chunks visible, {} quads drawn{}",
+            c.target,
+            c.chunks_visible,
+            c.chunks_tested,
+            c.quads_drawn,
+            c.draw_commands.map(|n| format!(", {n} draw commands")).unwrap_or_default()
+        );
     }
     Ok(())
+}
+
+/// The culled frame's counts: the GPU's own when it drew it, else the CPU twin's.
+fn cull_report(meshed: &Meshed, camera: &Camera) -> CullReport {
+    let target = camera.target.to_array();
+    if let Some(frame) = meshed.frame {
+        return CullReport {
+            target,
+            chunks_tested: frame.chunks_tested as u64,
+            chunks_visible: frame.chunks_visible as u64,
+            quads_drawn: frame.quads,
+            draw_commands: Some(frame.draw_commands),
+        };
+    }
+    let frustum = Frustum::from_view_proj(camera.view_proj(STATS_ASPECT.0 as f32 / STATS_ASPECT.1 as f32));
+    let mut report =
+        CullReport { target, chunks_tested: 0, chunks_visible: 0, quads_drawn: 0, draw_commands: None };
+    for (pos, mesh, _) in meshed.chunks.iter().filter(|(_, m, _)| m.quad_count() > 0) {
+        report.chunks_tested += 1;
+        if !chunk_in_frustum(&frustum, *pos) {
+            continue;
+        }
+        report.chunks_visible += 1;
+        for face in Face::ALL.into_iter().filter(|&f| face_may_show(*pos, f, camera.eye)) {
+            report.quads_drawn +=
+                (mesh.opaque.counts[face as usize] + mesh.transparent.counts[face as usize]) as u64;
+        }
+    }
+    report
 }
 
 /// The CPU twins end to end: levels chosen fresh from `eye`, pyramids built, every chunk meshed
@@ -139,20 +204,22 @@ fn cpu_meshes(world: &World, eye: Vec3, lod: &LodSettings) -> Meshed {
     let meshes = map_parallel(&positions, threads, |p| {
         mesh_world_chunk_lod(world, p, &|q| &pyramids[&q], &|q| levels[&q])
     });
-    meshes.into_iter().zip(positions.iter().map(|p| levels[p])).collect()
+    let chunks = positions.iter().zip(meshes).map(|(&p, m)| (p, m, levels[&p])).collect();
+    Meshed { chunks, frame: None }
 }
 
 /// The GPU mesher: settled once with `lod`, read back, then again with LOD off.
 fn gpu_meshes(world: &World, camera: Camera, lod: &LodSettings) -> Result<(Meshed, Meshed), CliError> {
     let gpu = GpuContext::new()?;
-    let options = RendererOptions { lod: *lod, ..RendererOptions::new(1, 1, 1.0) };
+    let options = RendererOptions { lod: *lod, ..RendererOptions::new(STATS_ASPECT.0, STATS_ASPECT.1, 1.0) };
     let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk))?;
     }
     let read = |renderer: &mut Renderer| -> Result<Meshed, CliError> {
-        renderer.settle(&camera)?;
-        Ok(renderer.read_meshes()?.into_iter().map(|m| (m.mesh, m.level)).collect())
+        let frame = renderer.settle(&camera)?;
+        let chunks = renderer.read_meshes()?.into_iter().map(|m| (m.pos, m.mesh, m.level)).collect();
+        Ok(Meshed { chunks, frame: Some(frame) })
     };
     let with_lod = read(&mut renderer)?;
     renderer.set_lod(LodSettings::OFF);

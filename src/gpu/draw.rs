@@ -36,6 +36,16 @@ impl DrawSubmission {
     pub fn for_caps(caps: super::Capabilities) -> Self {
         if caps.multi_draw_indirect_count { Self::IndirectCount } else { Self::CappedIndirect }
     }
+
+    /// One line for `voxgpu info`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::IndirectCount => "multi_draw_indexed_indirect_count (the GPU's count bounds the draws)",
+            Self::CappedIndirect => {
+                "multi_draw_indexed_indirect over the capped list, its tail zeroed each frame (no indirect count)"
+            }
+        }
+    }
 }
 
 /// The static index buffer: quad `q` of a command is two triangles over vertices `4q..4q + 4`.
