@@ -148,6 +148,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
     let options = RendererOptions {
         lod: args.lod.settings(),
+        culling: args.cull.culling(),
         ..RendererOptions::new(args.width, args.height, fog_end)
     };
     let mut renderer = Renderer::new(gpu, options, &world.registry)?;

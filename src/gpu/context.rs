@@ -120,7 +120,15 @@ pub struct GpuContext {
 }
 
 fn instance(backends: wgpu::Backends) -> wgpu::Instance {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    // wgpu's indirect-call validation re-checks every indirect command on the GPU, and for draws
+    // without an indirect count (GL) it also walks the whole capped command list on the CPU every
+    // frame: CPU work that grows with the world. Every indirect command here is written by our own
+    // passes within the rules it checks (first_instance 0, index ranges inside the static index
+    // buffer, dispatch sizes clamped to 65,535), so it is off by default;
+    // WGPU_VALIDATION_INDIRECT_CALL=1 turns it back on for debugging.
+    desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    let mut desc = desc.with_env();
     desc.backends = backends;
     wgpu::Instance::new(desc)
 }

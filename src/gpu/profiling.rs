@@ -43,7 +43,7 @@ pub struct StageTiming {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameTimings {
     pub stages: Vec<StageTiming>,
-    /// CPU milliseconds spent recording the frame's commands.
+    /// CPU milliseconds the frame took to record, encode (`CommandEncoder::finish`) and submit.
     pub cpu_record_ms: f64,
 }
 
