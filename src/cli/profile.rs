@@ -99,7 +99,12 @@ pub struct ProfileReport {
     pub speed_blocks_per_frame: f32,
     pub stages: Vec<StageSummary>,
     pub gpu_frame: Summary,
+    /// CPU time per frame: recording, then wgpu's encoding and the submission, and their sum.
     pub cpu_record: Summary,
+    pub cpu_submit: Summary,
+    pub cpu_frame: Summary,
+    /// The whole `render` call on the CPU with profiling off, over the same number of frames.
+    pub cpu_frame_unprofiled: Summary,
 }
 
 fn parse_speed(s: &str) -> Result<f32, String> {
@@ -179,6 +184,18 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         frames.extend(renderer.take_timings());
     }
     let frames: Vec<FrameTimings> = frames.into_iter().skip(args.warmup as usize).collect();
+    // The same flight again with profiling off: the CPU cost of a frame as the viewer pays it
+    // (no timestamp queries to record and resolve), timed around `render` alone.
+    renderer.set_profiling(false)?;
+    let mut unprofiled = Vec::new();
+    for i in 0..args.frames {
+        let camera = flight(&world, radius, (total + i) as f32 * step);
+        renderer.set_block(camera.target.floor().as_ivec3() - IVec3::Y, BlockId::AIR)?;
+        let started = std::time::Instant::now();
+        renderer.render(&camera)?;
+        unprofiled.push(started.elapsed().as_secs_f64() * 1e3);
+        renderer.flush_timings()?;
+    }
     if frames.is_empty() {
         return Err(GpuError::Profiler("no frame timings arrived".into()).into());
     }
@@ -188,7 +205,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     remeshed.sort_unstable();
     let remeshed =
         (remeshed.get(remeshed.len() / 2).copied().unwrap_or(0), remeshed.last().copied().unwrap_or(0));
-    let flown = Flown { last, remeshed, speed: step * radius };
+    let flown = Flown { last, remeshed, speed: step * radius, cpu_unprofiled: Summary::of(unprofiled) };
     Ok(summarise(gpu, args, &frames, &flown))
 }
 
@@ -199,6 +216,8 @@ struct Flown {
     /// Chunks re-meshed per measured frame: median and max.
     remeshed: (u32, u32),
     speed: f32,
+    /// CPU time of `render` with profiling off.
+    cpu_unprofiled: Summary,
 }
 
 fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings], flown: &Flown) -> ProfileReport {
@@ -237,6 +256,9 @@ fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings], flow
         stages,
         gpu_frame: Summary::of(frames.iter().map(FrameTimings::gpu_total_ms).collect()),
         cpu_record: Summary::of(frames.iter().map(|f| f.cpu_record_ms).collect()),
+        cpu_submit: Summary::of(frames.iter().map(|f| f.cpu_submit_ms).collect()),
+        cpu_frame: Summary::of(frames.iter().map(|f| f.cpu_record_ms + f.cpu_submit_ms).collect()),
+        cpu_frame_unprofiled: flown.cpu_unprofiled.clone(),
     }
 }
 
@@ -299,7 +321,13 @@ fn print_table(r: &ProfileReport) {
             name, s.summary.median_ms, s.summary.p95_ms, s.summary.max_ms
         );
     }
-    for (label, s) in [("GPU frame", &r.gpu_frame), ("CPU recording", &r.cpu_record)] {
+    for (label, s) in [
+        ("GPU frame", &r.gpu_frame),
+        ("CPU recording", &r.cpu_record),
+        ("CPU encode + submit", &r.cpu_submit),
+        ("CPU frame", &r.cpu_frame),
+        ("CPU frame, unprofiled", &r.cpu_frame_unprofiled),
+    ] {
         println!("{:<22} {:>10.3} {:>10.3} {:>10.3}", label, s.median_ms, s.p95_ms, s.max_ms);
     }
 }

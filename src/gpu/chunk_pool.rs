@@ -303,8 +303,15 @@ impl ChunkPool {
     }
 
     /// Records every staged write as a copy through `belt`, in the order they were made.
-    pub fn record_uploads(&mut self, encoder: &mut wgpu::CommandEncoder, belt: &mut wgpu::util::StagingBelt) {
+    /// Returns the bytes uploaded.
+    pub fn record_uploads(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        belt: &mut wgpu::util::StagingBelt,
+    ) -> u64 {
+        let mut uploaded = 0;
         for (target, offset, bytes) in self.staged.drain(..) {
+            uploaded += bytes.len() as u64;
             let buffer = match target {
                 Target::Voxels => &self.voxels.buffer,
                 Target::Meta => &self.meta.buffer,
@@ -317,5 +324,6 @@ impl ChunkPool {
         for slot in self.requested.drain(..) {
             self.links[slot as usize].state &= ChunkState::RESIDENT;
         }
+        uploaded
     }
 }

@@ -43,8 +43,11 @@ pub struct StageTiming {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameTimings {
     pub stages: Vec<StageTiming>,
-    /// CPU milliseconds the frame took to record, encode (`CommandEncoder::finish`) and submit.
+    /// CPU milliseconds from the start of `render` to the end of recording.
     pub cpu_record_ms: f64,
+    /// CPU milliseconds in wgpu's encoding (`CommandEncoder::finish`: validation, translation)
+    /// and the queue submission.
+    pub cpu_submit_ms: f64,
 }
 
 impl FrameTimings {
@@ -86,7 +89,8 @@ pub struct Profiling {
     /// Frames whose timings arrived, oldest first, CPU recording time attached.
     finished: Vec<FrameTimings>,
     /// CPU recording times of frames whose GPU timings are still in flight.
-    pending_cpu_ms: std::collections::VecDeque<f64>,
+    /// (recording, encoding + submission) milliseconds.
+    pending_cpu_ms: std::collections::VecDeque<(f64, f64)>,
     pub latest: Option<FrameTimings>,
     enabled: bool,
 }
@@ -125,27 +129,27 @@ impl Profiling {
     }
 
     /// Closes the frame after its commands were submitted.
-    pub fn end_frame(&mut self, cpu_record_ms: f64) -> Result<(), GpuError> {
+    pub fn end_frame(&mut self, cpu_ms: (f64, f64)) -> Result<(), GpuError> {
         self.profiler.end_frame().map_err(|e| GpuError::Profiler(e.to_string()))?;
         // When frames pile up, wgpu-profiler drops the previous (newest pending) frame; drop its
         // CPU time too, so every finished frame keeps its own.
         if self.pending_cpu_ms.len() == MAX_PENDING_FRAMES {
             self.pending_cpu_ms.pop_back();
         }
-        self.pending_cpu_ms.push_back(cpu_record_ms);
+        self.pending_cpu_ms.push_back(cpu_ms);
         Ok(())
     }
 
     /// Takes every frame whose timings have arrived, without waiting.
     pub fn collect(&mut self, timestamp_period: f32) {
         while let Some(results) = self.profiler.process_finished_frame(timestamp_period) {
-            let cpu_record_ms = self.pending_cpu_ms.pop_front().unwrap_or(0.0);
+            let (cpu_record_ms, cpu_submit_ms) = self.pending_cpu_ms.pop_front().unwrap_or_default();
             let mut stages = Vec::new();
             flatten(&results, 0, earliest(&results).unwrap_or(0.0), &mut stages);
             if stages.is_empty() {
                 continue; // profiling was off for this frame
             }
-            let frame = FrameTimings { stages, cpu_record_ms };
+            let frame = FrameTimings { stages, cpu_record_ms, cpu_submit_ms };
             self.latest = Some(frame.clone());
             self.finished.push(frame);
         }

@@ -43,6 +43,10 @@ use crate::cull::Frustum;
 use crate::lod::LodSettings;
 use crate::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos};
 
+/// Staging belt chunk size, and the upload size in one frame beyond which the belt is replaced.
+const BELT_CHUNK_BYTES: u64 = 1 << 20;
+const BELT_KEEP_BYTES: u64 = 16 << 20;
+
 /// Largest render target side we accept, before the adapter's own limit.
 pub const MAX_TARGET_SIDE: u32 = 16384;
 
@@ -169,6 +173,8 @@ pub struct Renderer {
     /// Render-pass commands the last frame recorded.
     render_pass_commands: u32,
     belt: wgpu::util::StagingBelt,
+    /// Bytes the frame being recorded uploads through the belt.
+    uploaded_bytes: u64,
     profiling: Profiling,
     adapter_name: String,
     device_type: wgpu::DeviceType,
@@ -288,7 +294,8 @@ impl Renderer {
             grown_at_frame: 0,
             evicted_room: 0,
             render_pass_commands: 0,
-            belt: wgpu::util::StagingBelt::new(device.clone(), 1 << 20),
+            belt: wgpu::util::StagingBelt::new(device.clone(), BELT_CHUNK_BYTES),
+            uploaded_bytes: 0,
             profiling: Profiling::new(&device),
             adapter_name: gpu.summary.to_string(),
             device_type: gpu.summary.device_type,
@@ -505,21 +512,27 @@ impl Renderer {
     /// Records the staged voxel and record writes as the frame's first commands.
     fn record_uploads(&mut self, encoder: &mut wgpu::CommandEncoder) {
         let mut scope = self.profiling.profiler.scope(stage::UPLOAD, encoder);
-        self.pool.record_uploads(&mut scope, &mut self.belt);
+        self.uploaded_bytes = self.pool.record_uploads(&mut scope, &mut self.belt);
     }
 
     /// Resolves the profiler's queries, submits, and closes the profiled frame.
     fn submit(&mut self, mut encoder: wgpu::CommandEncoder, started: Instant) -> Result<(), GpuError> {
         self.profiling.profiler.resolve_queries(&mut encoder);
         self.belt.finish();
-        // The CPU's whole part of the frame: recording, wgpu's encoding in `finish` (where it
-        // validates and translates the passes) and the submission.
+        let recorded = Instant::now();
+        // wgpu validates and translates the passes in `finish`.
         self.queue.submit([encoder.finish()]);
-        let cpu_record_ms = started.elapsed().as_secs_f64() * 1e3;
+        let cpu_ms =
+            (recorded.duration_since(started).as_secs_f64() * 1e3, recorded.elapsed().as_secs_f64() * 1e3);
         self.belt.recall();
+        // The belt keeps every staging chunk it ever needed: after a burst (a world loaded at
+        // once is gigabytes) start a fresh one, so the burst's staging memory is freed.
+        if self.uploaded_bytes > BELT_KEEP_BYTES {
+            self.belt = wgpu::util::StagingBelt::new(self.device.clone(), BELT_CHUNK_BYTES);
+        }
         self.pool.frame_submitted(self.evicted_room);
         self.frame_index += 1;
-        self.profiling.end_frame(cpu_record_ms)?;
+        self.profiling.end_frame(cpu_ms)?;
         self.profiling.collect(self.queue.get_timestamp_period());
         Ok(())
     }
