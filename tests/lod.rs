@@ -14,7 +14,7 @@ use voxgpu::gpu::{GpuContext, Renderer, RendererOptions};
 use voxgpu::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
 use voxgpu::mesh::{ChunkMesh, mesh_world_chunk, mesh_world_chunk_lod};
 use voxgpu::voxel::blocks as ids;
-use voxgpu::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos, MIP_LEVELS, MipPyramid, World};
+use voxgpu::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos, MIP_LEVELS, MipPyramid, World, chunk_aabb};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 fn lod(first_distance: f32) -> LodSettings {
@@ -200,6 +200,23 @@ fn gpu_lod_meshes_and_skirts_equal_the_cpu_twin() {
                     gpu.summary
                 );
                 skirt_total += skirts(&m.mesh);
+                // Scaled by 2^level, every quad (skirts included) stays inside the chunk's box,
+                // the one extent culling tests (`chunk_aabb`).
+                for q in m.mesh.all_quads().map(|q| q.unpack()) {
+                    let n = q.face.axis();
+                    let mut high = q.min + glam::UVec3::splat(0);
+                    high[n] += 1;
+                    high[(n + 1) % 3] += q.size[0];
+                    high[(n + 2) % 3] += q.size[1];
+                    let (low, box_high) = chunk_aabb(m.pos);
+                    let scaled = (high << m.level).as_vec3() + low;
+                    assert!(
+                        scaled.cmple(box_high).all(),
+                        "{name} {:?}: {q:?} at level {} leaves the box",
+                        m.pos,
+                        m.level
+                    );
+                }
                 // A coarse chunk draws fewer quads than it would at full detail.
                 if m.level >= 2 {
                     let full = mesh_world_chunk(world, m.pos).quad_count();

@@ -69,7 +69,10 @@ fn flatten(results: &[GpuTimerQueryResult], depth: u32, origin: f64, out: &mut V
                 name: r.label.clone(),
                 depth,
                 start_ms: (time.start - origin) * 1e3,
-                duration_ms: (time.end - time.start) * 1e3,
+                // GL llvmpipe's timestamps around a pass of a few microseconds can come back a
+                // few microseconds out of order (measured: -0.005 ms for the `lod` pass); such a
+                // pass took no measurable time, not negative time.
+                duration_ms: ((time.end - time.start) * 1e3).max(0.0),
             });
         }
         flatten(&r.nested_queries, depth + 1, origin, out);

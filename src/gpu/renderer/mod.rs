@@ -477,7 +477,8 @@ impl Renderer {
         let culling = self.options.culling;
         let cull_camera = culling.frozen.unwrap_or(*camera);
         let frustum = Frustum::from_view_proj(cull_camera.view_proj(width as f32 / height as f32));
-        let flags = CullParams::FRUSTUM * culling.frustum as u32 | CullParams::FACES * culling.faces as u32;
+        let flags =
+            (CullParams::FRUSTUM * culling.frustum as u32) | (CullParams::FACES * culling.faces as u32);
         let cull = CullParams::new(&frustum, cull_camera.eye, flags);
         self.queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
         self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
