@@ -13,5 +13,6 @@ pub mod cull;
 pub mod gpu;
 pub mod lod;
 pub mod mesh;
+pub mod stream;
 pub mod voxel;
 pub mod worldgen;

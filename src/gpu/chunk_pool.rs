@@ -36,6 +36,15 @@ enum Target {
     Links,
 }
 
+/// Who re-meshes a chunk's neighbours when it arrives or leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remesh {
+    /// The pool marks them dirty.
+    Neighbours,
+    /// The caller does (the streaming manager, which deduplicates and budgets them).
+    Caller,
+}
+
 /// A resident chunk: its slot and the CPU copy edits start from.
 struct Resident {
     slot: u32,
@@ -126,16 +135,18 @@ impl ChunkPool {
     }
 
     /// Uploads `chunk` into its slot (a new one when it was not resident), asks for its mips to
-    /// be rebuilt, and marks it and its six neighbours dirty. An all-air chunk is a removal.
+    /// be rebuilt, and marks it dirty, and its six neighbours too when `neighbours` says so (the
+    /// streaming manager re-meshes them itself, deduplicated). An all-air chunk is a removal.
     pub fn insert(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         pos: ChunkPos,
         chunk: Arc<Chunk>,
+        neighbours: Remesh,
     ) -> Result<(), GpuError> {
         if chunk.is_empty() {
-            self.remove(pos);
+            self.remove(pos, neighbours);
             return Ok(());
         }
         let slot = match self.resident.get(&pos) {
@@ -147,7 +158,12 @@ impl ChunkPool {
         self.resident.insert(pos, Resident { slot, chunk });
         self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
         for face in Face::ALL {
-            self.mark_dirty(pos.neighbour(face.normal()));
+            let neighbour = pos.neighbour(face.normal());
+            match neighbours {
+                Remesh::Neighbours => self.mark_dirty(neighbour),
+                // The neighbour's link to the new slot still has to reach the GPU.
+                Remesh::Caller => self.write_links_of(neighbour),
+            }
         }
         Ok(())
     }
@@ -198,15 +214,18 @@ impl ChunkPool {
     }
 
     /// Drops the chunk: its slot is marked evicted (the release pass frees its pages), its
-    /// neighbours lose the link and are re-meshed, and the slot is free for reuse at once.
-    pub fn remove(&mut self, pos: ChunkPos) {
+    /// neighbours lose the link (and are re-meshed when `neighbours` says so).
+    pub fn remove(&mut self, pos: ChunkPos, neighbours: Remesh) {
         let Some(resident) = self.resident.remove(&pos) else { return };
         let slot = resident.slot;
         for face in Face::ALL {
             let neighbour = pos.neighbour(face.normal());
             if let Some(other) = self.resident.get(&neighbour) {
                 self.links[other.slot as usize].neighbours[face.opposite() as usize] = NO_SLOT;
-                self.mark_dirty(neighbour);
+                match neighbours {
+                    Remesh::Neighbours => self.mark_dirty(neighbour),
+                    Remesh::Caller => self.write_links_of(neighbour),
+                }
             }
         }
         self.links[slot as usize] = ChunkLinks { state: ChunkState::EVICTED, ..ChunkLinks::EMPTY };
@@ -231,12 +250,12 @@ impl ChunkPool {
             }
             let mut chunk = Chunk::empty();
             chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
-            return self.insert(device, queue, pos, Arc::new(chunk));
+            return self.insert(device, queue, pos, Arc::new(chunk), Remesh::Neighbours);
         };
         let chunk = Arc::make_mut(&mut resident.chunk);
         chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
         if chunk.is_empty() {
-            self.remove(pos);
+            self.remove(pos, Remesh::Neighbours);
             return Ok(());
         }
         // The u32 holding this voxel and its pair.
@@ -278,9 +297,21 @@ impl ChunkPool {
         }
     }
 
-    fn mark_dirty(&mut self, pos: ChunkPos) {
+    /// Re-meshes the chunk at `pos`, if resident.
+    pub fn mark_dirty(&mut self, pos: ChunkPos) {
         if let Some(slot) = self.resident.get(&pos).map(|r| r.slot) {
             self.request(slot, ChunkState::DIRTY);
+        }
+    }
+
+    /// Stages the neighbour slots of the chunk at `pos`, if resident, and nothing else: its
+    /// state on the GPU may hold bits the GPU set (a retry after refused pages) that a whole
+    /// record would overwrite.
+    fn write_links_of(&mut self, pos: ChunkPos) {
+        if let Some(slot) = self.resident.get(&pos).map(|r| r.slot) {
+            let record = self.links[slot as usize];
+            let bytes = bytemuck::bytes_of(&record.neighbours).to_vec();
+            self.stage(Target::Links, self.links_buffer.offset(slot as u64), &bytes);
         }
     }
 

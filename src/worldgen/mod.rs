@@ -14,6 +14,7 @@ use glam::{IVec2, IVec3, Vec3};
 use crate::voxel::blocks as builtin;
 use crate::voxel::{CHUNK_SIZE, World};
 
+pub use terrain::TerrainColumns;
 pub use vox::sample_model;
 
 /// Largest extent, per axis and in blocks, of an imported model once placed in the world.
@@ -164,8 +165,9 @@ fn available_threads() -> usize {
 
 /// Chunk columns `(cx, cz)` whose centre lies within `view_distance` chunks of `center`
 /// (horizontally), sorted for deterministic iteration. The column holding `center` is always
-/// included, so a view distance of 0 still shows the ground under the camera.
-fn columns_in_view(center: IVec3, view_distance: u32) -> Vec<IVec2> {
+/// included, so a view distance of 0 still shows the ground under the camera. Streaming uses the
+/// same rule, so a streamed world holds what a generated one would.
+pub fn columns_in_view(center: IVec3, view_distance: u32) -> Vec<IVec2> {
     let size = CHUNK_SIZE as i64;
     let home = IVec2::new(center.x, center.z).div_euclid(IVec2::splat(size as i32));
     let reach = i32::try_from(view_distance).unwrap_or(i32::MAX / 2).saturating_add(1);

@@ -200,6 +200,23 @@ pub(super) fn generate(params: &WorldParams, threads: usize) -> World {
     world
 }
 
+/// Terrain generated one chunk column at a time, for streaming: the same blocks as
+/// [`generate`] gives, column for column. Cheap to share between threads.
+pub struct TerrainColumns {
+    noise: Noise,
+}
+
+impl TerrainColumns {
+    pub fn new(seed: u64) -> Self {
+        Self { noise: Noise::new(seed) }
+    }
+
+    /// All non-empty chunks of chunk column `column` (x, z), bottom up.
+    pub fn column(&self, column: IVec2) -> Vec<(ChunkPos, Chunk)> {
+        generate_column(&self.noise, column)
+    }
+}
+
 /// All non-empty chunks of chunk column `(cx, cz)`, bottom up.
 fn generate_column(noise: &Noise, column: IVec2) -> Vec<(ChunkPos, Chunk)> {
     let origin = column * SIZE;

@@ -27,7 +27,7 @@ use std::time::Instant;
 use glam::{IVec3, Vec3};
 use wgpu::util::DeviceExt;
 
-use super::chunk_pool::ChunkPool;
+use super::chunk_pool::{ChunkPool, Remesh};
 use super::context::check_device;
 use super::counters::{CounterReadback, CounterSources, GpuCounters};
 use super::draw::{CountingPass, DrawLists, DrawSubmission, quad_indices};
@@ -310,12 +310,12 @@ impl Renderer {
     /// Makes `chunk` resident at `pos` (uploading its voxels), replacing what was there. It and
     /// its six neighbours are re-meshed on the next frame. An all-air chunk is a removal.
     pub fn insert_chunk(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> Result<(), GpuError> {
-        self.pool.insert(&self.device, &self.queue, pos, chunk)
+        self.pool.insert(&self.device, &self.queue, pos, chunk, Remesh::Neighbours)
     }
 
     /// Drops the chunk at `pos`; its slot and pages are recycled and its neighbours re-meshed.
     pub fn remove_chunk(&mut self, pos: ChunkPos) {
-        self.pool.remove(pos);
+        self.pool.remove(pos, Remesh::Neighbours);
     }
 
     /// Sets one block. Its chunk is re-meshed, and so is each neighbour whose border layer
@@ -618,5 +618,23 @@ impl Renderer {
 
     pub(in crate::gpu) fn inspect_parts(&self) -> (&wgpu::Device, &wgpu::Queue, &ChunkPool, &QuadPool) {
         (&self.device, &self.queue, &self.pool, &self.quad_pool)
+    }
+}
+
+/// The streaming manager's view of the renderer: neighbours are re-meshed only when the manager
+/// asks (it deduplicates and budgets those requests).
+impl crate::stream::ChunkSink for Renderer {
+    type Error = GpuError;
+
+    fn insert(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> Result<(), GpuError> {
+        self.pool.insert(&self.device, &self.queue, pos, chunk, Remesh::Caller)
+    }
+
+    fn remove(&mut self, pos: ChunkPos) {
+        self.pool.remove(pos, Remesh::Caller);
+    }
+
+    fn mark_dirty(&mut self, pos: ChunkPos) {
+        self.pool.mark_dirty(pos);
     }
 }

@@ -1,0 +1,239 @@
+//! The chunk manager: residency around the camera as a pure state machine (see `stream/mod.rs`).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+use glam::{IVec2, Vec3};
+
+use super::{ChunkSink, Finished, Job, next_token};
+use crate::mesh::Face;
+use crate::voxel::{CHUNK_SIZE, Chunk, ChunkPos};
+use crate::worldgen::columns_in_view;
+
+/// Radius and per-update budgets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamSettings {
+    /// Chunk columns whose centre lies within this many chunks of the camera are resident.
+    pub view_distance: u32,
+    /// Chunks inserted per update at most (a finished column waits whole until it fits, unless
+    /// it alone is larger than the budget).
+    pub uploads_per_update: usize,
+    /// Re-mesh requests per update at most; the rest wait, deduplicated.
+    pub remeshes_per_update: usize,
+    /// Generation jobs in flight at most.
+    pub max_in_flight: usize,
+}
+
+impl StreamSettings {
+    pub fn new(view_distance: u32) -> Self {
+        Self { view_distance, uploads_per_update: 64, remeshes_per_update: 128, max_in_flight: 16 }
+    }
+}
+
+/// What one update did, for stats and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UpdateReport {
+    pub inserted: usize,
+    pub removed: usize,
+    pub remesh_requests: usize,
+    /// Jobs handed out this update.
+    pub requested: usize,
+    /// Results dropped: their column was no longer wanted, or a newer job had been issued.
+    pub dropped: usize,
+    /// Re-meshes still waiting for a later update.
+    pub remesh_pending: usize,
+    /// Columns wanted and not yet resident.
+    pub missing: usize,
+}
+
+pub struct ChunkManager {
+    settings: StreamSettings,
+    /// The camera column of the last residency decision.
+    center: Option<IVec2>,
+    wanted: HashSet<IVec2>,
+    /// Wanted columns, nearest first (recomputed when the camera changes column).
+    order: Vec<IVec2>,
+    /// The latest token issued for each column with a job in flight.
+    in_flight: HashMap<IVec2, u64>,
+    /// Finished columns accepted and waiting for the upload budget.
+    ready: VecDeque<(IVec2, Vec<(ChunkPos, Arc<Chunk>)>)>,
+    /// Applied columns and their chunks.
+    resident: HashMap<IVec2, Vec<ChunkPos>>,
+    resident_chunks: HashSet<ChunkPos>,
+    /// Re-meshes asked for and not yet sent, in order, without duplicates.
+    remesh_queue: VecDeque<ChunkPos>,
+    remesh_set: HashSet<ChunkPos>,
+    /// Chunks inserted by the current update: meshed anyway, never queued for a re-mesh.
+    fresh: HashSet<ChunkPos>,
+}
+
+impl ChunkManager {
+    pub fn new(settings: StreamSettings) -> Self {
+        Self {
+            settings,
+            center: None,
+            wanted: HashSet::new(),
+            order: Vec::new(),
+            in_flight: HashMap::new(),
+            ready: VecDeque::new(),
+            resident: HashMap::new(),
+            resident_chunks: HashSet::new(),
+            remesh_queue: VecDeque::new(),
+            remesh_set: HashSet::new(),
+            fresh: HashSet::new(),
+        }
+    }
+
+    pub fn settings(&self) -> StreamSettings {
+        self.settings
+    }
+
+    /// Resident chunk positions.
+    pub fn resident_chunks(&self) -> &HashSet<ChunkPos> {
+        &self.resident_chunks
+    }
+
+    /// Resident columns.
+    pub fn resident_columns(&self) -> impl Iterator<Item = IVec2> + '_ {
+        self.resident.keys().copied()
+    }
+
+    /// Columns that should be resident for the last camera position.
+    pub fn wanted_columns(&self) -> &HashSet<IVec2> {
+        &self.wanted
+    }
+
+    /// Whether every wanted column is resident, nothing is waiting, and no re-mesh is pending.
+    pub fn is_settled(&self) -> bool {
+        self.in_flight.is_empty()
+            && self.ready.is_empty()
+            && self.remesh_queue.is_empty()
+            && self.wanted.iter().all(|c| self.resident.contains_key(c))
+    }
+
+    /// One update: decide residency around `eye`, take `finished` results, apply what the
+    /// budgets allow to `sink`, and return the jobs to hand to the workers.
+    pub fn update<S: ChunkSink>(
+        &mut self,
+        eye: Vec3,
+        finished: impl IntoIterator<Item = Finished>,
+        sink: &mut S,
+    ) -> Result<(Vec<Job>, UpdateReport), S::Error> {
+        let mut report = UpdateReport::default();
+        self.fresh.clear();
+        self.decide_residency(eye, sink, &mut report);
+        for result in finished {
+            self.accept(result, &mut report);
+        }
+        self.upload(sink, &mut report)?;
+        for _ in 0..self.settings.remeshes_per_update {
+            let Some(pos) = self.remesh_queue.pop_front() else { break };
+            self.remesh_set.remove(&pos);
+            if self.resident_chunks.contains(&pos) {
+                sink.mark_dirty(pos);
+                report.remesh_requests += 1;
+            }
+        }
+        report.remesh_pending = self.remesh_queue.len();
+        let jobs = self.request_jobs();
+        report.requested = jobs.len();
+        report.missing = self.wanted.iter().filter(|c| !self.resident.contains_key(*c)).count();
+        Ok((jobs, report))
+    }
+
+    /// Recomputes the wanted set when the camera changed column, and evicts what left it.
+    fn decide_residency<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S, report: &mut UpdateReport) {
+        let block = eye.floor().as_ivec3();
+        let column = IVec2::new(block.x, block.z).div_euclid(IVec2::splat(CHUNK_SIZE as i32));
+        if self.center == Some(column) {
+            return;
+        }
+        self.center = Some(column);
+        let mut order = columns_in_view(block, self.settings.view_distance);
+        order.sort_by_key(|c| ((*c - column).length_squared(), c.x, c.y));
+        self.wanted = order.iter().copied().collect();
+        self.order = order;
+        // Jobs for unwanted columns are forgotten: their results will find no token.
+        self.in_flight.retain(|c, _| self.wanted.contains(c));
+        self.ready.retain(|(c, _)| self.wanted.contains(c));
+        let leaving: Vec<IVec2> =
+            self.resident.keys().filter(|c| !self.wanted.contains(*c)).copied().collect();
+        for column in leaving {
+            for pos in self.resident.remove(&column).unwrap_or_default() {
+                self.resident_chunks.remove(&pos);
+                sink.remove(pos);
+                report.removed += 1;
+                self.remesh_neighbours(pos);
+            }
+        }
+    }
+
+    /// Queues a finished column when it is still wanted and its token is the latest.
+    fn accept(&mut self, result: Finished, report: &mut UpdateReport) {
+        if self.in_flight.get(&result.column) != Some(&result.token) {
+            report.dropped += 1;
+            return;
+        }
+        self.in_flight.remove(&result.column);
+        self.ready.push_back((result.column, result.chunks));
+    }
+
+    /// Inserts whole ready columns while the upload budget lasts.
+    fn upload<S: ChunkSink>(&mut self, sink: &mut S, report: &mut UpdateReport) -> Result<(), S::Error> {
+        while let Some((_, chunks)) = self.ready.front() {
+            let fits = report.inserted + chunks.len() <= self.settings.uploads_per_update;
+            // A column larger than the whole budget goes alone, so it cannot wait forever.
+            let alone = report.inserted == 0;
+            if !fits && !alone {
+                break;
+            }
+            let (column, chunks) = self.ready.pop_front().expect("front exists");
+            let positions: Vec<ChunkPos> = chunks.iter().map(|(p, _)| *p).collect();
+            for (pos, chunk) in chunks {
+                sink.insert(pos, chunk)?;
+                self.resident_chunks.insert(pos);
+                self.fresh.insert(pos);
+                report.inserted += 1;
+            }
+            for &pos in &positions {
+                self.remesh_neighbours(pos);
+            }
+            self.resident.insert(column, positions);
+        }
+        Ok(())
+    }
+
+    /// Asks for the resident face neighbours of `pos` to be re-meshed (their border changed).
+    fn remesh_neighbours(&mut self, pos: ChunkPos) {
+        for face in Face::ALL {
+            let neighbour = pos.neighbour(face.normal());
+            let stale = self.resident_chunks.contains(&neighbour) && !self.fresh.contains(&neighbour);
+            if stale && self.remesh_set.insert(neighbour) {
+                self.remesh_queue.push_back(neighbour);
+            }
+        }
+    }
+
+    /// Jobs for the nearest wanted columns that are neither resident, waiting nor in flight.
+    fn request_jobs(&mut self) -> Vec<Job> {
+        let room = self.settings.max_in_flight.saturating_sub(self.in_flight.len());
+        let waiting: HashSet<IVec2> = self.ready.iter().map(|(c, _)| *c).collect();
+        let columns: Vec<IVec2> = self
+            .order
+            .iter()
+            .filter(|c| {
+                !self.resident.contains_key(*c) && !self.in_flight.contains_key(*c) && !waiting.contains(*c)
+            })
+            .take(room)
+            .copied()
+            .collect();
+        columns
+            .into_iter()
+            .map(|column| {
+                let token = next_token();
+                self.in_flight.insert(column, token);
+                Job { column, token }
+            })
+            .collect()
+    }
+}

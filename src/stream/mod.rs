@@ -1,0 +1,60 @@
+//! Streaming: which chunks are resident around a moving camera, generated off the render thread.
+//!
+//! - [`ChunkManager`] is a pure state machine with no GPU inside. Each update it takes the
+//!   camera's position and the generation results that arrived, and decides: which chunk columns
+//!   should be resident (a cylinder of `view_distance` chunks, nearest first), which to ask the
+//!   workers for, which finished columns to upload, which to evict, and which neighbours to
+//!   re-mesh. Uploads and re-mesh requests are bounded per update, and pending re-meshes are
+//!   deduplicated. It talks to the renderer through [`ChunkSink`].
+//! - [`GenerationPool`] runs generation jobs on worker threads. A job is an owned snapshot (a
+//!   column and a token); its result comes back through a channel.
+//! - **Generation tokens** come from one global monotonic counter ([`next_token`]). A result is
+//!   applied only when its column is still wanted *and* its token is still the latest issued for
+//!   that column; otherwise it is dropped and nothing else happens.
+
+mod manager;
+mod workers;
+
+pub use manager::{ChunkManager, StreamSettings, UpdateReport};
+pub use workers::GenerationPool;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use glam::IVec2;
+
+use crate::voxel::{Chunk, ChunkPos};
+
+/// Where the manager's decisions go. The renderer implements it; tests use a recording fake.
+pub trait ChunkSink {
+    type Error;
+    /// Makes `chunk` resident at `pos`. Neighbours are not re-meshed by this: the manager asks
+    /// for that itself, deduplicated and within its budget.
+    fn insert(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> Result<(), Self::Error>;
+    /// Drops the chunk at `pos` (neighbours again left to the manager).
+    fn remove(&mut self, pos: ChunkPos);
+    /// Re-meshes the chunk at `pos` (a neighbour arrived or left).
+    fn mark_dirty(&mut self, pos: ChunkPos);
+}
+
+/// A generation job: generate chunk column `column`; the result must carry `token` back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub column: IVec2,
+    pub token: u64,
+}
+
+/// A finished job: the column's non-empty chunks.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    pub column: IVec2,
+    pub token: u64,
+    pub chunks: Vec<(ChunkPos, Arc<Chunk>)>,
+}
+
+static TOKENS: AtomicU64 = AtomicU64::new(1);
+
+/// A generation token: strictly increasing over the whole process, from any thread.
+pub fn next_token() -> u64 {
+    TOKENS.fetch_add(1, Ordering::Relaxed)
+}
