@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use glam::{IVec2, Vec3};
 
-use super::{ChunkSink, Finished, Job, next_token};
+use super::{ChunkSink, ColumnChunks, Finished, Job, next_token};
 use crate::mesh::Face;
 use crate::voxel::{CHUNK_SIZE, Chunk, ChunkPos};
 use crate::worldgen::columns_in_view;
@@ -56,7 +56,7 @@ pub struct ChunkManager {
     /// The latest token issued for each column with a job in flight.
     in_flight: HashMap<IVec2, u64>,
     /// Finished columns accepted and waiting for the upload budget.
-    ready: VecDeque<(IVec2, Vec<(ChunkPos, Arc<Chunk>)>)>,
+    ready: VecDeque<(IVec2, ColumnChunks)>,
     /// Applied columns and their chunks.
     resident: HashMap<IVec2, Vec<ChunkPos>>,
     resident_chunks: HashSet<ChunkPos>,

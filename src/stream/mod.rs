@@ -44,12 +44,15 @@ pub struct Job {
     pub token: u64,
 }
 
-/// A finished job: the column's non-empty chunks.
+/// A column's non-empty chunks, bottom up.
+pub type ColumnChunks = Vec<(ChunkPos, Arc<Chunk>)>;
+
+/// A finished job: the column's chunks.
 #[derive(Clone, Debug)]
 pub struct Finished {
     pub column: IVec2,
     pub token: u64,
-    pub chunks: Vec<(ChunkPos, Arc<Chunk>)>,
+    pub chunks: ColumnChunks,
 }
 
 static TOKENS: AtomicU64 = AtomicU64::new(1);

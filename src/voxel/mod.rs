@@ -3,11 +3,13 @@
 
 mod chunk;
 mod mips;
+mod raycast;
 mod registry;
 mod world;
 
 pub use chunk::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, chunk_aabb, voxel_index};
 pub use mips::{MIP_LEVELS, MipPyramid, cell_block, downsample};
+pub use raycast::{RayHit, raycast};
 pub use registry::{BlockInfo, BlockRegistry, Opacity, builtin as blocks};
 pub use world::World;
 

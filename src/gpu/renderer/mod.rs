@@ -348,6 +348,19 @@ impl Renderer {
         self.options.color_mode = mode;
     }
 
+    /// The block at world coordinates `world` as the renderer holds it (air where no chunk is).
+    pub fn block(&self, world: IVec3) -> BlockId {
+        let (pos, local) = ChunkPos::from_block(world);
+        self.pool
+            .chunk(pos)
+            .map_or(BlockId::AIR, |c| c.get(local.x as usize, local.y as usize, local.z as usize))
+    }
+
+    /// The first block the camera's view ray hits within `max_distance` blocks (picking).
+    pub fn pick(&self, camera: &Camera, max_distance: f32) -> Option<crate::voxel::RayHit> {
+        crate::voxel::raycast(camera.eye, camera.forward(), max_distance, |p| self.block(p))
+    }
+
     pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
         self.pool.chunk(pos)
     }
