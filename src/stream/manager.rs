@@ -1,13 +1,12 @@
 //! The chunk manager: residency around the camera as a pure state machine (see `stream/mod.rs`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::Arc;
 
 use glam::{IVec2, Vec3};
 
 use super::{ChunkSink, ColumnChunks, Finished, Job, next_token};
 use crate::mesh::Face;
-use crate::voxel::{CHUNK_SIZE, Chunk, ChunkPos};
+use crate::voxel::{CHUNK_SIZE, ChunkPos};
 use crate::worldgen::columns_in_view;
 
 /// Radius and per-update budgets.
