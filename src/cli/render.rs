@@ -9,8 +9,9 @@ use glam::Vec3;
 use super::{CliError, CullArgs, LodArgs, MAX_IMAGE_SIDE, WorldArgs, parse_vec3};
 use crate::camera::Camera;
 use crate::gpu::{ColorMode, Culling, GpuContext, Renderer, RendererOptions};
+use crate::stream::{StreamSettings, Streamer};
 use crate::voxel::CHUNK_SIZE;
-use crate::worldgen;
+use crate::worldgen::{self, TerrainColumns, WorldSource};
 
 #[derive(Debug, Clone, Args)]
 pub struct RenderArgs {
@@ -34,6 +35,10 @@ pub struct RenderArgs {
     pub lod: LodArgs,
     #[command(flatten)]
     pub cull: CullArgs,
+    /// Stream the terrain around a scripted flight of N frames (2 blocks per frame along +X from
+    /// the view), then render where it ends. Exercises streaming headless; terrain only.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub flight: Option<u32>,
     /// Cull from a camera frozen at `x,y,z` (looking at the target) instead of the view's, to
     /// inspect culling from outside.
     #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
@@ -84,10 +89,17 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         ..RendererOptions::new(args.width, args.height, fog_end)
     };
     let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
-    for (pos, chunk) in world.chunks() {
-        renderer.insert_chunk(pos, Arc::clone(chunk))?;
-    }
-    let stats = renderer.settle(&Camera::look_at(eye, target))?;
+    let start = Camera::look_at(eye, target);
+    let camera = match args.flight {
+        None => {
+            for (pos, chunk) in world.chunks() {
+                renderer.insert_chunk(pos, Arc::clone(chunk))?;
+            }
+            start
+        }
+        Some(frames) => fly(&mut renderer, args, start, frames)?,
+    };
+    let stats = renderer.settle(&camera)?;
     let image = renderer.read_pixels()?;
     image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
     println!(
@@ -105,4 +117,42 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         stats.draw_commands
     );
     Ok(())
+}
+
+/// Blocks per frame of `--flight`, along +X.
+const FLIGHT_SPEED: f32 = 2.0;
+
+/// Streams terrain around `frames` frames of a straight flight from `start`, rendering each,
+/// then waits for the last position's columns. Returns the camera where the flight ends.
+fn fly(renderer: &mut Renderer, args: &RenderArgs, start: Camera, frames: u32) -> Result<Camera, CliError> {
+    if args.world.world != WorldSource::Terrain {
+        return Err(CliError::Usage(
+            "--flight streams procedural terrain: use it with --world terrain".into(),
+        ));
+    }
+    let columns = TerrainColumns::new(args.world.seed);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let settings = StreamSettings::new(args.world.view_distance);
+    let mut streamer = Streamer::new(settings, threads, Arc::new(move |c| columns.column(c)));
+    let at = |frame: u32| {
+        let offset = Vec3::X * FLIGHT_SPEED * frame as f32;
+        Camera::look_at(start.eye + offset, start.target + offset)
+    };
+    let began = std::time::Instant::now();
+    for frame in 0..frames {
+        let camera = at(frame);
+        streamer.update(camera.eye, renderer)?;
+        renderer.render(&camera)?;
+    }
+    let end = at(frames);
+    streamer.settle(end.eye, renderer)?;
+    let seconds = began.elapsed().as_secs_f64();
+    println!(
+        "flew {frames} frames ({:.0} blocks) in {seconds:.1} s: {} columns generated ({:.0} per second), {} chunks resident",
+        FLIGHT_SPEED * frames as f32,
+        streamer.generated,
+        streamer.generated as f64 / seconds,
+        streamer.manager.resident_chunks().len()
+    );
+    Ok(end)
 }

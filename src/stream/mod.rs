@@ -16,12 +16,14 @@ mod manager;
 mod workers;
 
 pub use manager::{ChunkManager, StreamSettings, UpdateReport};
-pub use workers::GenerationPool;
+pub use workers::{ColumnSource, GenerationPool};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use glam::IVec2;
+use std::time::Duration;
+
+use glam::{IVec2, Vec3};
 
 use crate::voxel::{Chunk, ChunkPos};
 
@@ -60,4 +62,44 @@ static TOKENS: AtomicU64 = AtomicU64::new(1);
 /// A generation token: strictly increasing over the whole process, from any thread.
 pub fn next_token() -> u64 {
     TOKENS.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A manager and a worker pool together: what a frame loop or `render --flight` drives.
+pub struct Streamer {
+    pub manager: ChunkManager,
+    pool: GenerationPool,
+    /// Columns generated so far (results received, applied or dropped).
+    pub generated: u64,
+}
+
+impl Streamer {
+    pub fn new(settings: StreamSettings, threads: usize, source: Arc<ColumnSource>) -> Self {
+        Self {
+            manager: ChunkManager::new(settings),
+            pool: GenerationPool::new(threads, source),
+            generated: 0,
+        }
+    }
+
+    /// One update: takes the results that arrived, updates the manager, hands out its jobs.
+    pub fn update<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S) -> Result<UpdateReport, S::Error> {
+        let results = self.pool.try_results();
+        self.generated += results.len() as u64;
+        let (jobs, report) = self.manager.update(eye, results, sink)?;
+        self.pool.submit(jobs);
+        Ok(report)
+    }
+
+    /// Updates at `eye`, waiting for the workers, until every wanted column is resident and no
+    /// re-mesh is pending. For headless use and tests.
+    pub fn settle<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S) -> Result<(), S::Error> {
+        self.update(eye, sink)?;
+        while !self.manager.is_settled() {
+            let results = self.pool.wait_results(Duration::from_millis(50));
+            self.generated += results.len() as u64;
+            let (jobs, _) = self.manager.update(eye, results, sink)?;
+            self.pool.submit(jobs);
+        }
+        Ok(())
+    }
 }
