@@ -84,7 +84,8 @@ fn settle(manager: &mut ChunkManager, fake: &mut Fake, eye: Vec3) -> usize {
 }
 
 fn expected_chunks(eye: Vec3, view_distance: u32) -> HashSet<ChunkPos> {
-    columns_in_view(eye.floor().as_ivec3(), view_distance)
+    let column = IVec2::new(eye.x.floor() as i32, eye.z.floor() as i32).div_euclid(IVec2::splat(32));
+    columns_in_view(ChunkManager::column_centre(column), view_distance)
         .into_iter()
         .flat_map(|c| (0..2).map(move |y| ChunkPos::new(c.x, y, c.y)))
         .collect()

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use glam::{IVec2, Vec3};
+use glam::{IVec2, IVec3, Vec3};
 
 use super::{ChunkSink, ColumnChunks, Finished, Job, next_token};
 use crate::mesh::Face;
@@ -97,6 +97,12 @@ impl ChunkManager {
         self.resident.keys().copied()
     }
 
+    /// The block at the centre of a column, at y = 0: what residency is decided around.
+    pub fn column_centre(column: IVec2) -> IVec3 {
+        let half = CHUNK_SIZE as i32 / 2;
+        IVec3::new(column.x * CHUNK_SIZE as i32 + half, 0, column.y * CHUNK_SIZE as i32 + half)
+    }
+
     /// Columns that should be resident for the last camera position.
     pub fn wanted_columns(&self) -> &HashSet<IVec2> {
         &self.wanted
@@ -140,7 +146,9 @@ impl ChunkManager {
         Ok((jobs, report))
     }
 
-    /// Recomputes the wanted set when the camera changed column, and evicts what left it.
+    /// Recomputes the wanted set when the camera changed column, and evicts what left it. The
+    /// circle is centred on the camera's column, not the exact eye, so residency depends only on
+    /// the column the camera is in, never on the path that led there.
     fn decide_residency<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S, report: &mut UpdateReport) {
         let block = eye.floor().as_ivec3();
         let column = IVec2::new(block.x, block.z).div_euclid(IVec2::splat(CHUNK_SIZE as i32));
@@ -148,7 +156,7 @@ impl ChunkManager {
             return;
         }
         self.center = Some(column);
-        let mut order = columns_in_view(block, self.settings.view_distance);
+        let mut order = columns_in_view(Self::column_centre(column), self.settings.view_distance);
         order.sort_by_key(|c| ((*c - column).length_squared(), c.x, c.y));
         self.wanted = order.iter().copied().collect();
         self.order = order;

@@ -175,3 +175,17 @@ pub fn opaque_terrain(seed: u64, view_distance: u32) -> World {
     }
     opaque
 }
+
+/// Mean FLIP error between two images, and the share of pixels with a clearly visible error
+/// (FLIP above 0.3): the golden tests' measure.
+pub fn flip(reference: &image::RgbaImage, actual: &image::RgbaImage) -> (f32, f32) {
+    let (w, h) = reference.dimensions();
+    let rgb = |img: &image::RgbaImage| img.pixels().flat_map(|p| [p[0], p[1], p[2]]).collect::<Vec<u8>>();
+    let r = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(reference));
+    let a = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(actual));
+    let error = nv_flip::flip(r, a, nv_flip::DEFAULT_PIXELS_PER_DEGREE);
+    let mean = nv_flip::FlipPool::from_image(&error).mean();
+    let values = error.to_vec();
+    let visible = values.iter().filter(|&&e| e > 0.3).count() as f32 / values.len() as f32;
+    (mean, visible)
+}

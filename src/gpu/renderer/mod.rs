@@ -124,6 +124,18 @@ pub struct FrameStats {
     pub lod_levels: [u32; 6],
     pub quad_buffer_bytes: u64,
     pub free_pages: u32,
+    /// Voxel pool slots in use: the highest slot + 1 (freed slots below it are reused first).
+    pub slots: u32,
+    /// Bytes of the voxel pool and the mega quad buffer together.
+    pub gpu_bytes: u64,
+}
+
+impl FrameStats {
+    /// Quad pages holding some chunk's quads.
+    pub fn pages_in_use(&self) -> u64 {
+        self.quad_buffer_bytes / (crate::gpu::PAGE_QUADS as u64 * crate::mesh::QUAD_BYTES as u64)
+            - self.free_pages as u64
+    }
 }
 
 /// The buffers whose replacement invalidates bind groups, as one comparable key.
@@ -626,6 +638,8 @@ impl Renderer {
             lod_levels: c.lod_levels,
             quad_buffer_bytes: self.quad_pool.bytes(),
             free_pages: c.free_pages,
+            slots: self.pool.slot_count(),
+            gpu_bytes: self.quad_pool.bytes() + self.pool.voxels.buffer.size(),
         }
     }
 

@@ -1,0 +1,212 @@
+//! Streaming and editing on every adapter: a long flight over streamed terrain stays bounded and
+//! comes back to the same state and picture; a block edit at a chunk corner shows in the very
+//! next frame, exactly there, and undoing it restores the picture and every other chunk's quads.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use glam::{IVec2, IVec3, Vec3};
+use voxgpu::camera::Camera;
+use voxgpu::gpu::{GpuChunkMesh, GpuContext, Renderer, RendererOptions};
+use voxgpu::lod::LodSettings;
+use voxgpu::stream::{ChunkManager, StreamSettings, Streamer};
+use voxgpu::voxel::blocks as ids;
+use voxgpu::voxel::{BlockId, ChunkPos, World};
+use voxgpu::worldgen::{TerrainColumns, WorldParams, WorldSource, columns_in_view, generate};
+
+const SEED: u64 = 4;
+const VIEW: u32 = 2;
+
+fn streamer() -> Streamer {
+    let columns = TerrainColumns::new(SEED);
+    let settings =
+        StreamSettings { uploads_per_update: 24, remeshes_per_update: 32, ..StreamSettings::new(VIEW) };
+    Streamer::new(settings, 2, Arc::new(move |c| columns.column(c)))
+}
+
+fn column_of(eye: Vec3) -> IVec2 {
+    IVec2::new(eye.x.floor() as i32, eye.z.floor() as i32).div_euclid(IVec2::splat(32))
+}
+
+fn camera_at(x: f32) -> Camera {
+    Camera::look_at(Vec3::new(x, 120.0, -30.0), Vec3::new(x + 40.0, 60.0, 30.0))
+}
+
+#[test]
+fn a_long_flight_stays_bounded_and_returns_to_the_same_state_and_picture() {
+    const FRAMES: u32 = 1000;
+    const SPEED: f32 = 0.4;
+    let registry = voxgpu::voxel::BlockRegistry::builtin();
+    for gpu in common::gpu_contexts() {
+        let options = RendererOptions::new(64, 48, 100.0);
+        let mut renderer = Renderer::new(&gpu, options.clone(), &registry).expect("renderer");
+        let mut stream = streamer();
+        let start = camera_at(16.0);
+        stream.settle(start.eye, &mut renderer).expect("streams");
+        let first = renderer.settle(&start).expect("frame");
+        let first_chunks = stream.manager.resident_chunks().clone();
+        // Out along +X and back: 2,000 frames, the camera 0.4 blocks per frame.
+        let bound = (first_chunks.len() as f32 * 1.6) as u32;
+        let (mut most_chunks, mut most_slots, mut most_pages) = (0, 0, 0);
+        for frame in 0..2 * FRAMES {
+            let x = 16.0 + SPEED * if frame < FRAMES { frame } else { 2 * FRAMES - frame } as f32;
+            let camera = camera_at(x);
+            stream.update(camera.eye, &mut renderer).expect("streams");
+            let stats = renderer.render(&camera).expect("frame");
+            most_chunks = most_chunks.max(stats.chunks_resident);
+            most_slots = most_slots.max(stats.slots);
+            most_pages = most_pages.max(stats.pages_in_use());
+        }
+        assert!(
+            most_chunks <= bound,
+            "resident chunks peaked at {most_chunks} (start {})",
+            first.chunks_resident
+        );
+        assert!(most_slots <= bound, "slots peaked at {most_slots}");
+        assert!(most_pages <= first.pages_in_use() * 2, "pages peaked at {most_pages}");
+        stream.settle(start.eye, &mut renderer).expect("streams");
+        let back = renderer.settle(&start).expect("frame");
+        assert_eq!(stream.manager.resident_chunks(), &first_chunks, "the same chunks at the start");
+        assert_eq!(back.chunks_resident, first.chunks_resident);
+        assert!(back.slots <= bound, "slots {}", back.slots);
+        assert_eq!(back.pages_in_use(), first.pages_in_use(), "the same quad storage in use");
+        // The final picture equals a fresh render of the same world and view.
+        let streamed = renderer.read_pixels().expect("pixels");
+        let world = generate(
+            &WorldSource::Terrain,
+            &WorldParams {
+                seed: SEED,
+                center: ChunkManager::column_centre(column_of(start.eye)),
+                view_distance: VIEW,
+            },
+        )
+        .expect("terrain");
+        let fresh = render_fresh(&gpu, &world, options, &start);
+        let (mean, visible) = common::flip(&fresh, &streamed);
+        assert!(mean <= 0.01 && visible <= 0.002, "{}: FLIP {mean} mean, {visible} visible", gpu.summary);
+    }
+}
+
+fn render_fresh(
+    gpu: &GpuContext,
+    world: &World,
+    options: RendererOptions,
+    camera: &Camera,
+) -> image::RgbaImage {
+    let mut r = Renderer::new(gpu, options, &world.registry).expect("renderer");
+    for (pos, chunk) in world.chunks() {
+        r.insert_chunk(pos, Arc::clone(chunk)).expect("fits");
+    }
+    r.settle(camera).expect("frame");
+    r.read_pixels().expect("pixels")
+}
+
+#[test]
+fn an_edit_at_a_chunk_corner_shows_next_frame_exactly_there_and_undoes_cleanly() {
+    // Opaque terrain (pixel-exact comparisons), at full detail so only the touched chunks change.
+    let world = common::opaque_terrain(SEED, VIEW);
+    // The air block at the corner of chunk (0, cy, 0) nearest above the ground: it touches the
+    // chunks at +X, +Y and +Z.
+    let ground = (0..256).rev().find(|&y| !world.block(IVec3::new(31, y, 31)).is_air()).expect("ground");
+    let corner = IVec3::new(31, (ground / 32) * 32 + 31, 31);
+    let corner = if corner.y <= ground { corner + IVec3::Y * 32 } else { corner };
+    assert!(world.block(corner).is_air());
+    let centre = corner.as_vec3() + 0.5;
+    let camera = Camera::look_at(centre + Vec3::new(-9.0, 6.0, -7.0), centre);
+    let options = RendererOptions { lod: LodSettings::OFF, ..RendererOptions::new(96, 72, 200.0) };
+    let (touched, _) = ChunkPos::from_block(corner);
+    let affected: BTreeSet<ChunkPos> =
+        [IVec3::ZERO, IVec3::X, IVec3::Y, IVec3::Z].iter().map(|&d| touched.neighbour(d)).collect();
+    for gpu in common::gpu_contexts() {
+        let mut r = Renderer::new(&gpu, options.clone(), &world.registry).expect("renderer");
+        for (pos, chunk) in world.chunks() {
+            r.insert_chunk(pos, Arc::clone(chunk)).expect("fits");
+        }
+        r.settle(&camera).expect("frame");
+        let before = r.read_pixels().unwrap();
+        let meshes_before = r.read_meshes().unwrap();
+
+        r.set_block(corner, ids::BRICK).expect("edit");
+        r.render(&camera).expect("one frame");
+        let edited = r.read_pixels().unwrap();
+        let changed: Vec<(u32, u32)> = before
+            .enumerate_pixels()
+            .filter(|(x, y, p)| edited.get_pixel(*x, *y) != *p)
+            .map(|(x, y, _)| (x, y))
+            .collect();
+        assert!(!changed.is_empty(), "{}: the edit shows in the next frame", gpu.summary);
+        // Exactly there: every changed pixel lies within the block's projection (one pixel of
+        // slack for edge rasterisation).
+        let (low, high) = project_box(&camera, corner, 96, 72);
+        for &(x, y) in &changed {
+            let inside = x as f32 >= low.x - 1.0
+                && x as f32 <= high.x + 1.0
+                && y as f32 >= low.y - 1.0
+                && y as f32 <= high.y + 1.0;
+            assert!(inside, "pixel ({x}, {y}) changed outside the block's projection {low}..{high}");
+        }
+        let meshes_edited = r.read_meshes().unwrap();
+        assert_untouched_identical(&meshes_before, &meshes_edited, &affected);
+
+        r.set_block(corner, BlockId::AIR).expect("undo");
+        r.render(&camera).expect("one frame");
+        assert!(r.read_pixels().unwrap() == before, "{}: undo restores every pixel", gpu.summary);
+        assert_untouched_identical(&meshes_before, &r.read_meshes().unwrap(), &affected);
+        // The touched chunks are back to the same quads (their pages may differ).
+        for (a, b) in meshes_before.iter().zip(&r.read_meshes().unwrap()) {
+            assert!(common::as_set(&a.mesh) == common::as_set(&b.mesh), "{:?} quads after undo", a.pos);
+        }
+    }
+}
+
+/// Chunks outside `affected` keep their quads and pages bit for bit.
+fn assert_untouched_identical(
+    before: &[GpuChunkMesh],
+    after: &[GpuChunkMesh],
+    affected: &BTreeSet<ChunkPos>,
+) {
+    assert_eq!(before.len(), after.len());
+    let mut untouched = 0;
+    for (a, b) in before.iter().zip(after) {
+        assert_eq!(a.pos, b.pos);
+        if !affected.contains(&a.pos) {
+            assert_eq!(a, b, "{:?} changed although the edit does not touch it", a.pos);
+            untouched += 1;
+        }
+    }
+    assert!(untouched > 10);
+}
+
+/// The screen-space bounding box of block `b` in a `w`×`h` image.
+fn project_box(camera: &Camera, b: IVec3, w: u32, h: u32) -> (glam::Vec2, glam::Vec2) {
+    let view_proj = camera.view_proj(w as f32 / h as f32);
+    let mut low = glam::Vec2::splat(f32::INFINITY);
+    let mut high = glam::Vec2::splat(f32::NEG_INFINITY);
+    for i in 0..8 {
+        let corner = b.as_vec3() + Vec3::new((i & 1) as f32, (i >> 1 & 1) as f32, (i >> 2) as f32);
+        let ndc = view_proj.project_point3(corner);
+        let px = glam::Vec2::new((ndc.x + 1.0) * 0.5 * w as f32, (1.0 - ndc.y) * 0.5 * h as f32);
+        low = low.min(px);
+        high = high.max(px);
+    }
+    (low, high)
+}
+
+#[test]
+fn streaming_holds_the_columns_the_generator_would() {
+    let registry = voxgpu::voxel::BlockRegistry::builtin();
+    for gpu in common::gpu_contexts() {
+        let mut renderer =
+            Renderer::new(&gpu, RendererOptions::new(16, 16, 100.0), &registry).expect("renderer");
+        let mut stream = streamer();
+        let eye = Vec3::new(100.0, 90.0, -50.0);
+        stream.settle(eye, &mut renderer).expect("streams");
+        let columns: std::collections::HashSet<_> = stream.manager.resident_columns().collect();
+        let expected: std::collections::HashSet<_> =
+            columns_in_view(ChunkManager::column_centre(column_of(eye)), VIEW).into_iter().collect();
+        assert_eq!(columns, expected);
+        assert_eq!(renderer.chunk_count(), stream.manager.resident_chunks().len());
+    }
+}
