@@ -28,6 +28,10 @@ pub struct BenchArgs {
     /// mesh budget (MAX_CHUNKS_PER_FRAME), so one timed pass meshes them all.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=MAX_CHUNKS_PER_FRAME as i64))]
     pub chunks: u32,
+    /// Instead of meshing: generation throughput of the streaming worker pool (one thread per
+    /// core) over every terrain column within the view distance.
+    #[arg(long)]
+    pub generation: bool,
     /// Timed repeats per mesher, after one warm-up; the median is reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeats: u32,
@@ -84,6 +88,9 @@ fn select_chunks(world: &World, n: usize) -> World {
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    if args.generation {
+        return bench_generation(args);
+    }
     let params = args.world.params(Vec3::ZERO);
     let full = worldgen::generate(&args.world.world, &params)?;
     let (eye, target) = worldgen::default_view(&args.world.world, &full, &params);
@@ -193,4 +200,30 @@ fn print_table(r: &BenchReport) {
         r.bytes_per_chunk,
         r.fraction_of_floor * 100.0
     );
+}
+
+/// Columns and chunks per second of the streaming worker pool.
+fn bench_generation(args: &BenchArgs) -> Result<(), CliError> {
+    use crate::stream::{GenerationPool, Job, next_token};
+    let terrain = crate::worldgen::TerrainColumns::new(args.world.seed);
+    let threads = cpu_threads();
+    let pool = GenerationPool::new(threads, Arc::new(move |c| terrain.column(c)));
+    let columns = crate::worldgen::columns_in_view(glam::IVec3::ZERO, args.world.view_distance);
+    let started = Instant::now();
+    pool.submit(columns.iter().map(|&column| Job { column, token: next_token() }));
+    let (mut done, mut chunks) = (0, 0);
+    while done < columns.len() {
+        for finished in pool.wait_results(std::time::Duration::from_secs(60)) {
+            done += 1;
+            chunks += finished.chunks.len();
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "generation: {} columns, {chunks} chunks in {seconds:.2} s on {threads} threads: {:.0} columns/s, {:.0} chunks/s",
+        columns.len(),
+        columns.len() as f64 / seconds,
+        chunks as f64 / seconds
+    );
+    Ok(())
 }

@@ -139,19 +139,25 @@ fn fly(renderer: &mut Renderer, args: &RenderArgs, start: Camera, frames: u32) -
         Camera::look_at(start.eye + offset, start.target + offset)
     };
     let began = std::time::Instant::now();
+    let (mut uploaded, mut peak_gpu_bytes) = (0u64, 0u64);
     for frame in 0..frames {
         let camera = at(frame);
         streamer.update(camera.eye, renderer)?;
-        renderer.render(&camera)?;
+        let stats = renderer.render(&camera)?;
+        uploaded += stats.uploaded_bytes;
+        peak_gpu_bytes = peak_gpu_bytes.max(stats.gpu_bytes);
     }
     let end = at(frames);
     streamer.settle(end.eye, renderer)?;
     let seconds = began.elapsed().as_secs_f64();
     println!(
-        "flew {frames} frames ({:.0} blocks) in {seconds:.1} s: {} columns generated ({:.0} per second), {} chunks resident",
+        "flew {frames} frames ({:.0} blocks) in {seconds:.1} s: {} columns generated ({:.0} per second), \
+         {:.1} KiB uploaded per frame, GPU pools at most {:.1} MiB, {} chunks resident",
         FLIGHT_SPEED * frames as f32,
         streamer.generated,
         streamer.generated as f64 / seconds,
+        uploaded as f64 / frames as f64 / 1024.0,
+        peak_gpu_bytes as f64 / (1024.0 * 1024.0),
         streamer.manager.resident_chunks().len()
     );
     Ok(end)

@@ -128,6 +128,8 @@ pub struct FrameStats {
     pub slots: u32,
     /// Bytes of the voxel pool and the mega quad buffer together.
     pub gpu_bytes: u64,
+    /// Bytes this frame uploaded (voxels and records).
+    pub uploaded_bytes: u64,
 }
 
 impl FrameStats {
@@ -640,6 +642,7 @@ impl Renderer {
             free_pages: c.free_pages,
             slots: self.pool.slot_count(),
             gpu_bytes: self.quad_pool.bytes() + self.pool.voxels.buffer.size(),
+            uploaded_bytes: self.uploaded_bytes,
         }
     }
 
