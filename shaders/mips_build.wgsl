@@ -3,7 +3,7 @@
 // (it is also this dispatch's indirect buffer).
 //
 // Reads:  mip_work (slot list), voxels (level 0, then each level as it is built), links.
-// Writes: voxels (levels 1..5), links (DIRTY on coarse-level neighbours).
+// Writes: voxels (levels 1..5), links (DIRTY on neighbours that read these mips).
 // Dispatch: indirect from mip_work[0..3], one workgroup of 256 per listed slot.
 
 
@@ -85,13 +85,18 @@ fn build(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
         // The next level reads what this one wrote.
         storageBarrier();
     }
-    // Neighbours meshed at a coarser level read these mips across their border.
+    // A neighbour reads these mips across the border when it is meshed at a coarser level
+    // (culling against this chunk at its level), or when this chunk is drawn at a coarser level
+    // than it (its skirts read this chunk's drawn level). Edits on level 0's border layer
+    // reach full-detail neighbours through the CPU already.
     if lid == 0u {
+        let own = links[slot].lod;
+        let coarse = own != 0u && own != LEVEL_UNSET;
         for (var face = 0u; face < 6u; face++) {
             let neighbour = links[slot].neighbours[face];
             if neighbour != NO_SLOT {
                 let level = links[neighbour].lod;
-                if level != 0u && level != LEVEL_UNSET {
+                if coarse || (level != 0u && level != LEVEL_UNSET) {
                     atomicOr(&links[neighbour].state, CHUNK_DIRTY);
                 }
             }

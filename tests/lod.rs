@@ -229,6 +229,45 @@ fn gpu_lod_meshes_and_skirts_equal_the_cpu_twin() {
             assert!(distinct.len() >= 3, "{name}: levels {distinct:?}");
             assert!(skirt_total > 0, "{name}: level boundaries must produce skirts");
             assert!(coarser_than_full > 0, "{name}: coarse chunks should save quads");
+
+            // Edits change a chunk's mips, which its neighbours read: at their own coarse level
+            // (culling), or at this chunk's coarse level (a full-detail neighbour's skirts). Flip
+            // an 8³ block on the border of coarse chunks that face a chunk at another level, and
+            // every chunk must still equal the twin.
+            let mut edited = world.clone();
+            let mut flipped = 0;
+            for (&pos, &level) in &levels {
+                for face in voxgpu::mesh::Face::ALL {
+                    let other = pos.neighbour(face.normal());
+                    if level == 0 || levels.get(&other).is_none_or(|&l| l == level) || flipped >= 12 {
+                        continue;
+                    }
+                    let axis = face.axis();
+                    for i in 0..512 {
+                        let mut local = IVec3::new(12 + i % 8, 12 + i / 8 % 8, 12 + i / 64);
+                        // Off the level-0 border layer, so only the mips tell the neighbour.
+                        local[axis] = if face.is_positive() { 23 + i / 64 } else { 1 + i / 64 };
+                        let at = pos.origin() + local;
+                        let block = if edited.block(at).is_air() { ids::BRICK } else { BlockId::AIR };
+                        edited.set_block(at, block);
+                        r.set_block(at, block).expect("edit");
+                    }
+                    flipped += 1;
+                }
+            }
+            assert!(flipped > 0, "{name}: no coarse chunk faces another level");
+            r.settle(&Camera::look_at(*eye, Vec3::new(0.0, 40.0, 0.0))).expect("settles");
+            let pyramids: HashMap<ChunkPos, MipPyramid> =
+                edited.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
+            for m in r.read_meshes().expect("meshes") {
+                let cpu = mesh_world_chunk_lod(&edited, m.pos, &|p| &pyramids[&p], &|p| levels[&p]);
+                assert!(
+                    common::as_set(&m.mesh) == common::as_set(&cpu),
+                    "{name} {:?} on {} after edits: quads differ",
+                    m.pos,
+                    gpu.summary
+                );
+            }
         }
     }
 }
@@ -390,6 +429,52 @@ fn no_background_shows_through_lod_seams() {
                 cracks.len(),
                 &cracks[..cracks.len().min(8)]
             );
+        }
+    }
+}
+
+#[test]
+fn an_edit_inside_a_coarse_chunk_remeshes_the_skirts_of_its_full_detail_neighbour() {
+    // N at (0,0,0) drawn at full detail, S at (1,0,0) at level 1. S's border layer (x = 0) is a
+    // checkerboard of stone, its next layer full: S's level-1 border cells are solid and hide
+    // N's +X faces. Clearing S's second layer (not its border layer, so the CPU sees no border
+    // edit) makes those cells air at level 1: N needs skirts there, which only a re-mesh of N
+    // triggered by S's new mips can give it.
+    let mut world = World::new(BlockRegistry::builtin());
+    world.insert(ChunkPos::new(0, 0, 0), Chunk::filled(ids::STONE));
+    let mut s = Chunk::empty();
+    for z in 0..32 {
+        for y in 0..32 {
+            if (y + z) % 2 == 0 {
+                s.set(0, y, z, ids::STONE);
+            }
+            s.set(1, y, z, ids::STONE);
+            s.set(8, y, z, ids::STONE);
+        }
+    }
+    world.insert(ChunkPos::new(1, 0, 0), s);
+    let camera = Camera::look_at(Vec3::new(-40.0, 16.0, 16.0), Vec3::new(40.0, 16.0, 16.0));
+    for gpu in common::gpu_contexts() {
+        let mut r = renderer(&gpu, &world, small(lod(60.0)));
+        r.settle(&camera).expect("settles");
+        let levels: HashMap<ChunkPos, u32> = r.read_levels().expect("levels").into_iter().collect();
+        assert_eq!((levels[&ChunkPos::new(0, 0, 0)], levels[&ChunkPos::new(1, 0, 0)]), (0, 1));
+        let mut edited = world.clone();
+        for z in 0..32 {
+            for y in 0..32 {
+                edited.set_block(IVec3::new(33, y, z), BlockId::AIR);
+                r.set_block(IVec3::new(33, y, z), BlockId::AIR).expect("edit");
+            }
+        }
+        r.settle(&camera).expect("settles");
+        let pyramids: HashMap<ChunkPos, MipPyramid> =
+            edited.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
+        for m in r.read_meshes().expect("meshes") {
+            let cpu = mesh_world_chunk_lod(&edited, m.pos, &|p| &pyramids[&p], &|p| levels[&p]);
+            if m.pos == ChunkPos::new(0, 0, 0) {
+                assert!(skirts(&cpu) > 0, "the twin gives N skirts after the edit");
+            }
+            assert!(common::as_set(&m.mesh) == common::as_set(&cpu), "{:?} on {}", m.pos, gpu.summary);
         }
     }
 }

@@ -58,6 +58,9 @@ pub struct ChunkPool {
     free_slots: Vec<u32>,
     /// Evicted slots waiting for a frame to free their pages before reuse.
     quarantine: Vec<u32>,
+    /// Of the quarantined slots, how many the GPU has not released yet: each frame releases up
+    /// to its room for evicted chunks, which it takes before any dirty one.
+    unreleased: u32,
     /// Slots whose links were written since the last upload: their request bits are dropped
     /// from the CPU copy once the frame has recorded the writes.
     requested: Vec<u32>,
@@ -78,6 +81,7 @@ impl ChunkPool {
             links: Vec::new(),
             free_slots: Vec::new(),
             quarantine: Vec::new(),
+            unreleased: 0,
             requested: Vec::new(),
             staged: Vec::new(),
             voxels: GrowableBuffer::new(
@@ -231,6 +235,7 @@ impl ChunkPool {
         self.links[slot as usize] = ChunkLinks { state: ChunkState::EVICTED, ..ChunkLinks::EMPTY };
         self.write_links(slot);
         self.quarantine.push(slot);
+        self.unreleased += 1;
     }
 
     /// Sets one block: uploads the one changed word, asks for the chunk's mips to be rebuilt, and
@@ -277,14 +282,16 @@ impl ChunkPool {
 
     /// Slots evicted and not yet released by a frame.
     pub fn evictions_pending(&self) -> u32 {
-        self.quarantine.len() as u32
+        self.unreleased
     }
 
     /// Called after a frame is submitted whose work list had room for `evicted_room` evicted
-    /// chunks. Evicted slots are collected before dirty ones, so when all of them fit, that frame
-    /// freed every one of them and they can be reused.
+    /// chunks. Evicted slots are collected before dirty ones, so that frame released
+    /// `min(unreleased, evicted_room)` of them, in an order the CPU does not know; once none is
+    /// left unreleased, every quarantined slot can be reused.
     pub fn frame_submitted(&mut self, evicted_room: u32) {
-        if self.quarantine.len() as u32 <= evicted_room {
+        self.unreleased -= self.unreleased.min(evicted_room);
+        if self.unreleased == 0 {
             self.free_slots.append(&mut self.quarantine);
         }
     }

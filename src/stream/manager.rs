@@ -195,9 +195,14 @@ impl ChunkManager {
                 break;
             }
             let (column, chunks) = self.ready.pop_front().expect("front exists");
-            let positions: Vec<ChunkPos> = chunks.iter().map(|(p, _)| *p).collect();
+            let mut positions = Vec::with_capacity(chunks.len());
             for (pos, chunk) in chunks {
-                sink.insert(pos, chunk)?;
+                if let Err(e) = sink.insert(pos, chunk) {
+                    // Keep what did go in, so it is evicted with the column later.
+                    self.resident.insert(column, positions);
+                    return Err(e);
+                }
+                positions.push(pos);
                 self.resident_chunks.insert(pos);
                 self.fresh.insert(pos);
                 report.inserted += 1;

@@ -13,8 +13,9 @@ use crate::voxel::{Chunk, ChunkPos};
 /// Generates one chunk column: its non-empty chunks.
 pub type ColumnSource = dyn Fn(IVec2) -> Vec<(ChunkPos, Chunk)> + Send + Sync;
 
-/// A fixed set of worker threads running generation jobs. Dropping the pool stops the workers
-/// after the jobs they hold.
+/// A fixed set of worker threads running generation jobs. Dropping the pool lets the workers
+/// finish the jobs already queued, then stops them. Jobs the manager has since forgotten are
+/// still generated, and their results dropped.
 pub struct GenerationPool {
     jobs: Option<Sender<Job>>,
     results: Receiver<Finished>,
