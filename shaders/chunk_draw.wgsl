@@ -3,6 +3,10 @@
 // Reads:  quads (mega quad buffer), page_owner (page -> chunk slot), chunks (ChunkMeta per slot:
 //         origin and the level its quads are in), block_colors (RGBA8 per block id), camera.
 // Writes: colour and depth of the current render pass.
+// Entry points: one vertex shader; one fragment shader per raster pass (gpu/render_mode.rs):
+//         shaded opaque and transparent, LOD colours, chunk colours, quad-size heat map, and
+//         wireframe (line polygon mode, or quad edges found in the fragment where lines are
+//         missing).
 // Drawn:  multi_draw_indexed_indirect(_count). Each command covers a run of quads of one chunk and
 //         one face direction; base_vertex = 4 * first quad, and a static index buffer repeats
 //         (0, 1, 2, 0, 2, 3) + 4q, so vertex_index / 4 is the global quad index and
@@ -22,6 +26,10 @@ struct VertexOut {
     // The chunk's level of detail, and 1 for a skirt quad.
     @location(3) @interpolate(flat) lod: u32,
     @location(4) @interpolate(flat) skirt: u32,
+    // Position inside the quad, in its voxels (0..w, 0..h), and the quad's size.
+    @location(5) quad_uv: vec2<f32>,
+    @location(6) @interpolate(flat) quad_size: vec2<u32>,
+    @location(7) @interpolate(flat) chunk_origin: vec3<i32>,
 }
 
 // Skirts are pushed back by this fraction of their distance (reverse-Z: depth falls as 1 / w,
@@ -77,6 +85,9 @@ fn vs_main(@builtin(vertex_index) vertex: u32) -> VertexOut {
     out.face = face;
     out.block = quad_field(quad, QUAD_BLOCK_WORD, QUAD_BLOCK_SHIFT, QUAD_BLOCK_BITS);
     out.lod = chunk.lod;
+    out.quad_uv = offset;
+    out.quad_size = vec2<u32>(size);
+    out.chunk_origin = chunk.origin;
     return out;
 }
 
@@ -110,11 +121,6 @@ fn lod_color(lod: u32) -> vec3<f32> {
 }
 
 fn shade(in: VertexOut) -> vec4<f32> {
-    if camera.color_mode == 1u {
-        // Skirts show lighter, so seams can be inspected.
-        let base = mix(lod_color(in.lod), vec3<f32>(1.0), 0.5 * f32(in.skirt));
-        return vec4<f32>(base * face_shade(in.face), 1.0);
-    }
     // Block colours are sRGB bytes; light and fog work in linear RGB, and the sRGB target encodes
     // the result again.
     let rgba = unpack4x8unorm(block_colors[in.block]);
@@ -135,4 +141,52 @@ fn fs_opaque(in: VertexOut) -> @location(0) vec4<f32> {
 @fragment
 fn fs_transparent(in: VertexOut) -> @location(0) vec4<f32> {
     return shade(in);
+}
+
+// Debug views: every surface opaque and lit by its face only, so the colour is the message.
+
+@fragment
+fn fs_lod(in: VertexOut) -> @location(0) vec4<f32> {
+    // Skirts show lighter, so seams can be inspected.
+    let base = mix(lod_color(in.lod), vec3<f32>(1.0), 0.5 * f32(in.skirt));
+    return vec4<f32>(base * face_shade(in.face), 1.0);
+}
+
+@fragment
+fn fs_chunks(in: VertexOut) -> @location(0) vec4<f32> {
+    let c = vec3<u32>(in.chunk_origin >> vec3<u32>(5u));
+    var h = (c.x * 73856093u) ^ (c.y * 19349663u) ^ (c.z * 83492791u);
+    h = (h ^ (h >> 13u)) * 1274126177u;
+    let rgb = vec3<f32>(f32(h & 255u), f32((h >> 8u) & 255u), f32((h >> 16u) & 255u)) / 255.0;
+    return vec4<f32>((0.25 + 0.75 * rgb) * face_shade(in.face), 1.0);
+}
+
+// Quad area (in its level's voxels) from 1 (blue) to 1024 and more (red), on a log scale: how
+// well greedy merging worked.
+@fragment
+fn fs_quad_size(in: VertexOut) -> @location(0) vec4<f32> {
+    let area = f32(in.quad_size.x * in.quad_size.y);
+    let t = clamp(log2(area) / 10.0, 0.0, 1.0);
+    let ramp = vec3<f32>(smoothstep(0.4, 0.9, t), 1.0 - abs(2.0 * t - 1.0), smoothstep(0.6, 0.1, t));
+    return vec4<f32>(ramp * face_shade(in.face), 1.0);
+}
+
+const WIRE_COLOR: vec3<f32> = vec3<f32>(0.02, 0.02, 0.03);
+
+// Wireframe with POLYGON_MODE_LINE: the rasteriser draws the triangles' edges.
+@fragment
+fn fs_wire(in: VertexOut) -> @location(0) vec4<f32> {
+    return vec4<f32>(WIRE_COLOR, 1.0);
+}
+
+// Wireframe without line polygon mode (GLES): filled triangles that keep only the pixels within
+// about one pixel of their quad's edge.
+@fragment
+fn fs_wire_edges(in: VertexOut) -> @location(0) vec4<f32> {
+    let width = max(fwidth(in.quad_uv), vec2<f32>(1e-6));
+    let to_edge = min(in.quad_uv, vec2<f32>(in.quad_size) - in.quad_uv) / width;
+    if min(to_edge.x, to_edge.y) > 1.0 {
+        discard;
+    }
+    return vec4<f32>(WIRE_COLOR, 1.0);
 }

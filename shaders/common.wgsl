@@ -188,8 +188,6 @@ struct Camera {
     fog_start: f32,
     sky_color: vec3<f32>,
     fog_end: f32,
-    // 0: shaded blocks; 1: each chunk coloured by its level of detail.
-    color_mode: u32,
 }
 
 fn quad_field(quad: vec2<u32>, word: u32, shift: u32, bits: u32) -> u32 {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{ColorMode, GpuContext, Renderer, RendererOptions};
+use voxgpu::gpu::{GpuContext, RenderMode, Renderer, RendererOptions};
 use voxgpu::lod::LodSettings;
 use voxgpu::voxel::CHUNK_SIZE;
 use voxgpu::worldgen::{self, WorldParams, WorldSource};
@@ -35,7 +35,7 @@ struct Scene {
     /// Eye and target; `None` uses the world's default view.
     view: Option<(Vec3, Vec3)>,
     lod: LodSettings,
-    mode: ColorMode,
+    mode: RenderMode,
 }
 
 fn sample_vox() -> PathBuf {
@@ -52,7 +52,7 @@ fn scenes() -> Vec<Scene> {
         params,
         view,
         lod: LodSettings::OFF,
-        mode: ColorMode::Shaded,
+        mode: RenderMode::Filled,
     };
     // Seed 1 has land across the level boundaries in view: transparent quads are blended in
     // list order, which is not deterministic until transparency is sorted, so seams in water
@@ -74,12 +74,44 @@ fn scenes() -> Vec<Scene> {
             None,
         ),
         Scene {
+            name: "mode_wireframe",
+            source: WorldSource::Terrain,
+            params: terrain,
+            view: Some((Vec3::new(-30.0, 110.0, -30.0), Vec3::new(10.0, 70.0, 10.0))),
+            lod: LodSettings::OFF,
+            mode: RenderMode::Wireframe,
+        },
+        Scene {
+            name: "mode_filled_wireframe",
+            source: WorldSource::Terrain,
+            params: terrain,
+            view: Some((Vec3::new(-30.0, 110.0, -30.0), Vec3::new(10.0, 70.0, 10.0))),
+            lod: LodSettings::OFF,
+            mode: RenderMode::FilledWireframe,
+        },
+        Scene {
+            name: "mode_chunks",
+            source: WorldSource::Terrain,
+            params: terrain,
+            view: None,
+            lod: LodSettings::OFF,
+            mode: RenderMode::Chunks,
+        },
+        Scene {
+            name: "mode_quad_size",
+            source: WorldSource::Terrain,
+            params: terrain,
+            view: None,
+            lod: LodSettings::OFF,
+            mode: RenderMode::QuadSize,
+        },
+        Scene {
             name: "lod_levels",
             source: WorldSource::Terrain,
             params: wide,
             view: Some((Vec3::new(-20.0, 150.0, 20.0), Vec3::new(60.0, 50.0, -40.0))),
             lod: first_distance(40.0),
-            mode: ColorMode::Lod,
+            mode: RenderMode::Lod,
         },
         Scene {
             name: "lod_seam",
@@ -87,7 +119,7 @@ fn scenes() -> Vec<Scene> {
             params: wide,
             view: Some((Vec3::new(-20.0, 110.0, 20.0), Vec3::new(40.0, 70.0, -30.0))),
             lod: first_distance(40.0),
-            mode: ColorMode::Shaded,
+            mode: RenderMode::Filled,
         },
     ]
 }
@@ -97,11 +129,8 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     let (eye, target) =
         scene.view.unwrap_or_else(|| worldgen::default_view(&scene.source, &world, &scene.params));
     let fog_end = (scene.params.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
-    let options = RendererOptions {
-        lod: scene.lod,
-        color_mode: scene.mode,
-        ..RendererOptions::new(SIZE, SIZE, fog_end)
-    };
+    let options =
+        RendererOptions { lod: scene.lod, mode: scene.mode, ..RendererOptions::new(SIZE, SIZE, fog_end) };
     let mut renderer = Renderer::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");

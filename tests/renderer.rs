@@ -140,3 +140,28 @@ fn zero_and_oversized_targets_are_errors_not_panics() {
         }
     }
 }
+
+/// Without `POLYGON_MODE_LINE` (GLES), the wireframe pass draws quad edges from filled triangles:
+/// thin dark lines over the sky, not filled faces, and not nothing.
+#[test]
+fn wireframe_without_line_polygon_mode_draws_edges_from_triangles() {
+    let world = terrain();
+    for gpu in common::gpu_contexts() {
+        let no_lines = GpuContext::with_caps(gpu.adapter.clone(), |mut caps| {
+            caps.polygon_mode_line = false;
+            caps
+        })
+        .expect("device without line mode");
+        assert!(!no_lines.caps.polygon_mode_line);
+        let options = RendererOptions { mode: voxgpu::gpu::RenderMode::Wireframe, ..options() };
+        let mut r = renderer_for(&no_lines, &world, options);
+        let image = frame(&mut r);
+        let sky = *image.get_pixel(0, 0);
+        let dark = image.pixels().filter(|p| p[0] < 60 && p[1] < 60 && p[2] < 60).count();
+        let other = image.pixels().filter(|p| **p != sky && !(p[0] < 60 && p[1] < 60 && p[2] < 60)).count();
+        let total = image.pixels().len();
+        assert!(dark > total / 50, "{}: edges drawn ({dark} of {total})", gpu.summary);
+        assert!(dark < total * 3 / 4, "{}: not filled faces ({dark} of {total})", gpu.summary);
+        assert!(other < total / 20, "{}: only sky and edges ({other} other pixels)", gpu.summary);
+    }
+}

@@ -8,7 +8,7 @@ use glam::Vec3;
 
 use super::{CliError, CullArgs, LodArgs, MAX_IMAGE_SIDE, WorldArgs, parse_vec3};
 use crate::camera::Camera;
-use crate::gpu::{ColorMode, Culling, GpuContext, Renderer, RendererOptions};
+use crate::gpu::{Culling, GpuContext, RenderMode, Renderer, RendererOptions};
 use crate::stream::{StreamSettings, Streamer};
 use crate::voxel::CHUNK_SIZE;
 use crate::worldgen::{self, TerrainColumns, WorldSource};
@@ -47,13 +47,22 @@ pub struct RenderArgs {
     pub world: WorldArgs,
 }
 
+/// `--mode`: the render modes of `gpu::RenderMode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Mode {
     /// Shaded blocks.
     Filled,
+    /// Quad edges only.
+    Wireframe,
+    /// Shaded, with quad edges over it.
+    FilledWireframe,
     /// Each chunk in the colour of its level of detail (green full detail, then yellow, orange,
     /// red, magenta, blue); skirts lighter.
     Lod,
+    /// Each chunk in its own colour.
+    Chunks,
+    /// Each quad by its area, blue (one voxel) to red (1024 and more): greedy merging at work.
+    QuadSize,
 }
 
 pub fn run(args: &RenderArgs) -> Result<(), CliError> {
@@ -78,13 +87,17 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
 
     let gpu = GpuContext::new()?;
     let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
-    let color_mode = match args.mode {
-        Mode::Filled => ColorMode::Shaded,
-        Mode::Lod => ColorMode::Lod,
+    let mode = match args.mode {
+        Mode::Filled => RenderMode::Filled,
+        Mode::Wireframe => RenderMode::Wireframe,
+        Mode::FilledWireframe => RenderMode::FilledWireframe,
+        Mode::Lod => RenderMode::Lod,
+        Mode::Chunks => RenderMode::Chunks,
+        Mode::QuadSize => RenderMode::QuadSize,
     };
     let options = RendererOptions {
         lod: args.lod.settings(),
-        color_mode,
+        mode,
         culling,
         ..RendererOptions::new(args.width, args.height, fog_end)
     };

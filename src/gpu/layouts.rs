@@ -26,18 +26,6 @@ pub struct CameraUniform {
     /// Linear RGB of the sky, which the fog fades to.
     pub sky_color: Vec3,
     pub fog_end: f32,
-    /// 0: shaded blocks; 1: each chunk coloured by its level of detail ([`ColorMode`]).
-    pub color_mode: u32,
-}
-
-/// How the draw colours surfaces.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ColorMode {
-    /// Block colours, lit and fogged.
-    #[default]
-    Shaded = 0,
-    /// One colour per level of detail (lit, not fogged), to see where levels change.
-    Lod = 1,
 }
 
 impl CameraUniform {

@@ -16,6 +16,7 @@ mod pipelines;
 mod profiling;
 mod quad_pool;
 mod readback;
+mod render_mode;
 mod renderer;
 mod shaders;
 mod timing;
@@ -26,13 +27,14 @@ pub use draw::{DrawSubmission, MAX_DRAW_QUADS};
 pub use error::GpuError;
 pub use inspect::GpuChunkMesh;
 pub use layouts::{
-    AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, ColorMode, CullParams, FaceMesh,
+    AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, FaceMesh,
     JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET,
     level_base,
 };
 pub use mesher::MAX_CHUNKS_PER_FRAME;
 pub use profiling::{FrameTimings, StageTiming, stage};
 pub use quad_pool::{PAGE_QUADS, PAGE_QUADS_LOG2};
+pub use render_mode::{RasterPass, RenderMode};
 pub use renderer::{Culling, FrameStats, Renderer, RendererOptions};
 pub use shaders::{SHADERS, ShaderFile, shader_source};
 pub use timing::{Clock, GpuTimer, copy_bandwidth_gb_s, median};

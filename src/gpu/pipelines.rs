@@ -3,6 +3,7 @@
 use std::num::NonZeroU64;
 
 use super::layouts::{CameraUniform, ChunkMeta};
+use super::render_mode::RasterPass;
 use super::shaders::{CHUNK_DRAW, shader_source};
 
 const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
@@ -114,14 +115,15 @@ pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     })
 }
 
-/// Opaque and transparent variants of the chunk draw pipeline.
+/// One chunk draw pipeline per [`RasterPass`], indexed by [`RasterPass::index`].
 pub struct DrawPipelines {
-    pub opaque: wgpu::RenderPipeline,
-    pub transparent: wgpu::RenderPipeline,
+    passes: Vec<wgpu::RenderPipeline>,
 }
 
 impl DrawPipelines {
-    pub fn new(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> Self {
+    /// `lines`: the device has `POLYGON_MODE_LINE`; without it the wireframe pass draws quad
+    /// edges from filled triangles.
+    pub fn new(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, lines: bool) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("voxgpu.chunk_draw"),
             source: wgpu::ShaderSource::Wgsl(shader_source(CHUNK_DRAW).into()),
@@ -131,9 +133,12 @@ impl DrawPipelines {
             bind_group_layouts: &[Some(layout)],
             immediate_size: 0,
         });
-        let make = |label: &str, fragment: &str, blend: Option<wgpu::BlendState>, depth_write: bool| {
+        let make = |pass: RasterPass| {
+            let overlay = pass.is_overlay();
+            let polygon_mode =
+                if overlay && lines { wgpu::PolygonMode::Line } else { wgpu::PolygonMode::Fill };
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
+                label: Some(pass.label()),
                 layout: Some(&pipeline_layout),
                 vertex: wgpu::VertexState {
                     module: &module,
@@ -141,23 +146,37 @@ impl DrawPipelines {
                     compilation_options: Default::default(),
                     buffers: &[],
                 },
-                primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
+                primitive: wgpu::PrimitiveState {
+                    cull_mode: Some(wgpu::Face::Back),
+                    polygon_mode,
+                    ..Default::default()
+                },
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(depth_write),
-                    // Reverse-Z: nearer is greater.
-                    depth_compare: Some(wgpu::CompareFunction::Greater),
+                    depth_write_enabled: Some(pass.writes_depth()),
+                    // Reverse-Z: nearer is greater. An overlay passes on the surface it outlines.
+                    depth_compare: Some(if overlay {
+                        wgpu::CompareFunction::GreaterEqual
+                    } else {
+                        wgpu::CompareFunction::Greater
+                    }),
                     stencil: Default::default(),
-                    bias: Default::default(),
+                    // Pulled towards the eye (reverse-Z: a positive bias), so edges win over the
+                    // filled faces they lie on.
+                    bias: if overlay {
+                        wgpu::DepthBiasState { constant: 2, slope_scale: 1.0, clamp: 0.0 }
+                    } else {
+                        Default::default()
+                    },
                 }),
                 multisample: Default::default(),
                 fragment: Some(wgpu::FragmentState {
                     module: &module,
-                    entry_point: Some(fragment),
+                    entry_point: Some(pass.fragment(lines)),
                     compilation_options: Default::default(),
                     targets: &[Some(wgpu::ColorTargetState {
                         format: COLOR_FORMAT,
-                        blend,
+                        blend: pass.blends().then_some(wgpu::BlendState::ALPHA_BLENDING),
                         write_mask: wgpu::ColorWrites::ALL,
                     })],
                 }),
@@ -165,14 +184,10 @@ impl DrawPipelines {
                 cache: None,
             })
         };
-        Self {
-            opaque: make("voxgpu.draw.opaque", "fs_opaque", None, true),
-            transparent: make(
-                "voxgpu.draw.transparent",
-                "fs_transparent",
-                Some(wgpu::BlendState::ALPHA_BLENDING),
-                false,
-            ),
-        }
+        Self { passes: RasterPass::ALL.map(make).into() }
+    }
+
+    pub fn get(&self, pass: RasterPass) -> &wgpu::RenderPipeline {
+        &self.passes[pass.index()]
     }
 }

@@ -31,12 +31,13 @@ use super::chunk_pool::{ChunkPool, Remesh};
 use super::context::check_device;
 use super::counters::{CounterReadback, CounterSources, GpuCounters};
 use super::draw::{CountingPass, DrawLists, DrawSubmission, quad_indices};
-use super::layouts::{CameraUniform, ColorMode, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET};
+use super::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET};
 use super::lod::{LodBindGroups, LodBuffers, LodPasses};
 use super::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, MeshBuffers, Mesher};
 use super::pipelines::{COLOR_FORMAT, DEPTH_FORMAT, DrawPipelines, bind_group, draw_bind_group_layout};
 use super::profiling::{Profiling, stage};
 use super::quad_pool::QuadPool;
+use super::render_mode::RenderMode;
 use super::{Capabilities, GpuContext, GpuError};
 use crate::camera::Camera;
 use crate::cull::Frustum;
@@ -67,7 +68,8 @@ pub struct RendererOptions {
     pub max_meshes_per_frame: u32,
     /// How levels of detail are chosen ([`LodSettings::OFF`]: everything at full detail).
     pub lod: LodSettings,
-    pub color_mode: ColorMode,
+    /// What the frame draws: shaded, or a debug view.
+    pub mode: RenderMode,
     pub culling: Culling,
 }
 
@@ -99,7 +101,7 @@ impl RendererOptions {
             initial_quad_pages: 4096,
             max_meshes_per_frame: 4096,
             lod: LodSettings::default(),
-            color_mode: ColorMode::Shaded,
+            mode: RenderMode::Filled,
             culling: Culling::ALL,
         }
     }
@@ -277,7 +279,7 @@ impl Renderer {
             quad_pool,
             lod: LodPasses::new(&device),
             mesher: Mesher::new(&device),
-            pipelines: DrawPipelines::new(&device, &draw_layout),
+            pipelines: DrawPipelines::new(&device, &draw_layout, gpu.caps.polygon_mode_line),
             draw_layout,
             frame: None,
             params: device.create_buffer(&wgpu::BufferDescriptor {
@@ -358,8 +360,8 @@ impl Renderer {
         self.options.culling = culling;
     }
 
-    pub fn set_color_mode(&mut self, mode: ColorMode) {
-        self.options.color_mode = mode;
+    pub fn set_mode(&mut self, mode: RenderMode) {
+        self.options.mode = mode;
     }
 
     /// The block at world coordinates `world` as the renderer holds it (air where no chunk is).
@@ -498,7 +500,6 @@ impl Renderer {
             fog_start: self.options.fog_end * self.options.fog_start_fraction,
             sky_color: self.options.sky_color,
             fog_end: self.options.fog_end,
-            color_mode: self.options.color_mode as u32,
         };
         self.queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
         let culling = self.options.culling;
@@ -602,27 +603,22 @@ impl Renderer {
             })]
         };
         let mut scope = self.profiling.profiler.scope(stage::DRAW, encoder);
-        // The LOD view colours every surface opaquely, so transparent quads are drawn like opaque
-        // ones there: depth-tested and written, the same picture whatever their order.
-        let transparent = match self.options.color_mode {
-            ColorMode::Shaded => &self.pipelines.transparent,
-            ColorMode::Lod => &self.pipelines.opaque,
-        };
         let mut commands = 0;
-        for (kind, label, pipeline) in
-            [(0, stage::DRAW_OPAQUE, &self.pipelines.opaque), (1, stage::DRAW_TRANSPARENT, transparent)]
-        {
-            let attachments = color(kind == 0);
+        for (i, &raster) in self.options.mode.passes().iter().enumerate() {
+            let first = i == 0;
+            let attachments = color(first);
             let descriptor = wgpu::RenderPassDescriptor {
                 color_attachments: &attachments,
-                ..pass_descriptor(label, kind == 0)
+                ..pass_descriptor(raster.label(), first)
             };
-            let mut scoped = scope.scoped_render_pass(label, descriptor);
+            let mut scoped = scope.scoped_render_pass(raster.label(), descriptor);
             let mut pass = CountingPass::new(&mut scoped);
             pass.set_bind_group(0, draw);
             pass.set_index_buffer(&self.index_buffer);
-            pass.set_pipeline(pipeline);
-            self.draws.draw(&mut pass, self.submission, kind);
+            pass.set_pipeline(self.pipelines.get(raster));
+            for &list in raster.lists() {
+                self.draws.draw(&mut pass, self.submission, list);
+            }
             commands += pass.commands;
         }
         commands

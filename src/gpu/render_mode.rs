@@ -1,0 +1,156 @@
+//! Debug render modes as data: a [`RasterPass`] is one pipeline (its fragment shader, polygon
+//! mode, depth state and blending baked in) and the draw lists it draws; a [`RenderMode`] is an
+//! ordered list of passes. The frame records one render pass per raster pass of the mode.
+
+/// One raster pipeline and what it draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RasterPass {
+    /// Shaded opaque quads; depth written.
+    Opaque,
+    /// Shaded transparent quads, alpha-blended, depth tested but not written.
+    Transparent,
+    /// Every quad's edges in a dark colour, over whatever was drawn before.
+    Wireframe,
+    /// Every quad coloured by its chunk's level of detail (skirts lighter).
+    LodColors,
+    /// Every quad coloured by its chunk.
+    ChunkColors,
+    /// Every quad coloured by its area: how well greedy merging worked.
+    QuadSize,
+}
+
+impl RasterPass {
+    /// Every raster pass; its length is the number of variants, checked at compile time.
+    pub const ALL: [RasterPass; 6] = [
+        RasterPass::Opaque,
+        RasterPass::Transparent,
+        RasterPass::Wireframe,
+        RasterPass::LodColors,
+        RasterPass::ChunkColors,
+        RasterPass::QuadSize,
+    ];
+
+    /// Position in [`RasterPass::ALL`] (the exhaustive match keeps `ALL` complete).
+    pub const fn index(self) -> usize {
+        match self {
+            RasterPass::Opaque => 0,
+            RasterPass::Transparent => 1,
+            RasterPass::Wireframe => 2,
+            RasterPass::LodColors => 3,
+            RasterPass::ChunkColors => 4,
+            RasterPass::QuadSize => 5,
+        }
+    }
+
+    /// Its profiling scope and render pass label.
+    pub fn label(self) -> &'static str {
+        use super::profiling::stage;
+        match self {
+            RasterPass::Opaque => stage::DRAW_OPAQUE,
+            RasterPass::Transparent => stage::DRAW_TRANSPARENT,
+            RasterPass::Wireframe => "draw.wireframe",
+            RasterPass::LodColors => "draw.lod",
+            RasterPass::ChunkColors => "draw.chunks",
+            RasterPass::QuadSize => "draw.quad_size",
+        }
+    }
+
+    /// The draw lists it draws: 0 opaque, 1 transparent. Debug views draw both opaquely, so
+    /// their picture does not depend on the lists' order.
+    pub fn lists(self) -> &'static [u32] {
+        match self {
+            RasterPass::Opaque => &[0],
+            RasterPass::Transparent => &[1],
+            _ => &[0, 1],
+        }
+    }
+
+    /// The fragment entry point in `shaders/chunk_draw.wgsl` (`fs_wire` needs line polygon mode;
+    /// without it `fs_wire_edges` draws the edges from filled triangles).
+    pub fn fragment(self, lines: bool) -> &'static str {
+        match self {
+            RasterPass::Opaque => "fs_opaque",
+            RasterPass::Transparent => "fs_transparent",
+            RasterPass::Wireframe if lines => "fs_wire",
+            RasterPass::Wireframe => "fs_wire_edges",
+            RasterPass::LodColors => "fs_lod",
+            RasterPass::ChunkColors => "fs_chunks",
+            RasterPass::QuadSize => "fs_quad_size",
+        }
+    }
+
+    pub fn blends(self) -> bool {
+        self == RasterPass::Transparent
+    }
+
+    pub fn writes_depth(self) -> bool {
+        self != RasterPass::Transparent
+    }
+
+    /// Wireframe lies exactly on surfaces already drawn: it passes at equal depth and is pulled
+    /// a little towards the eye.
+    pub fn is_overlay(self) -> bool {
+        self == RasterPass::Wireframe
+    }
+}
+
+const _: () = {
+    let mut i = 0;
+    while i < RasterPass::ALL.len() {
+        assert!(RasterPass::ALL[i].index() == i, "RasterPass::ALL is in index order");
+        i += 1;
+    }
+};
+
+/// What the frame draws: an ordered list of raster passes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RenderMode {
+    /// Shaded, opaque then transparent.
+    #[default]
+    Filled,
+    /// Edges only.
+    Wireframe,
+    /// Shaded, with edges over it.
+    FilledWireframe,
+    /// Coloured by level of detail.
+    Lod,
+    /// Coloured by chunk.
+    Chunks,
+    /// Coloured by quad size.
+    QuadSize,
+}
+
+impl RenderMode {
+    pub const ALL: [RenderMode; 6] = [
+        RenderMode::Filled,
+        RenderMode::Wireframe,
+        RenderMode::FilledWireframe,
+        RenderMode::Lod,
+        RenderMode::Chunks,
+        RenderMode::QuadSize,
+    ];
+
+    pub fn passes(self) -> &'static [RasterPass] {
+        use RasterPass::*;
+        match self {
+            RenderMode::Filled => &[Opaque, Transparent],
+            RenderMode::Wireframe => &[Wireframe],
+            RenderMode::FilledWireframe => &[Opaque, Transparent, Wireframe],
+            RenderMode::Lod => &[LodColors],
+            RenderMode::Chunks => &[ChunkColors],
+            RenderMode::QuadSize => &[QuadSize],
+        }
+    }
+
+    /// The spelling of `--mode`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RenderMode::Filled => "filled",
+            RenderMode::Wireframe => "wireframe",
+            RenderMode::FilledWireframe => "filled-wireframe",
+            RenderMode::Lod => "lod",
+            RenderMode::Chunks => "chunks",
+            RenderMode::QuadSize => "quad-size",
+        }
+    }
+}
