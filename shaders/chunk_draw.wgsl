@@ -19,7 +19,8 @@
 @group(0) @binding(4) var<storage, read> block_colors: array<u32>;
 
 struct VertexOut {
-    @builtin(position) clip: vec4<f32>,
+    // Invariant: the depth pre-pass and the opaque pass must compute the same depth.
+    @builtin(position) @invariant clip: vec4<f32>,
     @location(0) world: vec3<f32>,
     @location(1) @interpolate(flat) face: u32,
     @location(2) @interpolate(flat) block: u32,

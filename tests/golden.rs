@@ -178,7 +178,7 @@ fn golden_images_match_on_every_adapter() {
             assert_not_blank(scene.name, &actual);
             // Line rasterisation (and its depth bias) follows each API's own rules, so line-mode
             // scenes keep one reference per backend; the rest share one.
-            let per_backend = scene.mode.passes().iter().any(|p| p.is_overlay());
+            let per_backend = scene.mode.passes(false).iter().any(|p| p.is_overlay());
             let file = if per_backend { format!("{}-{backend}", scene.name) } else { scene.name.to_string() };
             let reference_path = root.join(format!("tests/golden/{file}.png"));
             if bless && (i == 0 || per_backend) {

@@ -165,3 +165,18 @@ fn wireframe_without_line_polygon_mode_draws_edges_from_triangles() {
         assert!(other < total / 20, "{}: only sky and edges ({other} other pixels)", gpu.summary);
     }
 }
+
+/// The depth pre-pass (depth of the opaque quads first, then shading at equal depth) draws the
+/// same picture, pixel for pixel, with and without wireframe over it.
+#[test]
+fn the_depth_prepass_draws_the_same_picture() {
+    let world = terrain();
+    for gpu in common::gpu_contexts() {
+        for mode in [voxgpu::gpu::RenderMode::Filled, voxgpu::gpu::RenderMode::FilledWireframe] {
+            let plain = frame(&mut renderer_for(&gpu, &world, RendererOptions { mode, ..options() }));
+            let with_prepass = RendererOptions { mode, depth_prepass: true, ..options() };
+            let prepassed = frame(&mut renderer_for(&gpu, &world, with_prepass));
+            assert_same(&format!("depth pre-pass, {}", mode.name()), &gpu, &plain, &prepassed);
+        }
+    }
+}

@@ -98,12 +98,15 @@ fn parse_lod_distance(s: &str) -> Result<f32, String> {
     }
 }
 
-/// Which culling tests run, shared by `render` and `profile`.
+/// Which culling tests run, and the depth pre-pass, shared by `render` and `profile`.
 #[derive(Debug, Clone, Args)]
 pub struct CullArgs {
     /// Frustum and face-direction culling on the GPU.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub cull: Switch,
+    /// Draw the opaque quads' depth first, then shade each pixel once at equal depth.
+    #[arg(long, value_enum, default_value_t = Switch::Off)]
+    pub depth_prepass: Switch,
 }
 
 impl CullArgs {

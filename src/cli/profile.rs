@@ -154,6 +154,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let options = RendererOptions {
         lod: args.lod.settings(),
         culling: args.cull.culling(),
+        depth_prepass: args.cull.depth_prepass == super::Switch::On,
         ..RendererOptions::new(args.width, args.height, fog_end)
     };
     let mut renderer = Renderer::new(gpu, options, &world.registry)?;

@@ -98,6 +98,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let options = RendererOptions {
         lod: args.lod.settings(),
         mode,
+        depth_prepass: args.cull.depth_prepass == super::Switch::On,
         culling,
         ..RendererOptions::new(args.width, args.height, fog_end)
     };

@@ -134,6 +134,11 @@ impl DrawPipelines {
             immediate_size: 0,
         });
         let make = |pass: RasterPass| {
+            let targets = [Some(wgpu::ColorTargetState {
+                format: COLOR_FORMAT,
+                blend: pass.blends().then_some(wgpu::BlendState::ALPHA_BLENDING),
+                write_mask: wgpu::ColorWrites::ALL,
+            })];
             let overlay = pass.is_overlay();
             let polygon_mode =
                 if overlay && lines { wgpu::PolygonMode::Line } else { wgpu::PolygonMode::Fill };
@@ -154,12 +159,7 @@ impl DrawPipelines {
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_FORMAT,
                     depth_write_enabled: Some(pass.writes_depth()),
-                    // Reverse-Z: nearer is greater. An overlay passes on the surface it outlines.
-                    depth_compare: Some(if overlay {
-                        wgpu::CompareFunction::GreaterEqual
-                    } else {
-                        wgpu::CompareFunction::Greater
-                    }),
+                    depth_compare: Some(pass.depth_compare()),
                     stencil: Default::default(),
                     // Pulled towards the eye (reverse-Z: a positive bias), so edges win over the
                     // filled faces they lie on.
@@ -170,15 +170,11 @@ impl DrawPipelines {
                     },
                 }),
                 multisample: Default::default(),
-                fragment: Some(wgpu::FragmentState {
+                fragment: pass.fragment(lines).map(|entry| wgpu::FragmentState {
                     module: &module,
-                    entry_point: Some(pass.fragment(lines)),
+                    entry_point: Some(entry),
                     compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: COLOR_FORMAT,
-                        blend: pass.blends().then_some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
+                    targets: &targets,
                 }),
                 multiview_mask: None,
                 cache: None,

@@ -24,6 +24,7 @@ pub mod stage {
     pub const MESH_BUILD: &str = "mesh.build";
     pub const CULL: &str = "cull";
     pub const DRAW: &str = "draw";
+    pub const DRAW_DEPTH_PREPASS: &str = "draw.depth_prepass";
     pub const DRAW_OPAQUE: &str = "draw.opaque";
     pub const DRAW_TRANSPARENT: &str = "draw.transparent";
 }

@@ -5,8 +5,13 @@
 /// One raster pipeline and what it draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RasterPass {
+    /// Depth only, of the opaque quads: the pre-pass, so the shaded pass runs its fragment
+    /// shader once per pixel.
+    DepthPrepass,
     /// Shaded opaque quads; depth written.
     Opaque,
+    /// Shaded opaque quads after the pre-pass: depth tested for equality, not written.
+    OpaqueAfterPrepass,
     /// Shaded transparent quads, alpha-blended, depth tested but not written.
     Transparent,
     /// Every quad's edges in a dark colour, over whatever was drawn before.
@@ -21,8 +26,10 @@ pub enum RasterPass {
 
 impl RasterPass {
     /// Every raster pass; its length is the number of variants, checked at compile time.
-    pub const ALL: [RasterPass; 6] = [
+    pub const ALL: [RasterPass; 8] = [
+        RasterPass::DepthPrepass,
         RasterPass::Opaque,
+        RasterPass::OpaqueAfterPrepass,
         RasterPass::Transparent,
         RasterPass::Wireframe,
         RasterPass::LodColors,
@@ -33,12 +40,14 @@ impl RasterPass {
     /// Position in [`RasterPass::ALL`] (the exhaustive match keeps `ALL` complete).
     pub const fn index(self) -> usize {
         match self {
-            RasterPass::Opaque => 0,
-            RasterPass::Transparent => 1,
-            RasterPass::Wireframe => 2,
-            RasterPass::LodColors => 3,
-            RasterPass::ChunkColors => 4,
-            RasterPass::QuadSize => 5,
+            RasterPass::DepthPrepass => 0,
+            RasterPass::Opaque => 1,
+            RasterPass::OpaqueAfterPrepass => 2,
+            RasterPass::Transparent => 3,
+            RasterPass::Wireframe => 4,
+            RasterPass::LodColors => 5,
+            RasterPass::ChunkColors => 6,
+            RasterPass::QuadSize => 7,
         }
     }
 
@@ -46,7 +55,8 @@ impl RasterPass {
     pub fn label(self) -> &'static str {
         use super::profiling::stage;
         match self {
-            RasterPass::Opaque => stage::DRAW_OPAQUE,
+            RasterPass::DepthPrepass => stage::DRAW_DEPTH_PREPASS,
+            RasterPass::Opaque | RasterPass::OpaqueAfterPrepass => stage::DRAW_OPAQUE,
             RasterPass::Transparent => stage::DRAW_TRANSPARENT,
             RasterPass::Wireframe => "draw.wireframe",
             RasterPass::LodColors => "draw.lod",
@@ -59,7 +69,7 @@ impl RasterPass {
     /// their picture does not depend on the lists' order.
     pub fn lists(self) -> &'static [u32] {
         match self {
-            RasterPass::Opaque => &[0],
+            RasterPass::DepthPrepass | RasterPass::Opaque | RasterPass::OpaqueAfterPrepass => &[0],
             RasterPass::Transparent => &[1],
             _ => &[0, 1],
         }
@@ -67,16 +77,18 @@ impl RasterPass {
 
     /// The fragment entry point in `shaders/chunk_draw.wgsl` (`fs_wire` needs line polygon mode;
     /// without it `fs_wire_edges` draws the edges from filled triangles).
-    pub fn fragment(self, lines: bool) -> &'static str {
-        match self {
-            RasterPass::Opaque => "fs_opaque",
+    /// `None` for the depth-only pre-pass.
+    pub fn fragment(self, lines: bool) -> Option<&'static str> {
+        Some(match self {
+            RasterPass::DepthPrepass => return None,
+            RasterPass::Opaque | RasterPass::OpaqueAfterPrepass => "fs_opaque",
             RasterPass::Transparent => "fs_transparent",
             RasterPass::Wireframe if lines => "fs_wire",
             RasterPass::Wireframe => "fs_wire_edges",
             RasterPass::LodColors => "fs_lod",
             RasterPass::ChunkColors => "fs_chunks",
             RasterPass::QuadSize => "fs_quad_size",
-        }
+        })
     }
 
     pub fn blends(self) -> bool {
@@ -84,11 +96,21 @@ impl RasterPass {
     }
 
     pub fn writes_depth(self) -> bool {
-        self != RasterPass::Transparent
+        !matches!(self, RasterPass::Transparent | RasterPass::OpaqueAfterPrepass)
     }
 
-    /// Wireframe lies exactly on surfaces already drawn: it passes at equal depth and is pulled
-    /// a little towards the eye.
+    /// Passes at equal depth: the shaded pass after the pre-pass, and the wireframe (which is
+    /// also pulled a little towards the eye).
+    pub fn depth_compare(self) -> wgpu::CompareFunction {
+        // Reverse-Z: nearer is greater.
+        match self {
+            RasterPass::OpaqueAfterPrepass => wgpu::CompareFunction::Equal,
+            RasterPass::Wireframe => wgpu::CompareFunction::GreaterEqual,
+            _ => wgpu::CompareFunction::Greater,
+        }
+    }
+
+    /// Wireframe lies exactly on surfaces already drawn.
     pub fn is_overlay(self) -> bool {
         self == RasterPass::Wireframe
     }
@@ -130,9 +152,15 @@ impl RenderMode {
         RenderMode::QuadSize,
     ];
 
-    pub fn passes(self) -> &'static [RasterPass] {
+    /// The passes, with the opaque pass split into a depth pre-pass and a shaded pass at equal
+    /// depth when `prepass` (a runtime switch; whether it pays depends on the adapter).
+    pub fn passes(self, prepass: bool) -> &'static [RasterPass] {
         use RasterPass::*;
         match self {
+            RenderMode::Filled if prepass => &[DepthPrepass, OpaqueAfterPrepass, Transparent],
+            RenderMode::FilledWireframe if prepass => {
+                &[DepthPrepass, OpaqueAfterPrepass, Transparent, Wireframe]
+            }
             RenderMode::Filled => &[Opaque, Transparent],
             RenderMode::Wireframe => &[Wireframe],
             RenderMode::FilledWireframe => &[Opaque, Transparent, Wireframe],

@@ -70,6 +70,8 @@ pub struct RendererOptions {
     pub lod: LodSettings,
     /// What the frame draws: shaded, or a debug view.
     pub mode: RenderMode,
+    /// Draw the opaque quads' depth first, then shade them at equal depth (filled modes).
+    pub depth_prepass: bool,
     pub culling: Culling,
 }
 
@@ -102,6 +104,7 @@ impl RendererOptions {
             max_meshes_per_frame: 4096,
             lod: LodSettings::default(),
             mode: RenderMode::Filled,
+            depth_prepass: false,
             culling: Culling::ALL,
         }
     }
@@ -364,6 +367,10 @@ impl Renderer {
         self.options.mode = mode;
     }
 
+    pub fn set_depth_prepass(&mut self, on: bool) {
+        self.options.depth_prepass = on;
+    }
+
     /// The block at world coordinates `world` as the renderer holds it (air where no chunk is).
     pub fn block(&self, world: IVec3) -> BlockId {
         let (pos, local) = ChunkPos::from_block(world);
@@ -604,11 +611,15 @@ impl Renderer {
         };
         let mut scope = self.profiling.profiler.scope(stage::DRAW, encoder);
         let mut commands = 0;
-        for (i, &raster) in self.options.mode.passes().iter().enumerate() {
+        for (i, &raster) in self.options.mode.passes(self.options.depth_prepass).iter().enumerate() {
             let first = i == 0;
-            let attachments = color(first);
+            // The pre-pass has no fragment stage and so no colour attachment; the colour is
+            // cleared by the first pass that has one.
+            let depth_only = raster.fragment(false).is_none();
+            let clear_color = !depth_only && (first || (i == 1 && self.options.depth_prepass));
+            let attachments = color(clear_color);
             let descriptor = wgpu::RenderPassDescriptor {
-                color_attachments: &attachments,
+                color_attachments: if depth_only { &[] } else { &attachments },
                 ..pass_descriptor(raster.label(), first)
             };
             let mut scoped = scope.scoped_render_pass(raster.label(), descriptor);
