@@ -188,6 +188,8 @@ struct Camera {
     fog_start: f32,
     sky_color: vec3<f32>,
     fog_end: f32,
+    // Clip to world, for the sky's view rays.
+    inv_view_proj: mat4x4<f32>,
 }
 
 fn quad_field(quad: vec2<u32>, word: u32, shift: u32, bits: u32) -> u32 {

@@ -74,6 +74,15 @@ fn scenes() -> Vec<Scene> {
             None,
         ),
         Scene {
+            name: "sky",
+            source: WorldSource::Terrain,
+            params: terrain,
+            // Low over the terrain, towards the sun: the gradient, the glow, fog into the horizon.
+            view: Some((Vec3::new(0.0, 84.0, 0.0), Vec3::new(35.0, 104.5, 52.0))),
+            lod: LodSettings::OFF,
+            mode: RenderMode::Filled,
+        },
+        Scene {
             name: "mode_wireframe",
             source: WorldSource::Terrain,
             params: terrain,

@@ -382,8 +382,12 @@ fn no_background_shows_through_lod_seams() {
     ];
     for gpu in common::gpu_contexts() {
         for (name, world, eye, target, settings) in &scenes {
-            let options =
-                RendererOptions { sky_color: SKY, lod: *settings, ..RendererOptions::new(256, 256, 1.0e6) };
+            let options = RendererOptions {
+                sky_color: SKY,
+                procedural_sky: false,
+                lod: *settings,
+                ..RendererOptions::new(256, 256, 1.0e6)
+            };
             let mut r = renderer(&gpu, world, options);
             let camera = Camera::look_at(*eye, *target);
             r.settle(&camera).expect("settles");

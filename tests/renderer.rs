@@ -153,7 +153,8 @@ fn wireframe_without_line_polygon_mode_draws_edges_from_triangles() {
         })
         .expect("device without line mode");
         assert!(!no_lines.caps.polygon_mode_line);
-        let options = RendererOptions { mode: voxgpu::gpu::RenderMode::Wireframe, ..options() };
+        let options =
+            RendererOptions { mode: voxgpu::gpu::RenderMode::Wireframe, procedural_sky: false, ..options() };
         let mut r = renderer_for(&no_lines, &world, options);
         let image = frame(&mut r);
         let sky = *image.get_pixel(0, 0);

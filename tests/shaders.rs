@@ -111,6 +111,7 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         fog_start: 104.0,
         sky_color: Vec3::new(105.0, 106.0, 107.0),
         fog_end: 108.0,
+        inv_view_proj: Mat4::from_cols_array(&std::array::from_fn(|i| i as f32 + 201.0)),
     };
     let bytes = uniform.to_bytes();
     let (members, span) = wgsl_struct(&common(), "Camera");
@@ -126,6 +127,7 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         ("fog_start", vec![uniform.fog_start]),
         ("sky_color", uniform.sky_color.to_array().to_vec()),
         ("fog_end", vec![uniform.fog_end]),
+        ("inv_view_proj", uniform.inv_view_proj.to_cols_array().to_vec()),
     ];
     assert_eq!(
         members.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),

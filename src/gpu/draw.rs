@@ -230,6 +230,12 @@ impl<'p, 'e> CountingPass<'p, 'e> {
         self.pass.set_bind_group(index, group, &[]);
     }
 
+    /// A non-indexed draw of `vertices` (the sky's full-screen triangle).
+    pub fn draw(&mut self, vertices: std::ops::Range<u32>) {
+        self.commands += 1;
+        self.pass.draw(vertices, 0..1);
+    }
+
     pub fn set_index_buffer(&mut self, buffer: &wgpu::Buffer) {
         self.commands += 1;
         self.pass.set_index_buffer(buffer.slice(..), wgpu::IndexFormat::Uint32);

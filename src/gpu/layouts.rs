@@ -26,6 +26,8 @@ pub struct CameraUniform {
     /// Linear RGB of the sky, which the fog fades to.
     pub sky_color: Vec3,
     pub fog_end: f32,
+    /// Clip to world, for the sky's view rays.
+    pub inv_view_proj: Mat4,
 }
 
 impl CameraUniform {

@@ -4,7 +4,7 @@ use std::num::NonZeroU64;
 
 use super::layouts::{CameraUniform, ChunkMeta};
 use super::render_mode::RasterPass;
-use super::shaders::{CHUNK_DRAW, shader_source};
+use super::shaders::{CHUNK_DRAW, SKY, shader_source};
 
 const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
 
@@ -115,9 +115,10 @@ pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     })
 }
 
-/// One chunk draw pipeline per [`RasterPass`], indexed by [`RasterPass::index`].
+/// One chunk draw pipeline per [`RasterPass`], indexed by [`RasterPass::index`], and the sky.
 pub struct DrawPipelines {
     passes: Vec<wgpu::RenderPipeline>,
+    pub sky: wgpu::RenderPipeline,
 }
 
 impl DrawPipelines {
@@ -180,7 +181,43 @@ impl DrawPipelines {
                 cache: None,
             })
         };
-        Self { passes: RasterPass::ALL.map(make).into() }
+        let sky_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("voxgpu.sky"),
+            source: wgpu::ShaderSource::Wgsl(shader_source(SKY).into()),
+        });
+        let sky = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("voxgpu.sky"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &sky_module,
+                entry_point: Some("vs_sky"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: Default::default(),
+            // Only where nothing was drawn: depth still at its clear value (0, reverse-Z).
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(false),
+                depth_compare: Some(wgpu::CompareFunction::Equal),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &sky_module,
+                entry_point: Some("fs_sky"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: COLOR_FORMAT,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        Self { passes: RasterPass::ALL.map(make).into(), sky }
     }
 
     pub fn get(&self, pass: RasterPass) -> &wgpu::RenderPipeline {

@@ -72,6 +72,9 @@ pub struct RendererOptions {
     pub mode: RenderMode,
     /// Draw the opaque quads' depth first, then shade them at equal depth (filled modes).
     pub depth_prepass: bool,
+    /// A gradient sky with a sun; off, the background is `sky_color` flat (tests that detect
+    /// background pixels use that).
+    pub procedural_sky: bool,
     pub culling: Culling,
 }
 
@@ -105,6 +108,7 @@ impl RendererOptions {
             lod: LodSettings::default(),
             mode: RenderMode::Filled,
             depth_prepass: false,
+            procedural_sky: true,
             culling: Culling::ALL,
         }
     }
@@ -501,8 +505,10 @@ impl Renderer {
         }
         let params = self.prepare();
         let (width, height) = (self.color.width(), self.color.height());
+        let view_proj = camera.view_proj(width as f32 / height as f32);
         let uniform = CameraUniform {
-            view_proj: camera.view_proj(width as f32 / height as f32),
+            view_proj,
+            inv_view_proj: view_proj.inverse(),
             eye: camera.eye,
             fog_start: self.options.fog_end * self.options.fog_start_fraction,
             sky_color: self.options.sky_color,
@@ -629,6 +635,11 @@ impl Renderer {
             pass.set_pipeline(self.pipelines.get(raster));
             for &list in raster.lists() {
                 self.draws.draw(&mut pass, self.submission, list);
+            }
+            // The sky fills what the first colour pass left empty, before anything transparent.
+            if clear_color && self.options.procedural_sky {
+                pass.set_pipeline(&self.pipelines.sky);
+                pass.draw(0..3);
             }
             commands += pass.commands;
         }
