@@ -190,6 +190,8 @@ struct Camera {
     fog_end: f32,
     // Clip to world, for the sky's view rays.
     inv_view_proj: mat4x4<f32>,
+    // The selected block's min corner (xyz) and 1 in w when one is selected.
+    selection: vec4<f32>,
 }
 
 fn quad_field(quad: vec2<u32>, word: u32, shift: u32, bits: u32) -> u32 {

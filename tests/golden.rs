@@ -36,6 +36,8 @@ struct Scene {
     view: Option<(Vec3, Vec3)>,
     lod: LodSettings,
     mode: RenderMode,
+    /// Outline the block the camera looks at.
+    pick: bool,
 }
 
 fn sample_vox() -> PathBuf {
@@ -53,6 +55,7 @@ fn scenes() -> Vec<Scene> {
         view,
         lod: LodSettings::OFF,
         mode: RenderMode::Filled,
+        pick: false,
     };
     // Seed 1 has land across the level boundaries in view: transparent quads are blended in
     // list order, which is not deterministic until transparency is sorted, so seams in water
@@ -80,6 +83,17 @@ fn scenes() -> Vec<Scene> {
             // Low over the terrain, towards the sun: the gradient, the glow, fog into the horizon.
             view: Some((Vec3::new(0.0, 84.0, 0.0), Vec3::new(35.0, 104.5, 52.0))),
             lod: LodSettings::OFF,
+            pick: false,
+            mode: RenderMode::Filled,
+        },
+        Scene {
+            name: "selection_outline",
+            source: WorldSource::Terrain,
+            params: terrain,
+            // Close over the ground at (0, 0), looking down at its top block (see `render`).
+            view: None,
+            lod: LodSettings::OFF,
+            pick: true,
             mode: RenderMode::Filled,
         },
         Scene {
@@ -88,6 +102,7 @@ fn scenes() -> Vec<Scene> {
             params: terrain,
             view: Some((Vec3::new(-30.0, 110.0, -30.0), Vec3::new(10.0, 70.0, 10.0))),
             lod: LodSettings::OFF,
+            pick: false,
             mode: RenderMode::Wireframe,
         },
         Scene {
@@ -96,6 +111,7 @@ fn scenes() -> Vec<Scene> {
             params: terrain,
             view: Some((Vec3::new(-30.0, 110.0, -30.0), Vec3::new(10.0, 70.0, 10.0))),
             lod: LodSettings::OFF,
+            pick: false,
             mode: RenderMode::FilledWireframe,
         },
         Scene {
@@ -104,6 +120,7 @@ fn scenes() -> Vec<Scene> {
             params: terrain,
             view: None,
             lod: LodSettings::OFF,
+            pick: false,
             mode: RenderMode::Chunks,
         },
         Scene {
@@ -112,6 +129,7 @@ fn scenes() -> Vec<Scene> {
             params: terrain,
             view: None,
             lod: LodSettings::OFF,
+            pick: false,
             mode: RenderMode::QuadSize,
         },
         Scene {
@@ -120,6 +138,7 @@ fn scenes() -> Vec<Scene> {
             params: wide,
             view: Some((Vec3::new(-20.0, 150.0, 20.0), Vec3::new(60.0, 50.0, -40.0))),
             lod: first_distance(40.0),
+            pick: false,
             mode: RenderMode::Lod,
         },
         Scene {
@@ -128,6 +147,7 @@ fn scenes() -> Vec<Scene> {
             params: wide,
             view: Some((Vec3::new(-20.0, 110.0, 20.0), Vec3::new(40.0, 70.0, -30.0))),
             lod: first_distance(40.0),
+            pick: false,
             mode: RenderMode::Filled,
         },
     ]
@@ -135,8 +155,13 @@ fn scenes() -> Vec<Scene> {
 
 fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     let world = worldgen::generate(&scene.source, &scene.params).expect("scene world generates");
-    let (eye, target) =
-        scene.view.unwrap_or_else(|| worldgen::default_view(&scene.source, &world, &scene.params));
+    let (eye, target) = if scene.pick {
+        let ground =
+            (0..256).rev().find(|&y| !world.block(IVec3::new(0, y, 0)).is_air()).expect("ground") as f32;
+        (Vec3::new(3.5, ground + 4.0, 2.5), Vec3::new(0.5, ground + 0.5, 0.5))
+    } else {
+        scene.view.unwrap_or_else(|| worldgen::default_view(&scene.source, &world, &scene.params))
+    };
     let fog_end = (scene.params.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
     let options =
         RendererOptions { lod: scene.lod, mode: scene.mode, ..RendererOptions::new(SIZE, SIZE, fog_end) };
@@ -144,7 +169,12 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
     }
-    renderer.settle(&Camera::look_at(eye, target)).expect("frame renders");
+    let camera = Camera::look_at(eye, target);
+    if scene.pick {
+        let hit = renderer.pick(&camera, 200.0).expect("the camera looks at a block");
+        renderer.set_selection(Some(hit.block));
+    }
+    renderer.settle(&camera).expect("frame renders");
     renderer.read_pixels().expect("readback")
 }
 

@@ -112,6 +112,7 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         sky_color: Vec3::new(105.0, 106.0, 107.0),
         fog_end: 108.0,
         inv_view_proj: Mat4::from_cols_array(&std::array::from_fn(|i| i as f32 + 201.0)),
+        selection: glam::Vec4::new(301.0, 302.0, 303.0, 1.0),
     };
     let bytes = uniform.to_bytes();
     let (members, span) = wgsl_struct(&common(), "Camera");
@@ -128,6 +129,7 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         ("sky_color", uniform.sky_color.to_array().to_vec()),
         ("fog_end", vec![uniform.fog_end]),
         ("inv_view_proj", uniform.inv_view_proj.to_cols_array().to_vec()),
+        ("selection", uniform.selection.to_array().to_vec()),
     ];
     assert_eq!(
         members.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),

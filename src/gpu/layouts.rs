@@ -28,6 +28,8 @@ pub struct CameraUniform {
     pub fog_end: f32,
     /// Clip to world, for the sky's view rays.
     pub inv_view_proj: Mat4,
+    /// The selected block's min corner (xyz), and 1 in w when one is selected.
+    pub selection: glam::Vec4,
 }
 
 impl CameraUniform {

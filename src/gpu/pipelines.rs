@@ -4,7 +4,7 @@ use std::num::NonZeroU64;
 
 use super::layouts::{CameraUniform, ChunkMeta};
 use super::render_mode::RasterPass;
-use super::shaders::{CHUNK_DRAW, SKY, shader_source};
+use super::shaders::{CHUNK_DRAW, OUTLINE, SKY, shader_source};
 
 const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
 
@@ -119,6 +119,7 @@ pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 pub struct DrawPipelines {
     passes: Vec<wgpu::RenderPipeline>,
     pub sky: wgpu::RenderPipeline,
+    pub outline: wgpu::RenderPipeline,
 }
 
 impl DrawPipelines {
@@ -217,7 +218,46 @@ impl DrawPipelines {
             multiview_mask: None,
             cache: None,
         });
-        Self { passes: RasterPass::ALL.map(make).into(), sky }
+        let outline_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("voxgpu.outline"),
+            source: wgpu::ShaderSource::Wgsl(shader_source(OUTLINE).into()),
+        });
+        let outline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("voxgpu.outline"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &outline_module,
+                entry_point: Some("vs_outline"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::LineList,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(false),
+                // Reverse-Z; the box is inflated, so its edges lie just in front of the faces.
+                depth_compare: Some(wgpu::CompareFunction::GreaterEqual),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &outline_module,
+                entry_point: Some("fs_outline"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: COLOR_FORMAT,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        Self { passes: RasterPass::ALL.map(make).into(), sky, outline }
     }
 
     pub fn get(&self, pass: RasterPass) -> &wgpu::RenderPipeline {

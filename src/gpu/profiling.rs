@@ -27,6 +27,7 @@ pub mod stage {
     pub const DRAW_DEPTH_PREPASS: &str = "draw.depth_prepass";
     pub const DRAW_OPAQUE: &str = "draw.opaque";
     pub const DRAW_TRANSPARENT: &str = "draw.transparent";
+    pub const DRAW_OUTLINE: &str = "draw.outline";
 }
 
 /// One timed scope of one frame.

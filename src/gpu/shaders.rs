@@ -24,13 +24,15 @@ pub const MIPS: ShaderFile = shader!("mips.wgsl");
 pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl");
 pub const CULL: ShaderFile = shader!("cull.wgsl");
 pub const SKY: ShaderFile = shader!("sky.wgsl");
+pub const OUTLINE: ShaderFile = shader!("outline.wgsl");
 pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 11] = [
+pub const SHADERS: [ShaderFile; 12] = [
     CHUNK_DRAW,
     SKY,
+    OUTLINE,
     LOD,
     MIPS,
     MIPS_BUILD,

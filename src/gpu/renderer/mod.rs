@@ -75,6 +75,8 @@ pub struct RendererOptions {
     /// A gradient sky with a sun; off, the background is `sky_color` flat (tests that detect
     /// background pixels use that).
     pub procedural_sky: bool,
+    /// The block outlined as selected (the viewer sets it from `Renderer::pick`).
+    pub selection: Option<IVec3>,
     pub culling: Culling,
 }
 
@@ -109,6 +111,7 @@ impl RendererOptions {
             mode: RenderMode::Filled,
             depth_prepass: false,
             procedural_sky: true,
+            selection: None,
             culling: Culling::ALL,
         }
     }
@@ -371,6 +374,11 @@ impl Renderer {
         self.options.mode = mode;
     }
 
+    /// Outlines `block` (or nothing) from the next frame on.
+    pub fn set_selection(&mut self, block: Option<IVec3>) {
+        self.options.selection = block;
+    }
+
     pub fn set_depth_prepass(&mut self, on: bool) {
         self.options.depth_prepass = on;
     }
@@ -509,6 +517,7 @@ impl Renderer {
         let uniform = CameraUniform {
             view_proj,
             inv_view_proj: view_proj.inverse(),
+            selection: self.options.selection.map_or(glam::Vec4::ZERO, |b| b.as_vec3().extend(1.0)),
             eye: camera.eye,
             fog_start: self.options.fog_end * self.options.fog_start_fraction,
             sky_color: self.options.sky_color,
@@ -641,6 +650,19 @@ impl Renderer {
                 pass.set_pipeline(&self.pipelines.sky);
                 pass.draw(0..3);
             }
+            commands += pass.commands;
+        }
+        if self.options.selection.is_some() {
+            let attachments = color(false);
+            let descriptor = wgpu::RenderPassDescriptor {
+                color_attachments: &attachments,
+                ..pass_descriptor(stage::DRAW_OUTLINE, false)
+            };
+            let mut scoped = scope.scoped_render_pass(stage::DRAW_OUTLINE, descriptor);
+            let mut pass = CountingPass::new(&mut scoped);
+            pass.set_bind_group(0, draw);
+            pass.set_pipeline(&self.pipelines.outline);
+            pass.draw(0..24);
             commands += pass.commands;
         }
         commands
