@@ -14,7 +14,9 @@ use voxgpu::gpu::{GpuContext, Renderer, RendererOptions};
 use voxgpu::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
 use voxgpu::mesh::{ChunkMesh, mesh_world_chunk, mesh_world_chunk_lod};
 use voxgpu::voxel::blocks as ids;
-use voxgpu::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos, MIP_LEVELS, MipPyramid, World, chunk_aabb};
+use voxgpu::voxel::{
+    BlockId, BlockRegistry, Chunk, ChunkPos, MIP_LEVELS, MipPyramid, World, chunk_aabb, raycast,
+};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 fn lod(first_distance: f32) -> LodSettings {
@@ -298,40 +300,10 @@ impl LodShape<'_> {
         }
     }
 
-    /// Whether the ray from `origin` along `dir` enters a solid block within `reach` blocks
-    /// (voxel traversal, Amanatides and Woo).
+    /// Whether the ray from `origin` along `dir` enters a solid block within `reach` blocks:
+    /// the picking walk (`voxel::raycast`) over this shape.
     fn ray_hits(&self, origin: Vec3, dir: Vec3, reach: f32) -> bool {
-        let mut cell = origin.floor().as_ivec3();
-        let step = dir.signum().as_ivec3();
-        // Ray distance to the first cell edge on each axis, and between edges; an axis the ray
-        // does not move along is never crossed.
-        let mut t_max = Vec3::INFINITY;
-        let mut t_delta = Vec3::INFINITY;
-        for axis in 0..3 {
-            if dir[axis] != 0.0 {
-                let o = origin[axis];
-                let edge = if dir[axis] > 0.0 { (cell[axis] + 1) as f32 - o } else { o - cell[axis] as f32 };
-                t_delta[axis] = 1.0 / dir[axis].abs();
-                t_max[axis] = edge * t_delta[axis];
-            }
-        }
-        loop {
-            if self.solid(cell) {
-                return true;
-            }
-            let axis = if t_max.x <= t_max.y && t_max.x <= t_max.z {
-                0
-            } else if t_max.y <= t_max.z {
-                1
-            } else {
-                2
-            };
-            if t_max[axis] > reach {
-                return false;
-            }
-            cell[axis] += step[axis];
-            t_max[axis] += t_delta[axis];
-        }
+        raycast(origin, dir, reach, |p| if self.solid(p) { ids::STONE } else { BlockId::AIR }).is_some()
     }
 }
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use glam::Vec3;
 
 use super::{CliError, CullArgs, LodArgs, MAX_IMAGE_SIDE, WorldArgs, parse_vec3};
@@ -28,9 +28,11 @@ pub struct RenderArgs {
     /// Point the camera looks at, `x,y,z`.
     #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
     pub target: Option<Vec3>,
-    /// How surfaces are coloured.
-    #[arg(long, value_enum, default_value_t = Mode::Filled)]
-    pub mode: Mode,
+    /// filled | wireframe | filled-wireframe | lod (chunks by level of detail, skirts lighter) |
+    /// chunks (each chunk its own colour) | quad-size (quad area, blue 1 to red 1024: greedy
+    /// merging at work).
+    #[arg(long, default_value = "filled", value_parser = parse_mode)]
+    pub mode: RenderMode,
     #[command(flatten)]
     pub lod: LodArgs,
     #[command(flatten)]
@@ -47,22 +49,12 @@ pub struct RenderArgs {
     pub world: WorldArgs,
 }
 
-/// `--mode`: the render modes of `gpu::RenderMode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Mode {
-    /// Shaded blocks.
-    Filled,
-    /// Quad edges only.
-    Wireframe,
-    /// Shaded, with quad edges over it.
-    FilledWireframe,
-    /// Each chunk in the colour of its level of detail (green full detail, then yellow, orange,
-    /// red, magenta, blue); skirts lighter.
-    Lod,
-    /// Each chunk in its own colour.
-    Chunks,
-    /// Each quad by its area, blue (one voxel) to red (1024 and more): greedy merging at work.
-    QuadSize,
+/// `--mode`: one of `RenderMode::name`, parsed by the mode itself so the two lists cannot drift.
+fn parse_mode(s: &str) -> Result<RenderMode, String> {
+    RenderMode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+        let names: Vec<&str> = RenderMode::ALL.iter().map(|m| m.name()).collect();
+        format!("{s:?} is not a mode (expected one of: {})", names.join(", "))
+    })
 }
 
 pub fn run(args: &RenderArgs) -> Result<(), CliError> {
@@ -87,14 +79,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
 
     let gpu = GpuContext::new()?;
     let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
-    let mode = match args.mode {
-        Mode::Filled => RenderMode::Filled,
-        Mode::Wireframe => RenderMode::Wireframe,
-        Mode::FilledWireframe => RenderMode::FilledWireframe,
-        Mode::Lod => RenderMode::Lod,
-        Mode::Chunks => RenderMode::Chunks,
-        Mode::QuadSize => RenderMode::QuadSize,
-    };
+    let mode = args.mode;
     let options = RendererOptions {
         lod: args.lod.settings(),
         mode,

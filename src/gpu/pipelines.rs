@@ -4,7 +4,7 @@ use std::num::NonZeroU64;
 
 use super::layouts::{CameraUniform, ChunkMeta};
 use super::render_mode::RasterPass;
-use super::shaders::{CHUNK_DRAW, OUTLINE, SKY, shader_source};
+use super::shaders::{CHUNK_DRAW, OUTLINE, SKY, ShaderFile, shader_source};
 
 const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
 
@@ -182,85 +182,67 @@ impl DrawPipelines {
                 cache: None,
             })
         };
-        let sky_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("voxgpu.sky"),
-            source: wgpu::ShaderSource::Wgsl(shader_source(SKY).into()),
-        });
-        let sky = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("voxgpu.sky"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &sky_module,
-                entry_point: Some("vs_sky"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: Default::default(),
-            // Only where nothing was drawn: depth still at its clear value (0, reverse-Z).
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
-                depth_compare: Some(wgpu::CompareFunction::Equal),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &sky_module,
-                entry_point: Some("fs_sky"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: COLOR_FORMAT,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
-        let outline_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("voxgpu.outline"),
-            source: wgpu::ShaderSource::Wgsl(shader_source(OUTLINE).into()),
-        });
-        let outline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("voxgpu.outline"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &outline_module,
-                entry_point: Some("vs_outline"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::LineList,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
-                // Reverse-Z; the box is inflated, so its edges lie just in front of the faces.
-                depth_compare: Some(wgpu::CompareFunction::GreaterEqual),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &outline_module,
-                entry_point: Some("fs_outline"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: COLOR_FORMAT,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let simple = |file: ShaderFile, topology, depth_compare| {
+            simple_pipeline(device, &pipeline_layout, file, topology, depth_compare)
+        };
+        // Only where nothing was drawn: depth still at its clear value (0, reverse-Z).
+        let sky = simple(SKY, wgpu::PrimitiveTopology::TriangleList, wgpu::CompareFunction::Equal);
+        // Reverse-Z; the box is inflated, so its edges lie just in front of the faces.
+        let outline = simple(OUTLINE, wgpu::PrimitiveTopology::LineList, wgpu::CompareFunction::GreaterEqual);
         Self { passes: RasterPass::ALL.map(make).into(), sky, outline }
     }
 
     pub fn get(&self, pass: RasterPass) -> &wgpu::RenderPipeline {
         &self.passes[pass.index()]
     }
+}
+
+/// A pipeline of one shader file with entry points `vs_<name>` and `fs_<name>` (the file's stem),
+/// no vertex buffers, depth tested with `depth_compare` and never written, colour unblended: the
+/// sky and the selection outline.
+fn simple_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    file: ShaderFile,
+    topology: wgpu::PrimitiveTopology,
+    depth_compare: wgpu::CompareFunction,
+) -> wgpu::RenderPipeline {
+    let stem = file.name.trim_end_matches(".wgsl");
+    let label = format!("voxgpu.{stem}");
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&label),
+        source: wgpu::ShaderSource::Wgsl(shader_source(file).into()),
+    });
+    let (vs, fs) = (format!("vs_{stem}"), format!("fs_{stem}"));
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(&label),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some(&vs),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState { topology, ..Default::default() },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(false),
+            depth_compare: Some(depth_compare),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some(&fs),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: COLOR_FORMAT,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
 }

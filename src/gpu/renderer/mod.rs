@@ -13,12 +13,14 @@
 //!
 //! Each stage is a profiling scope (`profiling::stage`), timed when profiling is on.
 //!
-//! `offline.rs` holds what waits for the GPU: `settle`, `read_pixels`, `timed_remesh`, and the
+//! `draw_passes.rs` records the render passes of the frame's mode and is the streaming manager's
+//! sink; `offline.rs` holds what waits for the GPU: `settle`, `read_pixels`, `timed_remesh`, and the
 //! profiling controls.
 //!
 //! Edits between frames (`insert_chunk`, `remove_chunk`, `set_block`) upload only the changed
 //! voxels and mark the affected chunks dirty; the GPU finds them in step 2.
 
+mod draw_passes;
 mod offline;
 
 use std::sync::Arc;
@@ -30,7 +32,7 @@ use wgpu::util::DeviceExt;
 use super::chunk_pool::{ChunkPool, Remesh};
 use super::context::check_device;
 use super::counters::{CounterReadback, CounterSources, GpuCounters};
-use super::draw::{CountingPass, DrawLists, DrawSubmission, quad_indices};
+use super::draw::{DrawLists, DrawSubmission, quad_indices};
 use super::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET};
 use super::lod::{LodBindGroups, LodBuffers, LodPasses};
 use super::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, MeshBuffers, Mesher};
@@ -588,86 +590,6 @@ impl Renderer {
         Ok(())
     }
 
-    /// Records the draw passes; returns how many render-pass commands they hold.
-    fn record_draw(&self, encoder: &mut wgpu::CommandEncoder, draw: &wgpu::BindGroup) -> u32 {
-        let color_view = self.color.create_view(&Default::default());
-        let depth_view = self.depth.create_view(&Default::default());
-        let sky = self.options.sky_color.as_dvec3();
-        let pass_descriptor = |label, clear: bool| wgpu::RenderPassDescriptor {
-            label: Some(label),
-            color_attachments: &[],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &depth_view,
-                // Reverse-Z: 0 is infinitely far.
-                depth_ops: Some(wgpu::Operations {
-                    load: if clear { wgpu::LoadOp::Clear(0.0) } else { wgpu::LoadOp::Load },
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        };
-        let color = |clear: bool| {
-            [Some(wgpu::RenderPassColorAttachment {
-                view: &color_view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: if clear {
-                        wgpu::LoadOp::Clear(wgpu::Color { r: sky.x, g: sky.y, b: sky.z, a: 1.0 })
-                    } else {
-                        wgpu::LoadOp::Load
-                    },
-                    store: wgpu::StoreOp::Store,
-                },
-            })]
-        };
-        let mut scope = self.profiling.profiler.scope(stage::DRAW, encoder);
-        let mut commands = 0;
-        for (i, &raster) in self.options.mode.passes(self.options.depth_prepass).iter().enumerate() {
-            let first = i == 0;
-            // The pre-pass has no fragment stage and so no colour attachment; the colour is
-            // cleared by the first pass that has one.
-            let depth_only = raster.fragment(false).is_none();
-            let clear_color = !depth_only && (first || (i == 1 && self.options.depth_prepass));
-            let attachments = color(clear_color);
-            let descriptor = wgpu::RenderPassDescriptor {
-                color_attachments: if depth_only { &[] } else { &attachments },
-                ..pass_descriptor(raster.label(), first)
-            };
-            let mut scoped = scope.scoped_render_pass(raster.label(), descriptor);
-            let mut pass = CountingPass::new(&mut scoped);
-            pass.set_bind_group(0, draw);
-            pass.set_index_buffer(&self.index_buffer);
-            pass.set_pipeline(self.pipelines.get(raster));
-            for &list in raster.lists() {
-                self.draws.draw(&mut pass, self.submission, list);
-            }
-            // The sky fills what the first colour pass left empty, before anything transparent.
-            if clear_color && self.options.procedural_sky {
-                pass.set_pipeline(&self.pipelines.sky);
-                pass.draw(0..3);
-            }
-            commands += pass.commands;
-        }
-        if self.options.selection.is_some() {
-            let attachments = color(false);
-            let descriptor = wgpu::RenderPassDescriptor {
-                color_attachments: &attachments,
-                ..pass_descriptor(stage::DRAW_OUTLINE, false)
-            };
-            let mut scoped = scope.scoped_render_pass(stage::DRAW_OUTLINE, descriptor);
-            let mut pass = CountingPass::new(&mut scoped);
-            pass.set_bind_group(0, draw);
-            pass.set_pipeline(&self.pipelines.outline);
-            pass.draw(0..24);
-            commands += pass.commands;
-        }
-        commands
-    }
-
     fn stats(&self, c: GpuCounters) -> FrameStats {
         FrameStats {
             chunks_resident: self.pool.len() as u32,
@@ -688,23 +610,5 @@ impl Renderer {
 
     pub(in crate::gpu) fn inspect_parts(&self) -> (&wgpu::Device, &wgpu::Queue, &ChunkPool, &QuadPool) {
         (&self.device, &self.queue, &self.pool, &self.quad_pool)
-    }
-}
-
-/// The streaming manager's view of the renderer: neighbours are re-meshed only when the manager
-/// asks (it deduplicates and budgets those requests).
-impl crate::stream::ChunkSink for Renderer {
-    type Error = GpuError;
-
-    fn insert(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> Result<(), GpuError> {
-        self.pool.insert(&self.device, &self.queue, pos, chunk, Remesh::Caller)
-    }
-
-    fn remove(&mut self, pos: ChunkPos) {
-        self.pool.remove(pos, Remesh::Caller);
-    }
-
-    fn mark_dirty(&mut self, pos: ChunkPos) {
-        self.pool.mark_dirty(pos);
     }
 }
