@@ -33,9 +33,8 @@ fn single_chunks(c: &mut Criterion) {
         ("checker", checker),
         ("water", Chunk::filled(ids::WATER)),
     ] {
-        group.bench_function(name, |b| {
-            b.iter(|| mesh_chunk(black_box(&chunk), &Neighbours::default(), &opaque))
-        });
+        group
+            .bench_function(name, |b| b.iter(|| mesh_chunk(black_box(&chunk), &Neighbours::none(), &opaque)));
     }
     group.finish();
 }
@@ -56,6 +55,19 @@ fn terrain(c: &mut Criterion) {
             }
         })
     });
+    // The same chunks at full detail without ambient occlusion: its cost.
+    let pyramids: HashMap<ChunkPos, MipPyramid> =
+        positions.iter().map(|&p| (p, MipPyramid::build(world.chunk(p).expect("listed")))).collect();
+    for ao in [true, false] {
+        let name = format!("{}_chunks_ao_{}", positions.len(), if ao { "on" } else { "off" });
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for &pos in &positions {
+                    black_box(mesh_world_chunk_lod(&world, pos, &|q| &pyramids[&q], &|_| 0, ao));
+                }
+            })
+        });
+    }
     group.finish();
 }
 
@@ -81,7 +93,7 @@ fn lod(c: &mut Criterion) {
         group.bench_function(format!("mesh_level_{level}_with_seams_{}_chunks", positions.len()), |b| {
             b.iter(|| {
                 for &pos in &positions {
-                    black_box(mesh_world_chunk_lod(&world, pos, &|q| &pyramids[&q], &levels));
+                    black_box(mesh_world_chunk_lod(&world, pos, &|q| &pyramids[&q], &levels, true));
                 }
             })
         });

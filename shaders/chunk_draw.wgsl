@@ -31,6 +31,8 @@ struct VertexOut {
     @location(5) quad_uv: vec2<f32>,
     @location(6) @interpolate(flat) quad_size: vec2<u32>,
     @location(7) @interpolate(flat) chunk_origin: vec3<i32>,
+    // Ambient occlusion, 1 open .. 0 closed, interpolated from the quad's corners.
+    @location(8) ao: f32,
 }
 
 // Skirts are pushed back by this fraction of their distance (reverse-Z: depth falls as 1 / w,
@@ -50,10 +52,16 @@ fn corner_offset(corner: u32, positive: bool) -> vec2<f32> {
     return vec2<f32>(du, dv);
 }
 
+// Brightness at ambient occlusion 0 (a corner closed on both sides).
+const AO_DARKEST: f32 = 0.42;
+
 @vertex
 fn vs_main(@builtin(vertex_index) vertex: u32) -> VertexOut {
     let quad_index = vertex >> 2u;
     let quad = quads[quad_index];
+    // Two bits per corner, corner k on the +u side when k & 1 and the +v side when k & 2.
+    let ao = quad_field(quad, QUAD_AO_WORD, QUAD_AO_SHIFT, QUAD_AO_BITS);
+    let corner_ao = vec4<u32>(ao & 3u, (ao >> 2u) & 3u, (ao >> 4u) & 3u, (ao >> 6u) & 3u);
     let chunk = chunks[page_owner[quad_index >> QUAD_PAGE_LOG2]];
 
     let face = quad_field(quad, QUAD_FACE_WORD, QUAD_FACE_SHIFT, QUAD_FACE_BITS);
@@ -70,7 +78,16 @@ fn vs_main(@builtin(vertex_index) vertex: u32) -> VertexOut {
         f32(quad_field(quad, QUAD_Y_WORD, QUAD_Y_SHIFT, QUAD_Y_BITS)),
         f32(quad_field(quad, QUAD_Z_WORD, QUAD_Z_SHIFT, QUAD_Z_BITS)),
     );
-    let offset = corner_offset(vertex & 3u, positive) * size;
+    // The index buffer splits the quad along the diagonal from corner (0, 0) to (1, 1). Where
+    // the other two corners are brighter together, rotating the corners by one splits it along
+    // their diagonal instead, so a dark corner darkens one triangle rather than a streak across
+    // both (the anisotropy of interpolated ambient occlusion).
+    var corner = vertex & 3u;
+    if corner_ao.y + corner_ao.z > corner_ao.x + corner_ao.w {
+        corner = (corner + 1u) & 3u;
+    }
+    let unit = corner_offset(corner, positive);
+    let offset = unit * size;
     // A positive face lies on the far side of its block: block i spans [i, i + 1).
     var local = min_block + axis_unit(axis) * f32(positive);
     local += axis_unit(u_axis) * offset.x + axis_unit(v_axis) * offset.y;
@@ -89,6 +106,7 @@ fn vs_main(@builtin(vertex_index) vertex: u32) -> VertexOut {
     out.quad_uv = offset;
     out.quad_size = vec2<u32>(size);
     out.chunk_origin = chunk.origin;
+    out.ao = f32(corner_ao[u32(unit.x) + 2u * u32(unit.y)]) / 3.0;
     return out;
 }
 
@@ -125,7 +143,8 @@ fn shade(in: VertexOut) -> vec4<f32> {
     // Block colours are sRGB bytes; light and fog work in linear RGB, and the sRGB target encodes
     // the result again.
     let rgba = unpack4x8unorm(block_colors[in.block]);
-    var color = pow(rgba.rgb, vec3<f32>(2.2)) * face_shade(in.face) * block_jitter(in.world, in.face);
+    let occlusion = mix(AO_DARKEST, 1.0, in.ao);
+    var color = pow(rgba.rgb, vec3<f32>(2.2)) * face_shade(in.face) * block_jitter(in.world, in.face) * occlusion;
     // Cylindrical fog: the world is loaded within a horizontal radius, so fade by horizontal
     // distance; looking straight down is then never fogged.
     let distance = length(in.world.xz - camera.eye.xz);

@@ -155,6 +155,8 @@ struct PassParams {
     draw_capacity: u32,
     // CHUNK_SIZE, passed at run time as the mesher's loop bound (see mesh.wgsl).
     chunk_size: u32,
+    // 1: bake ambient occlusion; 0: every corner open.
+    ambient_occlusion: u32,
 }
 
 // What the LOD pass selects levels from, written once per frame. Rust twin: gpu::LodParams.
@@ -176,7 +178,15 @@ struct CullParams {
     eye: vec3<f32>,
     // CULL_FRUSTUM | CULL_FACES: which tests run.
     flags: u32,
+    // The view's eye (the culling one differs when culling is frozen): transparent commands
+    // are sorted by distance from it.
+    view_eye: vec3<f32>,
+    // Sort keys per block of distance.
+    sort_scale: f32,
 }
+
+// Distance keys of the transparent sort (transparent_sort.wgsl).
+const SORT_BUCKETS: u32 = 16384u;
 
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_FACES: u32 = 2u;
@@ -203,7 +213,7 @@ fn put_field(quad: ptr<function, vec2<u32>>, word: u32, shift: u32, value: u32) 
 }
 
 // Twin of mesh::PackedQuad::pack. `size` is the extent along the two tangent axes (1..=32).
-fn pack_quad(min: vec3<u32>, size: vec2<u32>, face: u32, block: u32, skirt: bool) -> vec2<u32> {
+fn pack_quad(min: vec3<u32>, size: vec2<u32>, face: u32, block: u32, skirt: bool, ao: u32) -> vec2<u32> {
     var q = vec2<u32>(0u, 0u);
     put_field(&q, QUAD_X_WORD, QUAD_X_SHIFT, min.x);
     put_field(&q, QUAD_Y_WORD, QUAD_Y_SHIFT, min.y);
@@ -213,6 +223,7 @@ fn pack_quad(min: vec3<u32>, size: vec2<u32>, face: u32, block: u32, skirt: bool
     put_field(&q, QUAD_FACE_WORD, QUAD_FACE_SHIFT, face);
     put_field(&q, QUAD_SKIRT_WORD, QUAD_SKIRT_SHIFT, u32(skirt));
     put_field(&q, QUAD_BLOCK_WORD, QUAD_BLOCK_SHIFT, block);
+    put_field(&q, QUAD_AO_WORD, QUAD_AO_SHIFT, ao);
     return q;
 }
 

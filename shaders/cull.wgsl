@@ -4,7 +4,9 @@
 // Reads:  params, cull (frustum planes, eye, switches), chunks (origins), faces (counts and page
 //         lists).
 // Writes: args (opaque commands in [0, capacity), transparent in [capacity, 2 capacity)),
-//         counts (see COUNT_* below), visible (per slot: 1 when it has quads and is in view).
+//         counts (see COUNT_* below), visible (per slot: 1 when it has quads and is in view),
+//         sort_keys and sort_buckets (each transparent command's distance key, and the commands
+//         per key, for transparent_sort.wgsl).
 // Dispatch: one invocation per (slot, face, kind), 64 per workgroup. The CPU zeroes counts, and
 //           on adapters without indirect count also the args, before.
 //
@@ -13,6 +15,8 @@
 // consecutive pages within a stream, base_vertex = 4 × first quad, index_count = 6 × quads, over
 // the static (0,1,2, 0,2,3) + 4q index pattern, appended with an atomic counter. Commands beyond
 // the capacity are dropped (never written out of bounds); the capacity is sized from the pool.
+// Transparent faces are drawn from both sides (a water surface seen from under water), so
+// face-direction culling skips them.
 
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read> faces: array<FaceMesh>;
@@ -21,6 +25,8 @@
 @group(0) @binding(4) var<uniform> cull: CullParams;
 @group(0) @binding(5) var<storage, read> chunks: array<ChunkMeta>;
 @group(0) @binding(6) var<storage, read_write> visible: array<u32>;
+@group(0) @binding(7) var<storage, read_write> sort_keys: array<u32>;
+@group(0) @binding(8) var<storage, read_write> sort_buckets: array<atomic<u32>, SORT_BUCKETS>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
 // counts[]: commands (opaque, transparent), quads (opaque, transparent), skirt quads drawn,
@@ -51,11 +57,22 @@ fn face_may_show(face: u32, low: vec3<f32>, high: vec3<f32>) -> bool {
     return high[axis] > cull.eye[axis];
 }
 
-fn push(kind: u32, first_quad: u32, quads: u32) {
+// Twin of cull.rs transparent_sort_key: the distance from the view's eye to the chunk's centre,
+// far first.
+fn sort_key(centre: vec3<f32>) -> u32 {
+    let bucket = min(u32(distance(centre, cull.view_eye) * cull.sort_scale), SORT_BUCKETS - 1u);
+    return SORT_BUCKETS - 1u - bucket;
+}
+
+fn push(kind: u32, first_quad: u32, quads: u32, key: u32) {
     atomicAdd(&counts[2u + kind], quads);
     let index = atomicAdd(&counts[kind], 1u);
     if index < params.draw_capacity {
         args[kind * params.draw_capacity + index] = DrawArgs(quads * 6u, 1u, 0u, i32(first_quad * 4u), 0u);
+        if kind == 1u {
+            sort_keys[index] = key;
+            atomicAdd(&sort_buckets[key], 1u);
+        }
     }
 }
 
@@ -86,9 +103,11 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
             }
         }
     }
-    if !in_view || ((cull.flags & CULL_FACES) != 0u && !face_may_show(face, low, high)) {
+    let face_culled = kind == 0u && (cull.flags & CULL_FACES) != 0u && !face_may_show(face, low, high);
+    if !in_view || face_culled {
         return;
     }
+    let key = sort_key(low + vec3<f32>(0.5 * f32(CHUNK_SIZE)));
 
     let opaque = faces[face_index].opaque;
     if kind == 0u {
@@ -107,7 +126,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
             quads += page_end - i;
         } else {
             if quads > 0u {
-                push(kind, first_quad, quads);
+                push(kind, first_quad, quads, key);
             }
             first_quad = quad;
             quads = page_end - i;
@@ -115,6 +134,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         i = page_end;
     }
     if quads > 0u {
-        push(kind, first_quad, quads);
+        push(kind, first_quad, quads, key);
     }
 }

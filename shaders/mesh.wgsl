@@ -1,8 +1,9 @@
 // Binary greedy mesher: one face direction of one chunk per workgroup, at the chunk's selected
 // level of detail. Twin of src/mesh/greedy.rs (`mesh_grid`), which it must match quad for quad.
 //
-// Reads:  params, work (jobs), voxels (the chunk's level and its neighbour's same level across
-//         this face), links (neighbour slots, levels), opaque_bits (block opacity).
+// Reads:  params, work (jobs), voxels (the chunk's level, and the same level of its face and edge
+//         neighbours: border culling and ambient occlusion), links (neighbour slots, levels),
+//         opaque_bits (block opacity).
 // Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
 //         (pops pages; failed_pages on failure), links (state back to dirty on failure), chunks
 //         (the level the quads are in, which the draw scales them by).
@@ -16,8 +17,8 @@
 // Steps, each a twin of a CPU function:
 // 1. `build_columns`: solid and opaque u32 column bitmasks along the face's axis (shared memory).
 // 2. `visible_column`: faces culled by shifts against the next voxel or the neighbour's border.
-// 3. `mesh_slice` (counting): each slice transposes its bits out of the visible columns, splits
-//    them by block and merges greedily, counting quads.
+// 3. `mesh_slice` (counting): each slice transposes its bits out of the visible columns and
+//    merges them greedily by key (block, skirt, ambient occlusion: `face_key`), counting quads.
 // 4. One invocation sums the counts, pops the pages the face needs and records them.
 // 5. `mesh_slice` (emitting): the same walk again, writing each quad to its place in the stream.
 // Then `commit` (one invocation) takes the popped pages off the free stack.
@@ -58,9 +59,9 @@ var<private> dim: u32;
 var<private> level: u32;
 var<private> level_start: u32;
 
-// Once the visible columns exist (step 2), the column arrays are free: steps 3 and 5 reuse
-// solid_cols as each slice's visible plane and opaque_cols as the part of it with one block,
-// row v of slice s at [v * 32 + s], so the 32 invocations of a row touch 32 different banks.
+// Once the visible columns exist (step 2), solid_cols is free: steps 3 and 5 reuse it as each
+// slice's plane of faces not yet merged, row v of slice s at [v * 32 + s], so the 32
+// invocations of a row touch 32 different banks.
 // (Private arrays indexed at run time spill on GPUs, and GL drivers turn them into if-ladders
 // that take llvmpipe a minute to compile.)
 fn plane(slice: u32, v: u32) -> u32 {
@@ -71,13 +72,6 @@ fn set_plane(slice: u32, v: u32, bits: u32) {
     solid_cols[v * 32u + slice] = bits;
 }
 
-fn same(slice: u32, v: u32) -> u32 {
-    return opaque_cols[v * 32u + slice];
-}
-
-fn set_same(slice: u32, v: u32, bits: u32) {
-    opaque_cols[v * 32u + slice] = bits;
-}
 
 // The id at p of the level being meshed, in `slot`'s pyramid.
 fn voxel(slot: u32, p: vec3<u32>) -> u32 {
@@ -93,6 +87,46 @@ fn voxel_in(slot: u32, start: u32, size: u32, p: vec3<u32>) -> u32 {
 
 fn is_opaque(block: u32) -> bool {
     return ((opaque_bits[block >> 5u] >> (block & 31u)) & 1u) != 0u;
+}
+
+// Whether the cell at `p` (grid coordinates of the level being meshed, each in -1..=dim) is an
+// opaque block, in `slot` or in the neighbour it falls into; absent neighbours and corner chunks
+// are open. Twin of greedy.rs `Surroundings::occludes`.
+fn occludes(slot: u32, p: vec3<i32>) -> bool {
+    let size = vec3<i32>(i32(dim));
+    let offset = select(vec3<i32>(0), vec3<i32>(-1), p < vec3<i32>(0))
+        + select(vec3<i32>(0), vec3<i32>(1), p >= size);
+    let owner = slot_at(slot, offset);
+    return owner != NO_SLOT && is_opaque(voxel(owner, vec3<u32>(p - offset * size)));
+}
+
+// Ambient occlusion of the face towards `face` of the cell at depth `slice`, tangent (u, v): 2
+// bits per corner, corner k on the +u side when k & 1 and the +v side when k & 2; 3 is open, 0
+// closed. From the three cells touching the corner in the layer in front of the face: both
+// sides closed gives 0, else 3 minus the closed cells. Twin of greedy.rs `face_ao`.
+fn face_ao(slot: u32, face: u32, slice: u32, u: u32, v: u32) -> u32 {
+    if params.ambient_occlusion == 0u {
+        return 0xffu;
+    }
+    let axis = face_axis(face);
+    let front = vec3<i32>(voxel_pos(axis, slice, u, v)) + vec3<i32>(face_normal(face));
+    let eu = vec3<i32>(axis_unit((axis + 1u) % 3u));
+    let ev = vec3<i32>(axis_unit((axis + 2u) % 3u));
+    // Corner k lies on the +u side when k & 1 and on the +v side when k & 2. Unrolled: see
+    // mesh_slice on llvmpipe's loop budget.
+    return corner_ao(slot, front, -eu, -ev) | (corner_ao(slot, front, eu, -ev) << 2u)
+        | (corner_ao(slot, front, -eu, ev) << 4u) | (corner_ao(slot, front, eu, ev) << 6u);
+}
+
+// The occlusion value of the face corner towards du + dv from the front cell.
+fn corner_ao(slot: u32, front: vec3<i32>, du: vec3<i32>, dv: vec3<i32>) -> u32 {
+    let side_u = occludes(slot, front + du);
+    let side_v = occludes(slot, front + dv);
+    let corner = occludes(slot, front + du + dv);
+    if side_u && side_v {
+        return 0u;
+    }
+    return 3u - u32(side_u) - u32(side_v) - u32(corner);
 }
 
 // Reads the level once, in memory order: for each z, invocation y loads the dim / 2 words of the
@@ -235,8 +269,39 @@ fn drawn_exposes(neighbour: u32, drawn: u32, face: u32, u: u32, v: u32, block: u
     return false;
 }
 
+// The merge key of the visible face at (u, v) of `slice`: block id (bits 0..16), skirt (bit 16),
+// ambient occlusion (bits 17..25). Faces merge only when their keys are equal.
+fn face_key(slot: u32, face: u32, slice: u32, u: u32, v: u32, has_skirts: bool) -> u32 {
+    let block = voxel(slot, voxel_pos(face_axis(face), slice, u, v));
+    var skirt = 0u;
+    if has_skirts {
+        skirt = (atomicLoad(&skirt_rows[v]) >> u) & 1u;
+    }
+    return block | (skirt << 16u) | (face_ao(slot, face, slice, u, v) << 17u);
+}
+
+// Whether the faces at u..u + width of row v all have merge key `key`.
+fn row_has_key(slot: u32, face: u32, slice: u32, u: u32, v: u32, width: u32, has_skirts: bool, key: u32) -> bool {
+    for (var du = 0u; du < width; du++) {
+        if face_key(slot, face, slice, u + du, v, has_skirts) != key {
+            return false;
+        }
+    }
+    return true;
+}
+
 // Meshes one slice. Counts quads per kind (x opaque, y transparent); when `emit`, also writes
 // them from stream index `starts` on.
+//
+// Greedy merge in row-major order: the lowest face left in the row starts a quad, which grows
+// along u over consecutive faces with its key, then down over rows that hold the whole run with
+// that key. greedy.rs `emit_slice` splits the plane by key first and merges each part with bit
+// scans; the rectangles are the same, because a quad only ever consumes faces of its own key,
+// and each key's faces are visited in the same row-major order either way. This form visits
+// each face a bounded number of times however many keys there are, which matters: llvmpipe
+// stops every loop of an invocation once their iterations add up to 65,535
+// (LP_MAX_TGSI_LOOP_ITERATIONS, shared by all loops of a shader), and splitting by key costs
+// keys x faces iterations, which ambient occlusion made exceed it.
 fn mesh_slice(slot: u32, face: u32, slice: u32, emit: bool, starts: vec2<u32>) -> vec2<u32> {
     let axis = face_axis(face);
     let has_skirts = slice == select(0u, dim - 1u, face_is_positive(face));
@@ -248,63 +313,41 @@ fn mesh_slice(slot: u32, face: u32, slice: u32, emit: bool, starts: vec2<u32>) -
         set_plane(slice, v, row);
     }
     var counts = vec2<u32>(0u, 0u);
-    var v0 = 0u;
-    loop {
-        while v0 < dim && plane(slice, v0) == 0u {
-            v0++;
-        }
-        if v0 == dim {
-            break;
-        }
-        // Split off every face of the first face's (block, skirt) (emit_slice in greedy.rs).
-        let u0 = firstTrailingBit(plane(slice, v0));
-        let block = voxel(slot, voxel_pos(axis, slice, u0, v0));
-        let skirt = has_skirts && ((atomicLoad(&skirt_rows[v0]) >> u0) & 1u) != 0u;
-        for (var v = v0; v < dim; v++) {
+    for (var v = 0u; v < dim; v++) {
+        loop {
             let row = plane(slice, v);
-            var skirt_row = 0u;
-            if has_skirts {
-                skirt_row = atomicLoad(&skirt_rows[v]);
+            if row == 0u {
+                break;
             }
-            var bits = row & select(~skirt_row, skirt_row, skirt);
-            var matching = 0u;
-            while bits != 0u {
-                let u = firstTrailingBit(bits);
-                bits &= bits - 1u;
-                if voxel(slot, voxel_pos(axis, slice, u, v)) == block {
-                    matching |= 1u << u;
-                }
+            let u = firstTrailingBit(row);
+            let key = face_key(slot, face, slice, u, v, has_skirts);
+            var width = 1u;
+            while u + width < dim && ((row >> (u + width)) & 1u) != 0u
+                && face_key(slot, face, slice, u + width, v, has_skirts) == key {
+                width++;
             }
-            set_same(slice, v, matching);
-            set_plane(slice, v, row & ~matching);
-        }
-        let kind = select(1u, 0u, is_opaque(block));
-
-        // Greedy merge (merge_plane in greedy.rs).
-        for (var v = v0; v < dim; v++) {
-            var row = same(slice, v);
-            while row != 0u {
-                let u = firstTrailingBit(row);
-                let width = countTrailingZeros(~(row >> u));
-                let run = select(((1u << width) - 1u) << u, 0xffffffffu, width == 32u);
-                row &= ~run;
-                var height = 1u;
-                while v + height < dim && (same(slice, v + height) & run) == run {
-                    set_same(slice, v + height, same(slice, v + height) & ~run);
-                    height++;
-                }
-                if emit {
-                    let index = starts[kind] + counts[kind];
-                    let page = face_pages[index >> QUAD_PAGE_LOG2];
-                    let in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
-                    let min = voxel_pos(axis, slice, u, v);
-                    quads[(page << QUAD_PAGE_LOG2) + in_page] =
-                        pack_quad(min, vec2<u32>(width, height), face, block, skirt);
-                } else if skirt {
-                    atomicAdd(&skirt_quads, 1u);
-                }
-                counts[kind] += 1u;
+            let run = select(((1u << width) - 1u) << u, 0xffffffffu, width == 32u);
+            set_plane(slice, v, row & ~run);
+            var height = 1u;
+            while v + height < dim && (plane(slice, v + height) & run) == run
+                && row_has_key(slot, face, slice, u, v + height, width, has_skirts, key) {
+                set_plane(slice, v + height, plane(slice, v + height) & ~run);
+                height++;
             }
+            let block = key & 0xffffu;
+            let skirt = ((key >> 16u) & 1u) != 0u;
+            let kind = select(1u, 0u, is_opaque(block));
+            if emit {
+                let index = starts[kind] + counts[kind];
+                let page = face_pages[index >> QUAD_PAGE_LOG2];
+                let in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
+                let min = voxel_pos(axis, slice, u, v);
+                quads[(page << QUAD_PAGE_LOG2) + in_page] =
+                    pack_quad(min, vec2<u32>(width, height), face, block, skirt, key >> 17u);
+            } else if skirt {
+                atomicAdd(&skirt_quads, 1u);
+            }
+            counts[kind] += 1u;
         }
     }
     return counts;

@@ -85,20 +85,21 @@ fn build(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
         // The next level reads what this one wrote.
         storageBarrier();
     }
-    // A neighbour reads these mips across the border when it is meshed at a coarser level
-    // (culling against this chunk at its level), or when this chunk is drawn at a coarser level
-    // than it (its skirts read this chunk's drawn level). Edits on level 0's border layer
-    // reach full-detail neighbours through the CPU already.
-    if lid == 0u {
+    // A face or edge neighbour reads these mips when it is meshed at a coarser level (border
+    // culling and ambient occlusion at its level), and a face neighbour when this chunk is drawn
+    // at a coarser level than it (its skirts read this chunk's drawn level). Edits near level
+    // 0's borders reach full-detail neighbours through the CPU already. The 26 offsets are
+    // walked from lid 0..26 (corners find no slot).
+    if lid < 27u && lid != 13u {
         let own = links[slot].lod;
         let coarse = own != 0u && own != LEVEL_UNSET;
-        for (var face = 0u; face < 6u; face++) {
-            let neighbour = links[slot].neighbours[face];
-            if neighbour != NO_SLOT {
-                let level = links[neighbour].lod;
-                if coarse || (level != 0u && level != LEVEL_UNSET) {
-                    atomicOr(&links[neighbour].state, CHUNK_DIRTY);
-                }
+        let offset = vec3<i32>(i32(lid % 3u), i32(lid / 3u % 3u), i32(lid / 9u)) - vec3<i32>(1);
+        let neighbour = slot_at(slot, offset);
+        if neighbour != NO_SLOT {
+            let level = links[neighbour].lod;
+            let is_face = dot(abs(offset), vec3<i32>(1)) == 1;
+            if (coarse && is_face) || (level != 0u && level != LEVEL_UNSET) {
+                atomicOr(&links[neighbour].state, CHUNK_DIRTY);
             }
         }
     }

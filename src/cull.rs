@@ -82,6 +82,20 @@ fn normalise(plane: Vec4) -> Vec4 {
     if length < 1e-6 { Vec4::new(0.0, 0.0, 0.0, 1.0) } else { plane / length }
 }
 
+/// Distance keys of the transparent sort (`shaders/transparent_sort.wgsl`).
+pub const SORT_BUCKETS: u32 = 16384;
+/// Sort keys per block of distance: a quarter block apart, out to 4,096 blocks.
+pub const SORT_SCALE: f32 = 4.0;
+
+/// The key the transparent draw list is sorted by, ascending: the distance from `eye` to the
+/// chunk's centre in 1/[`SORT_SCALE`] blocks, far first, so the list draws back to front.
+/// Twin of the cull shader's `sort_key`.
+pub fn transparent_sort_key(pos: ChunkPos, eye: Vec3) -> u32 {
+    let (low, high) = chunk_aabb(pos);
+    let bucket = ((0.5 * (low + high)).distance(eye) * SORT_SCALE) as u32;
+    SORT_BUCKETS - 1 - bucket.min(SORT_BUCKETS - 1)
+}
+
 /// Whether a chunk's faces pointing along `face` can face a camera at `eye`. Twin of
 /// `face_may_show` in `shaders/cull.wgsl`.
 pub fn face_may_show(pos: ChunkPos, face: Face, eye: Vec3) -> bool {

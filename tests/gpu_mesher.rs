@@ -51,11 +51,15 @@ fn assert_gpu_equals_cpu(name: &str, gpu: &GpuContext, world: &World, options: R
             "{name} {:?}: transparent counts",
             m.pos
         );
+        let (got, want) = (common::as_set(&m.mesh), common::as_set(&cpu));
+
         assert!(
-            common::as_set(&m.mesh) == common::as_set(&cpu),
-            "{name} {:?} on {}: quads differ",
+            got == want,
+            "{name} {:?} on {}: quads differ; GPU only: {:?}; CPU only: {:?}",
             m.pos,
-            gpu.summary
+            gpu.summary,
+            got.difference(&want).take(4).map(|q| q.2.unpack()).collect::<Vec<_>>(),
+            want.difference(&got).take(4).map(|q| q.2.unpack()).collect::<Vec<_>>(),
         );
     }
 }

@@ -189,10 +189,10 @@ fn gpu_lod_meshes_and_skirts_equal_the_cpu_twin() {
             let levels: HashMap<ChunkPos, u32> = r.read_levels().expect("levels").into_iter().collect();
             let pyramids: HashMap<ChunkPos, MipPyramid> =
                 world.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
-            let (mut skirt_total, mut coarser_than_full) = (0, 0);
+            let (mut skirt_total, mut coarse_drawn, mut coarse_full) = (0, 0, 0);
             for m in r.read_meshes().expect("meshes") {
                 assert_eq!(m.level, levels[&m.pos], "{name} {:?}: meshed at the selected level", m.pos);
-                let cpu = mesh_world_chunk_lod(world, m.pos, &|p| &pyramids[&p], &|p| levels[&p]);
+                let cpu = mesh_world_chunk_lod(world, m.pos, &|p| &pyramids[&p], &|p| levels[&p], true);
                 assert_eq!(m.mesh.opaque.counts, cpu.opaque.counts, "{name} {:?} on {}", m.pos, gpu.summary);
                 assert_eq!(m.mesh.transparent.counts, cpu.transparent.counts, "{name} {:?}", m.pos);
                 assert!(
@@ -219,18 +219,22 @@ fn gpu_lod_meshes_and_skirts_equal_the_cpu_twin() {
                         m.level
                     );
                 }
-                // A coarse chunk draws fewer quads than it would at full detail.
+                // Coarse chunks draw fewer quads than they would at full detail. (Not each one:
+                // a chunk with a few quads, a tree top, can gain one at level 2, where its
+                // half-filled cells round up into a bigger blob whose faces ambient occlusion
+                // splits.)
                 if m.level >= 2 {
-                    let full = mesh_world_chunk(world, m.pos).quad_count();
-                    let drawn = m.mesh.quad_count() - skirts(&m.mesh);
-                    assert!(drawn <= full, "{name} {:?} at level {}: {drawn} > {full}", m.pos, m.level);
-                    coarser_than_full += (drawn < full) as usize;
+                    coarse_full += mesh_world_chunk(world, m.pos).quad_count();
+                    coarse_drawn += m.mesh.quad_count() - skirts(&m.mesh);
                 }
             }
             let distinct: BTreeSet<u32> = levels.values().copied().collect();
             assert!(distinct.len() >= 3, "{name}: levels {distinct:?}");
             assert!(skirt_total > 0, "{name}: level boundaries must produce skirts");
-            assert!(coarser_than_full > 0, "{name}: coarse chunks should save quads");
+            assert!(
+                coarse_drawn * 2 < coarse_full,
+                "{name}: chunks at level >= 2 draw {coarse_drawn} quads, at full detail {coarse_full}"
+            );
 
             // Edits change a chunk's mips, which its neighbours read: at their own coarse level
             // (culling), or at this chunk's coarse level (a full-detail neighbour's skirts). Flip
@@ -262,7 +266,7 @@ fn gpu_lod_meshes_and_skirts_equal_the_cpu_twin() {
             let pyramids: HashMap<ChunkPos, MipPyramid> =
                 edited.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
             for m in r.read_meshes().expect("meshes") {
-                let cpu = mesh_world_chunk_lod(&edited, m.pos, &|p| &pyramids[&p], &|p| levels[&p]);
+                let cpu = mesh_world_chunk_lod(&edited, m.pos, &|p| &pyramids[&p], &|p| levels[&p], true);
                 assert!(
                     common::as_set(&m.mesh) == common::as_set(&cpu),
                     "{name} {:?} on {} after edits: quads differ",
@@ -446,7 +450,7 @@ fn an_edit_inside_a_coarse_chunk_remeshes_the_skirts_of_its_full_detail_neighbou
         let pyramids: HashMap<ChunkPos, MipPyramid> =
             edited.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
         for m in r.read_meshes().expect("meshes") {
-            let cpu = mesh_world_chunk_lod(&edited, m.pos, &|p| &pyramids[&p], &|p| levels[&p]);
+            let cpu = mesh_world_chunk_lod(&edited, m.pos, &|p| &pyramids[&p], &|p| levels[&p], true);
             if m.pos == ChunkPos::new(0, 0, 0) {
                 assert!(skirts(&cpu) > 0, "the twin gives N skirts after the edit");
             }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
 use voxgpu::cli::profile::{ProfileArgs, profile};
-use voxgpu::cli::{CliError, CullArgs, LodArgs, Switch, WorldArgs};
+use voxgpu::cli::{CliError, CullArgs, MeshArgs, Switch, WorldArgs};
 use voxgpu::gpu::{GpuContext, GpuError, Renderer, RendererOptions, stage};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
@@ -126,7 +126,7 @@ fn without_timestamps_profile_fails_in_one_line_and_rendering_still_works() {
             json: None,
             trace: None,
             speed: None,
-            lod: LodArgs { lod: Switch::On, lod_distance: 128.0 },
+            mesh: MeshArgs { lod: Switch::On, lod_distance: 128.0, ao: Switch::On },
             cull: CullArgs { cull: Switch::On, depth_prepass: Switch::Off },
             world: WorldArgs { world: WorldSource::Sphere, seed: 1, view_distance: 2 },
         };

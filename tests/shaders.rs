@@ -30,9 +30,12 @@ fn every_shader_parses_and_validates() {
         .filter(|n| n.ends_with(".wgsl") && n != "common.wgsl")
         .collect();
     on_disk.sort();
-    let mut embedded: Vec<String> = SHADERS.iter().map(|s| s.name.to_string()).collect();
+    // Pipeline shaders and the shared files they include (which are validated through them).
+    let mut embedded: Vec<String> =
+        SHADERS.iter().flat_map(|s| s.includes.iter().chain([s])).map(|s| s.name.to_string()).collect();
     embedded.sort();
-    assert_eq!(on_disk, embedded, "every file in shaders/ must be listed in gpu::SHADERS");
+    embedded.dedup();
+    assert_eq!(on_disk, embedded, "every file in shaders/ must be listed in gpu::SHADERS or included by one");
     for file in SHADERS {
         validate(&format!("shaders/{}", file.name), &shader_source(file));
     }
@@ -40,7 +43,7 @@ fn every_shader_parses_and_validates() {
 
 #[test]
 fn a_broken_shader_names_its_file() {
-    let broken = ShaderFile { name: "broken.wgsl", source: "fn f() -> u32 { return 1.0; }" };
+    let broken = ShaderFile { name: "broken.wgsl", source: "fn f() -> u32 { return 1.0; }", includes: &[] };
     let err = std::panic::catch_unwind(|| validate("shaders/broken.wgsl", &shader_source(broken)))
         .expect_err("must not validate");
     let message = err.downcast_ref::<String>().expect("panic message");
@@ -186,6 +189,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
             ("max_jobs", offset_of!(PassParams, max_jobs)),
             ("draw_capacity", offset_of!(PassParams, draw_capacity)),
             ("chunk_size", offset_of!(PassParams, chunk_size)),
+            ("ambient_occlusion", offset_of!(PassParams, ambient_occlusion)),
         ],
         size_of::<PassParams>(),
     );
@@ -205,6 +209,8 @@ fn mesher_records_match_between_rust_and_wgsl() {
             ("planes", offset_of!(voxgpu::gpu::CullParams, planes)),
             ("eye", offset_of!(voxgpu::gpu::CullParams, eye)),
             ("flags", offset_of!(voxgpu::gpu::CullParams, flags)),
+            ("view_eye", offset_of!(voxgpu::gpu::CullParams, view_eye)),
+            ("sort_scale", offset_of!(voxgpu::gpu::CullParams, sort_scale)),
         ],
         size_of::<voxgpu::gpu::CullParams>(),
     );
@@ -232,6 +238,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("CULL_FRUSTUM", voxgpu::gpu::CullParams::FRUSTUM),
         ("CULL_FACES", voxgpu::gpu::CullParams::FACES),
         ("LEVEL_UNSET", voxgpu::lod::LEVEL_UNSET),
+        ("SORT_BUCKETS", voxgpu::cull::SORT_BUCKETS),
     ] {
         assert_eq!(u32_constant(&common(), name), rust, "{name}");
     }

@@ -9,7 +9,7 @@ use clap::Args;
 use glam::Vec3;
 use serde::Serialize;
 
-use super::{CliError, LodArgs, WorldArgs};
+use super::{CliError, MeshArgs, WorldArgs};
 use crate::camera::Camera;
 use crate::gpu::{
     Clock, GpuContext, GpuError, GpuTimer, MAX_CHUNKS_PER_FRAME, Renderer, RendererOptions,
@@ -36,7 +36,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeats: u32,
     #[command(flatten)]
-    pub lod: LodArgs,
+    pub mesh: MeshArgs,
     #[command(flatten)]
     pub world: WorldArgs,
 }
@@ -104,7 +104,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let timer = GpuTimer::new(&gpu).ok_or(GpuError::NoTimestamps { adapter: gpu.summary.to_string() })?;
     let options = RendererOptions {
         max_meshes_per_frame: chunks as u32,
-        lod: args.lod.settings(),
+        lod: args.mesh.lod_settings(),
+        ambient_occlusion: args.mesh.ambient_occlusion(),
         ..RendererOptions::new(1, 1, 1.0)
     };
     let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
@@ -133,7 +134,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     for _ in 0..=args.repeats {
         let start = Instant::now();
         std::hint::black_box(map_parallel(&positions, threads, |p| {
-            mesh_world_chunk_lod(&world, p, &|q| &pyramids[&q], &|q| levels[&q])
+            mesh_world_chunk_lod(
+                &world,
+                p,
+                &|q| &pyramids[&q],
+                &|q| levels[&q],
+                args.mesh.ambient_occlusion(),
+            )
         }));
         cpu_times.push(start.elapsed().as_secs_f64() * 1e3);
     }
@@ -152,7 +159,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         adapter: gpu.summary.name.clone(),
         backend: format!("{:?}", gpu.summary.backend),
         chunks,
-        lod: args.lod.settings().is_on(),
+        lod: args.mesh.lod_settings().is_on(),
         levels: settled.lod_levels,
         quads,
         gpu_ms,

@@ -69,9 +69,10 @@ pub enum Switch {
     Off,
 }
 
-/// How levels of detail are chosen, shared by every subcommand that meshes.
+/// How chunks are meshed (levels of detail, ambient occlusion), shared by every subcommand that
+/// meshes.
 #[derive(Debug, Clone, Args)]
-pub struct LodArgs {
+pub struct MeshArgs {
     /// Levels of detail: distant chunks are meshed from their mip levels, with skirts at seams.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub lod: Switch,
@@ -79,10 +80,17 @@ pub struct LodArgs {
     /// distance of level L-1.
     #[arg(long, default_value_t = LodSettings::default().first_distance, value_parser = parse_lod_distance)]
     pub lod_distance: f32,
+    /// Ambient occlusion baked into the quads by the mesher.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub ao: Switch,
 }
 
-impl LodArgs {
-    pub fn settings(&self) -> LodSettings {
+impl MeshArgs {
+    pub fn ambient_occlusion(&self) -> bool {
+        self.ao == Switch::On
+    }
+
+    pub fn lod_settings(&self) -> LodSettings {
         let on = LodSettings { first_distance: self.lod_distance, ..LodSettings::default() };
         match self.lod {
             Switch::On => on,

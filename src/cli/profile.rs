@@ -8,7 +8,7 @@ use clap::Args;
 use glam::{IVec3, Vec3};
 use serde::Serialize;
 
-use super::{CliError, CullArgs, LodArgs, MAX_IMAGE_SIDE, WorldArgs};
+use super::{CliError, CullArgs, MAX_IMAGE_SIDE, MeshArgs, WorldArgs};
 use crate::camera::Camera;
 use crate::gpu::{FrameStats, FrameTimings, GpuContext, GpuError, Renderer, RendererOptions};
 use crate::voxel::{BlockId, CHUNK_SIZE, World};
@@ -37,7 +37,7 @@ pub struct ProfileArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = parse_speed)]
     pub speed: Option<f32>,
     #[command(flatten)]
-    pub lod: LodArgs,
+    pub mesh: MeshArgs,
     #[command(flatten)]
     pub cull: CullArgs,
     #[command(flatten)]
@@ -152,7 +152,8 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let radius = args.world.view_distance as f32 * CHUNK_SIZE as f32 * 0.6;
     let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
     let options = RendererOptions {
-        lod: args.lod.settings(),
+        lod: args.mesh.lod_settings(),
+        ambient_occlusion: args.mesh.ambient_occlusion(),
         culling: args.cull.culling(),
         depth_prepass: args.cull.depth_prepass == super::Switch::On,
         ..RendererOptions::new(args.width, args.height, fog_end)
@@ -242,8 +243,8 @@ fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings], flow
         frames: frames.len(),
         world: args.world.world.to_string(),
         view_distance: args.world.view_distance,
-        lod: args.lod.settings().is_on(),
-        lod_distance: args.lod.lod_distance,
+        lod: args.mesh.lod_settings().is_on(),
+        lod_distance: args.mesh.lod_distance,
         cull: args.cull.cull == super::Switch::On,
         chunks_tested: flown.last.chunks_tested,
         chunks_visible: flown.last.chunks_visible,

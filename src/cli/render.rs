@@ -6,7 +6,7 @@ use std::sync::Arc;
 use clap::Args;
 use glam::Vec3;
 
-use super::{CliError, CullArgs, LodArgs, MAX_IMAGE_SIDE, WorldArgs, parse_vec3};
+use super::{CliError, CullArgs, MAX_IMAGE_SIDE, MeshArgs, WorldArgs, parse_vec3};
 use crate::camera::Camera;
 use crate::gpu::{Culling, GpuContext, RenderMode, Renderer, RendererOptions};
 use crate::stream::{StreamSettings, Streamer};
@@ -34,7 +34,7 @@ pub struct RenderArgs {
     #[arg(long, default_value = "filled", value_parser = parse_mode)]
     pub mode: RenderMode,
     #[command(flatten)]
-    pub lod: LodArgs,
+    pub mesh: MeshArgs,
     #[command(flatten)]
     pub cull: CullArgs,
     /// Stream the terrain around a scripted flight of N frames (2 blocks per frame along +X from
@@ -81,7 +81,8 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
     let mode = args.mode;
     let options = RendererOptions {
-        lod: args.lod.settings(),
+        lod: args.mesh.lod_settings(),
+        ambient_occlusion: args.mesh.ambient_occlusion(),
         mode,
         depth_prepass: args.cull.depth_prepass == super::Switch::On,
         culling,

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use glam::Vec3;
 use serde::Serialize;
 
-use super::{CliError, LodArgs, WorldArgs, parse_vec3};
+use super::{CliError, MeshArgs, WorldArgs, parse_vec3};
 use crate::camera::Camera;
 use crate::cull::{Frustum, chunk_in_frustum, face_may_show};
 use crate::gpu::{FrameStats, GpuContext, Renderer, RendererOptions};
@@ -38,7 +38,7 @@ pub struct StatsArgs {
     #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
     pub camera: Option<Vec3>,
     #[command(flatten)]
-    pub lod: LodArgs,
+    pub mesh: MeshArgs,
     #[command(flatten)]
     pub world: WorldArgs,
 }
@@ -97,13 +97,14 @@ pub fn run(args: &StatsArgs) -> Result<(), CliError> {
     let world = worldgen::generate(&args.world.world, &params)?;
     let (default_eye, target) = worldgen::default_view(&args.world.world, &world, &params);
     let eye = args.camera.unwrap_or(default_eye);
-    let on = LodSettings { max_level: LodSettings::default().max_level, ..args.lod.settings() };
+    let on = LodSettings { max_level: LodSettings::default().max_level, ..args.mesh.lod_settings() };
     let camera = Camera::look_at(eye, target);
+    let ao = args.mesh.ambient_occlusion();
     let (with_lod, without_lod) = match args.mesher {
-        Mesher::Cpu => (cpu_meshes(&world, eye, &on), cpu_meshes(&world, eye, &LodSettings::OFF)),
-        Mesher::Gpu => gpu_meshes(&world, camera, &on)?,
+        Mesher::Cpu => (cpu_meshes(&world, eye, &on, ao), cpu_meshes(&world, eye, &LodSettings::OFF, ao)),
+        Mesher::Gpu => gpu_meshes(&world, camera, &on, ao)?,
     };
-    let enabled = args.lod.settings().is_on();
+    let enabled = args.mesh.lod_settings().is_on();
     let chosen = if enabled { &with_lod } else { &without_lod };
     let mut mesh = MeshStats::default();
     let mut levels = [0u64; 6];
@@ -181,9 +182,12 @@ fn cull_report(meshed: &Meshed, camera: &Camera) -> CullReport {
             continue;
         }
         report.chunks_visible += 1;
-        for face in Face::ALL.into_iter().filter(|&f| face_may_show(*pos, f, camera.eye)) {
-            report.quads_drawn +=
-                (mesh.opaque.counts[face as usize] + mesh.transparent.counts[face as usize]) as u64;
+        // Transparent faces are drawn from both sides, so only opaque ones are face-culled.
+        for face in Face::ALL {
+            if face_may_show(*pos, face, camera.eye) {
+                report.quads_drawn += mesh.opaque.counts[face as usize] as u64;
+            }
+            report.quads_drawn += mesh.transparent.counts[face as usize] as u64;
         }
     }
     report
@@ -191,7 +195,7 @@ fn cull_report(meshed: &Meshed, camera: &Camera) -> CullReport {
 
 /// The CPU twins end to end: levels chosen fresh from `eye`, pyramids built, every chunk meshed
 /// at its level on all cores. Sorted by position like the GPU's readback.
-fn cpu_meshes(world: &World, eye: Vec3, lod: &LodSettings) -> Meshed {
+fn cpu_meshes(world: &World, eye: Vec3, lod: &LodSettings, ambient_occlusion: bool) -> Meshed {
     let positions = world.sorted_positions();
     let threads = cpu_threads();
     let levels: HashMap<ChunkPos, u32> =
@@ -202,16 +206,25 @@ fn cpu_meshes(world: &World, eye: Vec3, lod: &LodSettings) -> Meshed {
         .zip(map_parallel(&positions, threads, |p| MipPyramid::build(world.chunk(p).expect("listed"))))
         .collect();
     let meshes = map_parallel(&positions, threads, |p| {
-        mesh_world_chunk_lod(world, p, &|q| &pyramids[&q], &|q| levels[&q])
+        mesh_world_chunk_lod(world, p, &|q| &pyramids[&q], &|q| levels[&q], ambient_occlusion)
     });
     let chunks = positions.iter().zip(meshes).map(|(&p, m)| (p, m, levels[&p])).collect();
     Meshed { chunks, frame: None }
 }
 
 /// The GPU mesher: settled once with `lod`, read back, then again with LOD off.
-fn gpu_meshes(world: &World, camera: Camera, lod: &LodSettings) -> Result<(Meshed, Meshed), CliError> {
+fn gpu_meshes(
+    world: &World,
+    camera: Camera,
+    lod: &LodSettings,
+    ambient_occlusion: bool,
+) -> Result<(Meshed, Meshed), CliError> {
     let gpu = GpuContext::new()?;
-    let options = RendererOptions { lod: *lod, ..RendererOptions::new(STATS_ASPECT.0, STATS_ASPECT.1, 1.0) };
+    let options = RendererOptions {
+        lod: *lod,
+        ambient_occlusion,
+        ..RendererOptions::new(STATS_ASPECT.0, STATS_ASPECT.1, 1.0)
+    };
     let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk))?;

@@ -22,8 +22,8 @@ use glam::IVec3;
 use super::GpuError;
 use super::buffers::GrowableBuffer;
 use super::layouts::{ChunkLinks, ChunkMeta, ChunkState, FaceMesh, NO_SLOT, SLOT_WORDS};
-use crate::mesh::Face;
-use crate::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, voxel_index};
+use crate::mesh::{Face, meshes_reading, meshes_reading_block};
+use crate::voxel::{BlockId, Chunk, ChunkPos, voxel_index};
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
 
@@ -161,13 +161,10 @@ impl ChunkPool {
         self.stage(Target::Voxels, self.voxels.offset(slot as u64), bytes);
         self.resident.insert(pos, Resident { slot, chunk });
         self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
-        for face in Face::ALL {
-            let neighbour = pos.neighbour(face.normal());
-            match neighbours {
-                Remesh::Neighbours => self.mark_dirty(neighbour),
-                // The neighbour's link to the new slot still has to reach the GPU.
-                Remesh::Caller => self.write_links_of(neighbour),
-            }
+        match neighbours {
+            Remesh::Neighbours => meshes_reading(pos).for_each(|p| self.mark_dirty(p)),
+            // The face neighbours' links to the new slot still have to reach the GPU.
+            Remesh::Caller => Face::ALL.iter().for_each(|f| self.write_links_of(pos.neighbour(f.normal()))),
         }
         Ok(())
     }
@@ -226,11 +223,11 @@ impl ChunkPool {
             let neighbour = pos.neighbour(face.normal());
             if let Some(other) = self.resident.get(&neighbour) {
                 self.links[other.slot as usize].neighbours[face.opposite() as usize] = NO_SLOT;
-                match neighbours {
-                    Remesh::Neighbours => self.mark_dirty(neighbour),
-                    Remesh::Caller => self.write_links_of(neighbour),
-                }
+                self.write_links_of(neighbour);
             }
+        }
+        if neighbours == Remesh::Neighbours {
+            meshes_reading(pos).for_each(|p| self.mark_dirty(p));
         }
         self.links[slot as usize] = ChunkLinks { state: ChunkState::EVICTED, ..ChunkLinks::EMPTY };
         self.write_links(slot);
@@ -239,8 +236,9 @@ impl ChunkPool {
     }
 
     /// Sets one block: uploads the one changed word, asks for the chunk's mips to be rebuilt, and
-    /// marks the chunk and each neighbour whose border layer touches the voxel dirty. (Neighbours
-    /// meshed at a coarser level read the rebuilt mips: the mip pass marks those dirty itself.)
+    /// marks every chunk whose full-detail mesh reads the voxel dirty ([`meshes_reading_block`]).
+    /// (Neighbours meshed at a coarser level read the rebuilt mips: the mip pass marks those
+    /// dirty itself.)
     pub fn set_block(
         &mut self,
         device: &wgpu::Device,
@@ -270,13 +268,7 @@ impl ChunkPool {
         let slot = resident.slot;
         self.stage(Target::Voxels, offset, bytemuck::cast_slice(&pair));
         self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
-        let last = CHUNK_SIZE as i32 - 1;
-        for face in Face::ALL {
-            let coord = local[face.axis()];
-            if coord == if face.is_positive() { last } else { 0 } {
-                self.mark_dirty(pos.neighbour(face.normal()));
-            }
-        }
+        meshes_reading_block(world).for_each(|p| self.mark_dirty(p));
         Ok(())
     }
 

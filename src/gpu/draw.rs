@@ -12,7 +12,8 @@ use wgpu_profiler::GpuProfiler;
 use super::layouts::{ChunkMeta, CullParams, FaceMesh, PassParams};
 use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
 use super::profiling::stage;
-use super::shaders::{CULL, shader_source};
+use super::shaders::{CULL, TRANSPARENT_SORT, shader_source};
+use crate::cull::SORT_BUCKETS;
 
 /// The most quads one command draws; the static index buffer holds `6 × MAX_DRAW_QUADS` indices.
 /// A face stream never holds more, so a command never needs splitting for length.
@@ -70,10 +71,33 @@ pub struct DrawLists {
     /// One u32 per slot: 1 when the chunk has quads and passed the frustum test.
     pub visible: wgpu::Buffer,
     visible_slots: u32,
+    /// Each transparent command's distance key: unsorted in `[0, capacity)`, sorted in
+    /// `[capacity, 2 capacity)`.
+    pub sort_keys: wgpu::Buffer,
+    /// Transparent commands per key, then each key's next position (`transparent_sort.wgsl`).
+    sort_buckets: wgpu::Buffer,
     /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
     pub generation: u64,
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
+    sort_scan: wgpu::ComputePipeline,
+    sort_scatter: wgpu::ComputePipeline,
+    sort_layout: wgpu::BindGroupLayout,
+}
+
+/// The bind groups of the cull pass and of the transparent sort after it.
+pub struct CullBindGroups {
+    cull: wgpu::BindGroup,
+    sort: wgpu::BindGroup,
+}
+
+fn sort_keys_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.sort.keys"),
+        size: 2 * 4 * capacity as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
 }
 
 fn visible_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
@@ -97,9 +121,25 @@ impl DrawLists {
                 uniform_entry(4, size_of::<CullParams>() as u64),
                 storage_entry(5, true, size_of::<ChunkMeta>() as u64),
                 storage_entry(6, false, 4),
+                storage_entry(7, false, 4),
+                storage_entry(8, false, SORT_BUCKETS as u64 * 4),
             ],
         });
         let pipeline = compute_pipeline(device, "voxgpu.cull", &layout, &shader_source(CULL), "main");
+        let sort_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("voxgpu.sort"),
+            entries: &[
+                uniform_entry(0, size_of::<PassParams>() as u64),
+                storage_entry(1, false, ARGS_BYTES),
+                storage_entry(2, true, COUNT_WORDS * 4),
+                storage_entry(3, false, 4),
+                storage_entry(4, false, SORT_BUCKETS as u64 * 4),
+            ],
+        });
+        let sort_source = shader_source(TRANSPARENT_SORT);
+        let sort_scan = compute_pipeline(device, "voxgpu.sort.scan", &sort_layout, &sort_source, "scan");
+        let sort_scatter =
+            compute_pipeline(device, "voxgpu.sort.scatter", &sort_layout, &sort_source, "scatter");
         let counts = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("voxgpu.cull.counts"),
             size: COUNT_WORDS * 4,
@@ -122,9 +162,19 @@ impl DrawLists {
             }),
             visible: visible_buffer(device, 64),
             visible_slots: 64,
+            sort_keys: sort_keys_buffer(device, capacity),
+            sort_buckets: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.sort.buckets"),
+                size: SORT_BUCKETS as u64 * 4,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
             generation: 0,
             pipeline,
             layout,
+            sort_scan,
+            sort_scatter,
+            sort_layout,
         }
     }
 
@@ -133,6 +183,7 @@ impl DrawLists {
         if commands > self.capacity {
             self.capacity = commands.next_power_of_two();
             self.args = args_buffer(device, self.capacity);
+            self.sort_keys = sort_keys_buffer(device, self.capacity);
             self.generation += 1;
         }
         if slots > self.visible_slots {
@@ -148,18 +199,36 @@ impl DrawLists {
         params: &wgpu::Buffer,
         faces: &wgpu::Buffer,
         meta: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
-        bind_group(
+    ) -> CullBindGroups {
+        let cull = bind_group(
             device,
             "voxgpu.cull",
             &self.layout,
-            &[params, faces, &self.args, &self.counts, &self.cull_params, meta, &self.visible],
-        )
+            &[
+                params,
+                faces,
+                &self.args,
+                &self.counts,
+                &self.cull_params,
+                meta,
+                &self.visible,
+                &self.sort_keys,
+                &self.sort_buckets,
+            ],
+        );
+        let sort = bind_group(
+            device,
+            "voxgpu.sort",
+            &self.sort_layout,
+            &[params, &self.args, &self.counts, &self.sort_keys, &self.sort_buckets],
+        );
+        CullBindGroups { cull, sort }
     }
 
     /// Zeroes the counts (and, for the capped path, the commands) before the pass writes them.
     pub fn reset(&self, encoder: &mut wgpu::CommandEncoder, submission: DrawSubmission) {
         encoder.clear_buffer(&self.counts, 0, None);
+        encoder.clear_buffer(&self.sort_buckets, 0, None);
         if submission == DrawSubmission::CappedIndirect {
             encoder.clear_buffer(&self.args, 0, None);
         }
@@ -171,7 +240,7 @@ impl DrawLists {
         &self,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &GpuProfiler,
-        group: &wgpu::BindGroup,
+        groups: &CullBindGroups,
         slot_count: u32,
     ) {
         let query = profiler.begin_pass_query(stage::CULL, encoder);
@@ -181,8 +250,21 @@ impl DrawLists {
                 timestamp_writes: query.compute_pass_timestamp_writes(),
             });
             pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, group, &[]);
+            pass.set_bind_group(0, &groups.cull, &[]);
             pass.dispatch_workgroups((slot_count * 12).div_ceil(64).max(1), 1, 1);
+        }
+        profiler.end_query(encoder, query);
+        let query = profiler.begin_pass_query(stage::SORT, encoder);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(stage::SORT),
+                timestamp_writes: query.compute_pass_timestamp_writes(),
+            });
+            pass.set_bind_group(0, &groups.sort, &[]);
+            pass.set_pipeline(&self.sort_scan);
+            pass.dispatch_workgroups(1, 1, 1);
+            pass.set_pipeline(&self.sort_scatter);
+            pass.dispatch_workgroups(self.capacity.div_ceil(64), 1, 1);
         }
         profiler.end_query(encoder, query);
     }
@@ -190,7 +272,9 @@ impl DrawLists {
     /// Records the draws of list `kind` (0 opaque, 1 transparent): one command whatever the
     /// number of chunks.
     pub fn draw(&self, pass: &mut CountingPass<'_, '_>, submission: DrawSubmission, kind: u32) {
-        let offset = kind as u64 * self.capacity as u64 * ARGS_BYTES;
+        // Opaque commands from the first region, transparent ones from the sorted third.
+        let region = if kind == 0 { 0 } else { 2 };
+        let offset = region * self.capacity as u64 * ARGS_BYTES;
         pass.commands += 1;
         match submission {
             DrawSubmission::IndirectCount => pass.pass.multi_draw_indexed_indirect_count(
@@ -245,7 +329,8 @@ impl<'p, 'e> CountingPass<'p, 'e> {
 fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.cull.commands"),
-        size: 2 * capacity as u64 * ARGS_BYTES,
+        // Opaque, transparent as the cull pass appends them, transparent sorted.
+        size: 3 * capacity as u64 * ARGS_BYTES,
         usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })

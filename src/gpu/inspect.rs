@@ -98,6 +98,20 @@ impl Renderer {
         Ok(Some(levels))
     }
 
+    /// The keys of the last frame's transparent draw list in the order it is drawn
+    /// ([`crate::cull::transparent_sort_key`]: ascending is back to front).
+    pub fn read_transparent_order(&self) -> Result<Vec<u32>, GpuError> {
+        let (device, queue, _, _) = self.inspect_parts();
+        let raw = read_buffer(device, queue, &self.draws.counts, 4, 4)?;
+        let capacity = self.draws.capacity as u64;
+        let count = (bytemuck::cast_slice::<u8, u32>(&raw)[0] as u64).min(capacity);
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let raw = read_buffer(device, queue, &self.draws.sort_keys, capacity * 4, count * 4)?;
+        Ok(bytemuck::cast_slice(&raw).to_vec())
+    }
+
     /// The chunks the last frame's cull pass found visible (with quads, in the frustum), sorted.
     pub fn read_visible(&self) -> Result<Vec<ChunkPos>, GpuError> {
         let (device, queue, pool, _) = self.inspect_parts();

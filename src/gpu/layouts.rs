@@ -115,14 +115,25 @@ pub struct CullParams {
     pub eye: [f32; 3],
     /// [`CullParams::FRUSTUM`] | [`CullParams::FACES`]: which tests run.
     pub flags: u32,
+    /// The view's eye, which transparent commands are sorted by distance from.
+    pub view_eye: [f32; 3],
+    /// Sort keys per block of distance ([`crate::cull::SORT_SCALE`]).
+    pub sort_scale: f32,
 }
 
 impl CullParams {
     pub const FRUSTUM: u32 = 1;
     pub const FACES: u32 = 2;
 
-    pub fn new(frustum: &crate::cull::Frustum, eye: Vec3, flags: u32) -> Self {
-        Self { planes: frustum.planes.map(|p| p.to_array()), eye: eye.to_array(), flags }
+    /// Culls with `frustum` from `eye`, sorts transparent commands by distance from `view_eye`.
+    pub fn new(frustum: &crate::cull::Frustum, eye: Vec3, flags: u32, view_eye: Vec3) -> Self {
+        Self {
+            planes: frustum.planes.map(|p| p.to_array()),
+            eye: eye.to_array(),
+            flags,
+            view_eye: view_eye.to_array(),
+            sort_scale: crate::cull::SORT_SCALE,
+        }
     }
 }
 
@@ -192,4 +203,6 @@ pub struct PassParams {
     /// Always [`crate::voxel::CHUNK_SIZE`]: the mesher's loop bound, passed at run time so GL
     /// drivers do not unroll its nested loops (see `shaders/mesh.wgsl`).
     pub chunk_size: u32,
+    /// 1: the mesher bakes ambient occlusion into the quads; 0: every corner open.
+    pub ambient_occlusion: u32,
 }

@@ -154,7 +154,7 @@ impl DrawPipelines {
                     buffers: &[],
                 },
                 primitive: wgpu::PrimitiveState {
-                    cull_mode: Some(wgpu::Face::Back),
+                    cull_mode: pass.cull_mode(),
                     polygon_mode,
                     ..Default::default()
                 },

@@ -23,6 +23,7 @@ pub mod stage {
     pub const MESH_RELEASE: &str = "mesh.release";
     pub const MESH_BUILD: &str = "mesh.build";
     pub const CULL: &str = "cull";
+    pub const SORT: &str = "sort.transparent";
     pub const DRAW: &str = "draw";
     pub const DRAW_DEPTH_PREPASS: &str = "draw.depth_prepass";
     pub const DRAW_OPAQUE: &str = "draw.opaque";

@@ -95,6 +95,12 @@ impl RasterPass {
         self == RasterPass::Transparent
     }
 
+    /// Transparent surfaces are drawn from both sides: a water surface also shows from under
+    /// the water. Everything else is closed, so back faces are culled.
+    pub fn cull_mode(self) -> Option<wgpu::Face> {
+        (self != RasterPass::Transparent).then_some(wgpu::Face::Back)
+    }
+
     pub fn writes_depth(self) -> bool {
         !matches!(self, RasterPass::Transparent | RasterPass::OpaqueAfterPrepass)
     }

@@ -26,25 +26,119 @@
 //!    open; where the neighbour's surface is in front anyway the skirt loses the depth test (the
 //!    draw also pushes skirts back a little). Transparent blocks follow the same rule, so a lake
 //!    across a level boundary stays closed without a sheet of water skirts inside it.
+//! 7. **Ambient occlusion.** Each face corner gets a value 0..=3 from the three opaque-or-not
+//!    cells that touch it in the layer in front of the face (two sides and the diagonal; both
+//!    sides closed gives 0, else 3 minus the closed count). The four values are the quad's `ao`
+//!    byte and part of the merge key, so merged faces share them. Two faces merged along a row
+//!    share the vertex between them, and a shared vertex has one value seen from either face (the
+//!    front cells of both are open), so a merged quad's corners interpolate exactly as its unit
+//!    faces would. Samples outside the chunk come from the neighbours at the same level: the face
+//!    neighbours, and edge neighbours reached through a face neighbour (see [`Neighbours`]);
+//!    samples in a corner chunk (outside on all three axes) count as open.
+//! 7. **Ambient occlusion.** Each face corner gets a value 0..=3 from the three opaque-or-not
+//!    cells that touch it in the layer in front of the face (two sides and the diagonal; both
+//!    sides closed gives 0, else 3 minus the closed count). The four values are the quad's `ao`
+//!    byte and part of the merge key, so merged faces share them. Two faces merged along a row
+//!    share the vertex between them, and a shared vertex has one value seen from either face (the
+//!    front cells of both are open), so a merged quad's corners interpolate exactly as its unit
+//!    faces would. Samples outside the chunk come from the neighbours at the same level: the face
+//!    neighbours, and edge neighbours reached through a face neighbour (see [`Neighbours`]);
+//!    samples in a corner chunk (outside on all three axes) count as open.
 
 use std::ops::Range;
 
-use glam::UVec3;
+use glam::{IVec3, UVec3};
 
 use super::{Face, PackedQuad, Quad};
 use crate::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, MipPyramid, World};
 
 const N: usize = CHUNK_SIZE;
 
-/// The six face-adjacent chunks, indexed by [`Face`]. `None` means not resident, which counts as
-/// exposed.
-#[derive(Clone, Copy, Default)]
-pub struct Neighbours<'a>(pub [Option<&'a Chunk>; 6]);
+/// Index of the chunk at `offset` (each component −1, 0 or 1) in a 3×3×3 neighbourhood, x
+/// fastest; 13 is the centre.
+pub fn around_index(offset: IVec3) -> usize {
+    (offset.x + 1 + 3 * (offset.y + 1) + 9 * (offset.z + 1)) as usize
+}
+
+/// `value` along `axis`, 0 on the other two.
+fn along(axis: usize, value: i32) -> IVec3 {
+    let mut v = IVec3::ZERO;
+    v[axis] = value;
+    v
+}
+
+/// The offsets of a 3×3×3 neighbourhood, in [`around_index`] order.
+fn around_offsets() -> impl Iterator<Item = IVec3> {
+    (0..27).map(|i| IVec3::new(i % 3 - 1, i / 3 % 3 - 1, i / 9 - 1))
+}
+
+/// The neighbourhood as the mesher reaches it, from `get(offset)` (a chunk that is resident): the
+/// six face neighbours, and each edge neighbour through either of the two face neighbours it
+/// shares with the centre, as the GPU follows neighbour links (so an edge neighbour with both of
+/// those absent is out of reach). The centre and the eight corner chunks are `None`.
+fn reachable<T: Copy>(get: impl Fn(IVec3) -> Option<T>) -> [Option<T>; 27] {
+    let mut out = [None; 27];
+    for (slot, d) in out.iter_mut().zip(around_offsets()) {
+        let axes: Vec<usize> = (0..3).filter(|&a| d[a] != 0).collect();
+        *slot = match axes[..] {
+            [_] => get(d),
+            [a, b] => {
+                let through = |axis: usize| get(along(axis, d[axis])).is_some();
+                (through(a) || through(b)).then(|| get(d)).flatten()
+            }
+            _ => None,
+        };
+    }
+    out
+}
+
+/// The chunks whose meshes read the voxels of the chunk at `pos`: its face neighbours (border
+/// culling, skirts) and edge neighbours (ambient occlusion). They are re-meshed when it arrives,
+/// leaves or changes.
+pub fn meshes_reading(pos: ChunkPos) -> impl Iterator<Item = ChunkPos> {
+    around_offsets().filter(|d| matches!(d.abs().element_sum(), 1 | 2)).map(move |d| pos.neighbour(d))
+}
+
+/// The chunks whose full-detail meshes read world block `block`: its own chunk, and each chunk of
+/// [`meshes_reading`] that the block touches (it lies in their border layer's row, column or
+/// corner line).
+pub fn meshes_reading_block(block: IVec3) -> impl Iterator<Item = ChunkPos> {
+    let (pos, local) = ChunkPos::from_block(block);
+    let last = CHUNK_SIZE as i32 - 1;
+    let touches = move |d: IVec3| {
+        (0..3).all(|a| match d[a] {
+            1 => local[a] == last,
+            -1 => local[a] == 0,
+            _ => true,
+        })
+    };
+    std::iter::once(pos).chain(meshes_reading(pos).filter(move |p| touches(p.0 - pos.0)))
+}
+
+/// The chunks around one chunk, by offset ([`around_index`]), as the mesher reaches them (see
+/// `reachable`): face and edge neighbours. `None` means not resident, which counts as exposed
+/// and unoccluded.
+#[derive(Clone, Copy)]
+pub struct Neighbours<'a>(pub [Option<&'a Chunk>; 27]);
 
 impl<'a> Neighbours<'a> {
     /// The neighbours of `pos` as stored in `world`.
     pub fn of(world: &'a World, pos: ChunkPos) -> Self {
-        Self(Face::ALL.map(|f| world.chunk(pos.neighbour(f.normal())).map(|c| &**c)))
+        Self(reachable(|d| world.chunk(pos.neighbour(d)).map(|c| &**c)))
+    }
+
+    /// Only face neighbours, indexed by [`Face`].
+    pub fn faces(faces: [Option<&'a Chunk>; 6]) -> Self {
+        let mut all = [None; 27];
+        for face in Face::ALL {
+            all[around_index(face.normal())] = faces[face as usize];
+        }
+        Self(all)
+    }
+
+    /// No neighbour at all.
+    pub fn none() -> Self {
+        Self([None; 27])
     }
 }
 
@@ -80,41 +174,95 @@ impl<'a> Grid<'a> {
     }
 }
 
-/// What lies across one face of the chunk being meshed: the neighbour's grid at the same level,
-/// and, when the neighbour is drawn at another level, the grid it is drawn with (the border then
-/// needs skirts).
+/// What surrounds the grid being meshed.
 #[derive(Clone, Copy)]
-pub struct Border<'a> {
-    pub grid: Grid<'a>,
-    pub drawn: Option<Grid<'a>>,
+pub struct Surroundings<'a> {
+    /// The neighbours' grids at the level being meshed, by offset ([`around_index`]), as the
+    /// mesher reaches them (face and edge neighbours; see [`Neighbours`]).
+    pub grids: [Option<Grid<'a>>; 27],
+    /// For each face ([`Face`] order) whose neighbour is drawn at another level, the grid it is
+    /// drawn with: that border needs skirts.
+    pub drawn: [Option<Grid<'a>>; 6],
+    /// Bake ambient occlusion; without it every corner is open (`ao` = 0xff).
+    pub ambient_occlusion: bool,
 }
 
-impl Border<'_> {
-    /// Whether the neighbour as drawn leaves any part of the face of `block` at tangent cell
-    /// `(u, v)` (of a grid `size` on a side) exposed. Twin of the shader's `drawn_exposes`.
-    fn drawn_exposes(
-        &self,
-        opaque: &[bool],
-        face: Face,
-        size: usize,
-        u: usize,
-        v: usize,
-        block: BlockId,
-    ) -> bool {
-        let Some(drawn) = self.drawn else { return false };
-        // The neighbour cells the face covers: several when the neighbour is finer, one when coarser.
-        let span = |c: usize| {
-            let low = c * drawn.size / size;
-            low..((c + 1) * drawn.size / size).max(low + 1)
-        };
-        let depth = if face.is_positive() { 0 } else { drawn.size - 1 };
-        span(v).any(|dv| {
-            span(u).any(|du| {
-                let next = drawn.get_at(voxel_at(face.axis(), depth, du, dv));
-                !is_opaque(opaque, next) && next != block
-            })
-        })
+impl<'a> Surroundings<'a> {
+    /// Nothing around: every border exposed, no skirts, ambient occlusion on.
+    pub fn none() -> Self {
+        Self { grids: [None; 27], drawn: [None; 6], ambient_occlusion: true }
     }
+
+    /// Full-detail neighbours, none drawn at another level.
+    pub fn chunks(neighbours: &Neighbours<'a>) -> Self {
+        Self { grids: neighbours.0.map(|c| c.map(Grid::chunk)), ..Self::none() }
+    }
+
+    /// The face neighbour's grid across `face`.
+    fn border(&self, face: Face) -> Option<Grid<'a>> {
+        self.grids[around_index(face.normal())]
+    }
+
+    /// Whether the cell at `p` (grid coordinates, each in `-1..=size`) is an opaque block: in
+    /// the grid itself or in the neighbour it falls into. Absent neighbours and corner chunks
+    /// are open. Twin of the shader's `occludes`.
+    fn occludes(&self, grid: Grid, opaque: &[bool], p: IVec3) -> bool {
+        let size = grid.size as i32;
+        let offset = IVec3::select(p.cmplt(IVec3::ZERO), IVec3::NEG_ONE, IVec3::ZERO)
+            + IVec3::select(p.cmpge(IVec3::splat(size)), IVec3::ONE, IVec3::ZERO);
+        let local = (p - offset * size).as_uvec3();
+        let owner = if offset == IVec3::ZERO { Some(grid) } else { self.grids[around_index(offset)] };
+        owner.is_some_and(|g| is_opaque(opaque, g.get_at(local.to_array().map(|c| c as usize))))
+    }
+
+    /// Ambient occlusion of the face towards `face` of the cell at depth `a`, tangent `(u, v)`:
+    /// 2 bits per corner, corner `k` at the `+u` side when `k & 1` and the `+v` side when `k & 2`;
+    /// 3 is open, 0 closed. Twin of the shader's `face_ao`.
+    fn face_ao(&self, grid: Grid, opaque: &[bool], face: Face, a: usize, u: usize, v: usize) -> u8 {
+        if !self.ambient_occlusion {
+            return 0xff;
+        }
+        let n = face.axis();
+        let [eu, ev] = [(n + 1) % 3, (n + 2) % 3].map(|axis| along(axis, 1));
+        let front = IVec3::from_array(voxel_at(n, a, u, v).map(|c| c as i32)) + face.normal();
+        let mut ao = 0u8;
+        for k in 0..4 {
+            let du = if k & 1 != 0 { eu } else { -eu };
+            let dv = if k & 2 != 0 { ev } else { -ev };
+            let side_u = self.occludes(grid, opaque, front + du);
+            let side_v = self.occludes(grid, opaque, front + dv);
+            let corner = self.occludes(grid, opaque, front + du + dv);
+            let value = if side_u && side_v { 0 } else { 3 - side_u as u8 - side_v as u8 - corner as u8 };
+            ao |= value << (2 * k);
+        }
+        ao
+    }
+}
+
+/// Whether the neighbour as drawn leaves any part of the face of `block` at tangent cell `(u, v)`
+/// (of a grid `size` on a side) exposed. Twin of the shader's `drawn_exposes`.
+fn drawn_exposes(
+    drawn: Option<Grid>,
+    opaque: &[bool],
+    face: Face,
+    size: usize,
+    u: usize,
+    v: usize,
+    block: BlockId,
+) -> bool {
+    let Some(drawn) = drawn else { return false };
+    // The neighbour cells the face covers: several when the neighbour is finer, one when coarser.
+    let span = |c: usize| {
+        let low = c * drawn.size / size;
+        low..((c + 1) * drawn.size / size).max(low + 1)
+    };
+    let depth = if face.is_positive() { 0 } else { drawn.size - 1 };
+    span(v).any(|dv| {
+        span(u).any(|du| {
+            let next = drawn.get_at(voxel_at(face.axis(), depth, du, dv));
+            !is_opaque(opaque, next) && next != block
+        })
+    })
 }
 
 /// One chunk's quads of one kind, grouped by face direction in [`Face`] order so culling can skip
@@ -179,20 +327,23 @@ pub fn mesh_world_chunk_lod<'a>(
     pos: ChunkPos,
     mips: &impl Fn(ChunkPos) -> &'a MipPyramid,
     levels: &impl Fn(ChunkPos) -> u32,
+    ambient_occlusion: bool,
 ) -> ChunkMesh {
     let Some(chunk) = world.chunk(pos) else { return ChunkMesh::default() };
     let level = levels(pos);
-    let borders = Face::ALL.map(|f| {
-        let other = pos.neighbour(f.normal());
-        world.chunk(other).map(|c| {
+    let neighbours = Neighbours::of(world, pos);
+    let mut around = Surroundings { grids: [None; 27], drawn: [None; 6], ambient_occlusion };
+    for (i, d) in around_offsets().enumerate() {
+        around.grids[i] = neighbours.0[i].map(|c| Grid::level(c, mips(pos.neighbour(d)), level));
+    }
+    for face in Face::ALL {
+        let other = pos.neighbour(face.normal());
+        if let Some(c) = neighbours.0[around_index(face.normal())] {
             let drawn = levels(other);
-            Border {
-                grid: Grid::level(c, mips(other), level),
-                drawn: (drawn != level).then(|| Grid::level(c, mips(other), drawn)),
-            }
-        })
-    });
-    mesh_grid(Grid::level(chunk, mips(pos), level), &borders, &world.registry.opaque_table())
+            around.drawn[face as usize] = (drawn != level).then(|| Grid::level(c, mips(other), drawn));
+        }
+    }
+    mesh_grid(Grid::level(chunk, mips(pos), level), &around, &world.registry.opaque_table())
 }
 
 /// Position of the voxel at depth `a` along normal axis `n`, at tangent coordinates `(u, v)`.
@@ -243,10 +394,10 @@ fn is_opaque(table: &[bool], b: BlockId) -> bool {
 
 /// The block in the neighbouring chunk that touches face `face` of this chunk at tangent
 /// coordinates `(u, v)`. An absent neighbour gives air, so the face counts as exposed.
-fn border_block(borders: &[Option<Border>; 6], face: Face, u: usize, v: usize) -> BlockId {
-    let Some(nb) = borders[face as usize] else { return BlockId::AIR };
-    let a = if face.is_positive() { 0 } else { nb.grid.size - 1 };
-    nb.grid.get_at(voxel_at(face.axis(), a, u, v))
+fn border_block(around: &Surroundings, face: Face, u: usize, v: usize) -> BlockId {
+    let Some(grid) = around.border(face) else { return BlockId::AIR };
+    let a = if face.is_positive() { 0 } else { grid.size - 1 };
+    grid.get_at(voxel_at(face.axis(), a, u, v))
 }
 
 /// 32 rows of 32 bits: bit `u` of `rows[v]`.
@@ -260,7 +411,7 @@ type Plane = [u32; N];
 fn visible_column(
     cols: &AxisColumns,
     grid: Grid,
-    borders: &[Option<Border>; 6],
+    around: &Surroundings,
     opaque: &[bool],
     face: Face,
     u: usize,
@@ -273,7 +424,7 @@ fn visible_column(
     }
     let opaque_col = cols.opaque[v * N + u];
     let trans_col = solid & !opaque_col;
-    let border = border_block(borders, face, u, v);
+    let border = border_block(around, face, u, v);
     let border_opaque = is_opaque(opaque, border) as u32;
     let border_trans = (!border.is_air() && border_opaque == 0) as u32;
     let last = size - 1;
@@ -302,11 +453,10 @@ fn visible_column(
 
     // A hidden border face whose neighbour, as drawn, would expose it becomes a skirt.
     let mut skirt = 0;
-    if let Some(b) = borders[face as usize]
-        && solid & border_bit & !visible != 0
-    {
+    if solid & border_bit & !visible != 0 {
         let a = if face.is_positive() { last } else { 0 };
-        if b.drawn_exposes(opaque, face, size, u, v, grid.get_at(voxel_at(n, a, u, v))) {
+        let block = grid.get_at(voxel_at(n, a, u, v));
+        if drawn_exposes(around.drawn[face as usize], opaque, face, size, u, v, block) {
             skirt = border_bit;
         }
     }
@@ -319,15 +469,14 @@ fn visible_column(
 ///
 /// Quads come out grouped by face in [`Face`] order, opaque and transparent apart.
 pub fn mesh_chunk(chunk: &Chunk, neighbours: &Neighbours, opaque: &[bool]) -> ChunkMesh {
-    let borders = neighbours.0.map(|c| c.map(|c| Border { grid: Grid::chunk(c), drawn: None }));
-    mesh_grid(Grid::chunk(chunk), &borders, opaque)
+    mesh_grid(Grid::chunk(chunk), &Surroundings::chunks(neighbours), opaque)
 }
 
-/// Meshes one grid (a chunk or one of its mips) against the borders across its six faces, each at
-/// the grid's size.
-pub fn mesh_grid(grid: Grid, borders: &[Option<Border>; 6], opaque: &[bool]) -> ChunkMesh {
+/// Meshes one grid (a chunk or one of its mips) against its surroundings, whose grids are at the
+/// grid's size.
+pub fn mesh_grid(grid: Grid, around: &Surroundings, opaque: &[bool]) -> ChunkMesh {
     let size = grid.size;
-    debug_assert!(borders.iter().flatten().all(|b| b.grid.size == size));
+    debug_assert!(around.grids.iter().flatten().all(|g| g.size == size));
     let mut mesh = ChunkMesh::default();
     let all_columns = AxisColumns::build_all(grid, opaque);
     for (axis, cols) in all_columns.iter().enumerate() {
@@ -338,7 +487,7 @@ pub fn mesh_grid(grid: Grid, borders: &[Option<Border>; 6], opaque: &[bool]) -> 
             let mut skirts: Plane = [0; N];
             for v in 0..size {
                 for u in 0..size {
-                    let (mut visible, skirt) = visible_column(cols, grid, borders, opaque, face, u, v);
+                    let (mut visible, skirt) = visible_column(cols, grid, around, opaque, face, u, v);
                     skirts[v] |= (skirt != 0) as u32 * (1 << u);
                     while visible != 0 {
                         let a = visible.trailing_zeros() as usize;
@@ -350,20 +499,22 @@ pub fn mesh_grid(grid: Grid, borders: &[Option<Border>; 6], opaque: &[bool]) -> 
             let border_slice = if face.is_positive() { size - 1 } else { 0 };
             for (slice, plane) in planes.iter_mut().enumerate().take(size) {
                 let skirt_rows = if slice == border_slice { skirts } else { [0; N] };
-                emit_slice(plane, &skirt_rows, grid, opaque, face, slice, &mut mesh);
+                emit_slice(plane, &skirt_rows, grid, around, opaque, face, slice, &mut mesh);
             }
         }
     }
     mesh
 }
 
-/// Splits a slice's visible plane by (block, skirt) and greedily merges each part, so different
-/// blocks, and skirts with ordinary faces, never merge. `skirts` marks the plane's skirt bits.
-/// Twin of the shader's `mesh_slice`.
+/// Splits a slice's visible plane by (block, skirt, ambient occlusion) and greedily merges each
+/// part, so different blocks, skirts with ordinary faces, and faces shaded differently never
+/// merge. `skirts` marks the plane's skirt bits. Twin of the shader's `mesh_slice`.
+#[allow(clippy::too_many_arguments)]
 fn emit_slice(
     plane: &mut Plane,
     skirts: &Plane,
     grid: Grid,
+    around: &Surroundings,
     opaque: &[bool],
     face: Face,
     slice: usize,
@@ -375,6 +526,7 @@ fn emit_slice(
         let u0 = plane[v0].trailing_zeros() as usize;
         let block = grid.get_at(voxel_at(n, slice, u0, v0));
         let skirt = skirts[v0] >> u0 & 1 == 1;
+        let ao = around.face_ao(grid, opaque, face, slice, u0, v0);
         let mut same: Plane = [0; N];
         for v in v0..size {
             // Bits of the other kind (skirt or not) are taken out before matching blocks.
@@ -382,7 +534,9 @@ fn emit_slice(
             while bits != 0 {
                 let u = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if grid.get_at(voxel_at(n, slice, u, v)) == block {
+                if grid.get_at(voxel_at(n, slice, u, v)) == block
+                    && around.face_ao(grid, opaque, face, slice, u, v) == ao
+                {
                     same[v] |= 1 << u;
                 }
             }
@@ -392,7 +546,7 @@ fn emit_slice(
         merge_plane(&mut same, size, |u, v, w, h| {
             let [x, y, z] = voxel_at(n, slice, u, v);
             let min = UVec3::new(x as u32, y as u32, z as u32);
-            let quad = Quad { min, size: [w, h], face, block, skirt, ao: 0 };
+            let quad = Quad { min, size: [w, h], face, block, skirt, ao };
             groups.quads.push(PackedQuad::pack(&quad));
             groups.counts[face as usize] += 1;
         });

@@ -9,8 +9,8 @@ mod stats;
 
 pub use face::Face;
 pub use greedy::{
-    Border, ChunkMesh, FaceGroups, Grid, Neighbours, face_range, mesh_chunk, mesh_grid, mesh_world_chunk,
-    mesh_world_chunk_lod,
+    ChunkMesh, FaceGroups, Grid, Neighbours, Surroundings, around_index, face_range, mesh_chunk, mesh_grid,
+    mesh_world_chunk, mesh_world_chunk_lod, meshes_reading, meshes_reading_block,
 };
 pub use parallel::{cpu_threads, map_parallel, mesh_chunks_parallel};
 pub use quad::{PackedQuad, QUAD_BYTES, QUAD_FIELDS, Quad, QuadField};

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use glam::{IVec2, IVec3, Vec3};
 
 use super::{ChunkSink, ColumnChunks, Finished, Job, next_token};
-use crate::mesh::Face;
+use crate::mesh::meshes_reading;
 use crate::voxel::{CHUNK_SIZE, ChunkPos};
 use crate::worldgen::columns_in_view;
 
@@ -215,10 +215,9 @@ impl ChunkManager {
         Ok(())
     }
 
-    /// Asks for the resident face neighbours of `pos` to be re-meshed (their border changed).
+    /// Asks for the resident chunks whose meshes read `pos` to be re-meshed.
     fn remesh_neighbours(&mut self, pos: ChunkPos) {
-        for face in Face::ALL {
-            let neighbour = pos.neighbour(face.normal());
+        for neighbour in meshes_reading(pos) {
             let stale = self.resident_chunks.contains(&neighbour) && !self.fresh.contains(&neighbour);
             if stale && self.remesh_set.insert(neighbour) {
                 self.remesh_queue.push_back(neighbour);

@@ -32,7 +32,7 @@ use wgpu::util::DeviceExt;
 use super::chunk_pool::{ChunkPool, Remesh};
 use super::context::check_device;
 use super::counters::{CounterReadback, CounterSources, GpuCounters};
-use super::draw::{DrawLists, DrawSubmission, quad_indices};
+use super::draw::{CullBindGroups, DrawLists, DrawSubmission, quad_indices};
 use super::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET};
 use super::lod::{LodBindGroups, LodBuffers, LodPasses};
 use super::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, MeshBuffers, Mesher};
@@ -70,6 +70,8 @@ pub struct RendererOptions {
     pub max_meshes_per_frame: u32,
     /// How levels of detail are chosen ([`LodSettings::OFF`]: everything at full detail).
     pub lod: LodSettings,
+    /// The mesher bakes per-vertex ambient occlusion into the quads.
+    pub ambient_occlusion: bool,
     /// What the frame draws: shaded, or a debug view.
     pub mode: RenderMode,
     /// Draw the opaque quads' depth first, then shade them at equal depth (filled modes).
@@ -110,6 +112,7 @@ impl RendererOptions {
             initial_quad_pages: 4096,
             max_meshes_per_frame: 4096,
             lod: LodSettings::default(),
+            ambient_occlusion: true,
             mode: RenderMode::Filled,
             depth_prepass: false,
             procedural_sky: true,
@@ -161,7 +164,7 @@ struct Frame {
     key: BindKey,
     lod: LodBindGroups,
     mesh: BindGroups,
-    cull: wgpu::BindGroup,
+    cull: CullBindGroups,
     draw: wgpu::BindGroup,
 }
 
@@ -452,6 +455,7 @@ impl Renderer {
             max_jobs,
             draw_capacity: self.draws.capacity,
             chunk_size: crate::voxel::CHUNK_SIZE as u32,
+            ambient_occlusion: self.options.ambient_occlusion as u32,
         }
     }
 
@@ -531,7 +535,7 @@ impl Renderer {
         let frustum = Frustum::from_view_proj(cull_camera.view_proj(width as f32 / height as f32));
         let flags =
             (CullParams::FRUSTUM * culling.frustum as u32) | (CullParams::FACES * culling.faces as u32);
-        let cull = CullParams::new(&frustum, cull_camera.eye, flags);
+        let cull = CullParams::new(&frustum, cull_camera.eye, flags, camera.eye);
         self.queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
         self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));

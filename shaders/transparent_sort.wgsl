@@ -1,0 +1,66 @@
+// Back-to-front order of the transparent draw list: a counting sort of the commands by their
+// chunk's distance from the eye. Twin of src/cull.rs (`transparent_sort_key`).
+//
+// Reads:  params, counts (transparent commands), sort_keys[0, capacity) (each unsorted command's
+//         key, written by the cull pass, which also counted the commands per key into
+//         sort_buckets).
+// Writes: sort_buckets (counts, then first positions, then cursors), args[2 capacity, 3 capacity)
+//         (the transparent commands in key order, which the transparent pass draws) and
+//         sort_keys[capacity, 2 capacity) (their keys, for tests).
+// Dispatch: `scan` one workgroup of 256, then `scatter` one invocation per list entry. The CPU
+//           zeroes sort_buckets before the cull pass.
+//
+// Keys are the distance in 1/SORT_SCALE blocks, far first, so ascending keys draw back to
+// front. Commands with equal keys (one chunk's faces, or chunks at the same distance) keep no
+// particular order among themselves.
+
+@group(0) @binding(0) var<uniform> params: PassParams;
+@group(0) @binding(1) var<storage, read_write> args: array<DrawArgs>;
+@group(0) @binding(2) var<storage, read> counts: array<u32, 7>;
+@group(0) @binding(3) var<storage, read_write> sort_keys: array<u32>;
+@group(0) @binding(4) var<storage, read_write> sort_buckets: array<atomic<u32>, SORT_BUCKETS>;
+
+const SCAN_THREADS: u32 = 256u;
+const BUCKETS_PER_THREAD: u32 = SORT_BUCKETS / SCAN_THREADS;
+
+var<workgroup> partial: array<u32, SCAN_THREADS>;
+
+// Exclusive prefix sum over the buckets: each thread sums its run of buckets, the 256 sums are
+// scanned in shared memory (Hillis-Steele), then each thread writes its run's starts.
+@compute @workgroup_size(256)
+fn scan(@builtin(local_invocation_index) lid: u32) {
+    let first = lid * BUCKETS_PER_THREAD;
+    var sum = 0u;
+    for (var i = 0u; i < BUCKETS_PER_THREAD; i++) {
+        sum += atomicLoad(&sort_buckets[first + i]);
+    }
+    partial[lid] = sum;
+    workgroupBarrier();
+    for (var step = 1u; step < SCAN_THREADS; step <<= 1u) {
+        var add = 0u;
+        if lid >= step {
+            add = partial[lid - step];
+        }
+        workgroupBarrier();
+        partial[lid] += add;
+        workgroupBarrier();
+    }
+    var start = partial[lid] - sum;
+    for (var i = 0u; i < BUCKETS_PER_THREAD; i++) {
+        let n = atomicLoad(&sort_buckets[first + i]);
+        atomicStore(&sort_buckets[first + i], start);
+        start += n;
+    }
+}
+
+@compute @workgroup_size(64)
+fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
+    let capacity = params.draw_capacity;
+    if id.x >= min(counts[1], capacity) {
+        return;
+    }
+    let key = sort_keys[id.x];
+    let at = atomicAdd(&sort_buckets[key], 1u);
+    args[2u * capacity + at] = args[capacity + id.x];
+    sort_keys[capacity + at] = key;
+}
