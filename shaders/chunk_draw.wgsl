@@ -1,7 +1,8 @@
 // Chunk draw: pulls quads from the mega quad buffer and shades them.
 //
 // Reads:  quads (mega quad buffer), page_owner (page -> chunk slot), chunks (ChunkMeta per slot:
-//         origin and the level its quads are in), block_colors (RGBA8 per block id), camera.
+//         origin and the level its quads are in), blocks (colour and face tiles per block id),
+//         atlas and tile_averages (the texture atlas, src/voxel/atlas.rs), camera.
 // Writes: colour and depth of the current render pass.
 // Entry points: one vertex shader; one fragment shader per raster pass (gpu/render_mode.rs):
 //         shaded opaque and transparent, LOD colours, chunk colours, quad-size heat map, and
@@ -16,7 +17,11 @@
 @group(0) @binding(1) var<storage, read> quads: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read> page_owner: array<u32>;
 @group(0) @binding(3) var<storage, read> chunks: array<ChunkMeta>;
-@group(0) @binding(4) var<storage, read> block_colors: array<u32>;
+// Per block id: RGBA8 colour, then its face tiles (top, side, bottom; 8 bits each).
+@group(0) @binding(4) var<storage, read> blocks: array<vec2<u32>>;
+@group(0) @binding(5) var atlas: texture_2d<f32>;
+// Per tile: its mean colour, RGBA8 sRGB.
+@group(0) @binding(6) var<storage, read> tile_averages: array<u32>;
 
 struct VertexOut {
     // Invariant: the depth pre-pass and the opaque pass must compute the same depth.
@@ -139,12 +144,48 @@ fn lod_color(lod: u32) -> vec3<f32> {
     return colors[min(lod, 5u)];
 }
 
+// Block colours and tile averages are sRGB bytes; light and fog work in linear RGB, and the
+// sRGB target encodes the result again.
+fn srgb_bytes_to_linear(packed: u32) -> vec4<f32> {
+    let c = unpack4x8unorm(packed);
+    return vec4<f32>(pow(c.rgb, vec3<f32>(2.2)), c.a);
+}
+
+// The surface colour (linear) and alpha at this fragment: the face's tile, repeated once per
+// block in world units (so a merged quad, at any level, shows one tile per block), read texel by
+// texel (nearest). Where a pixel spans more than about a texel it fades to the tile's average,
+// which stands in for mipmaps. The plain tile is tinted by the block's colour and alpha.
+fn albedo(in: VertexOut) -> vec4<f32> {
+    let info = blocks[in.block];
+    var tile = (info.y >> 8u) & 0xffu;
+    if in.face == FACE_POS_Y {
+        tile = info.y & 0xffu;
+    } else if in.face == FACE_NEG_Y {
+        tile = (info.y >> 16u) & 0xffu;
+    }
+    // Tile coordinates in blocks: across and down a side, x and z on a top or bottom.
+    var st = in.world.xz;
+    if face_axis(in.face) == 0u {
+        st = vec2<f32>(in.world.z, -in.world.y);
+    } else if face_axis(in.face) == 2u {
+        st = vec2<f32>(in.world.x, -in.world.y);
+    }
+    let texels_per_pixel = max(fwidth(st.x), fwidth(st.y)) * f32(TILE_SIZE);
+    let texel = min(vec2<u32>(fract(st) * f32(TILE_SIZE)), vec2<u32>(TILE_SIZE - 1u));
+    let origin = vec2<u32>(tile % ATLAS_COLUMNS, tile / ATLAS_COLUMNS) * TILE_SIZE;
+    let near = textureLoad(atlas, origin + texel, 0);
+    var color = mix(near, srgb_bytes_to_linear(tile_averages[tile]), smoothstep(0.75, 2.0, texels_per_pixel));
+    if tile == TILE_PLAIN {
+        let tint = srgb_bytes_to_linear(info.x);
+        color = vec4<f32>(color.rgb * tint.rgb, tint.a);
+    }
+    return color;
+}
+
 fn shade(in: VertexOut) -> vec4<f32> {
-    // Block colours are sRGB bytes; light and fog work in linear RGB, and the sRGB target encodes
-    // the result again.
-    let rgba = unpack4x8unorm(block_colors[in.block]);
+    let rgba = albedo(in);
     let occlusion = mix(AO_DARKEST, 1.0, in.ao);
-    var color = pow(rgba.rgb, vec3<f32>(2.2)) * face_shade(in.face) * block_jitter(in.world, in.face) * occlusion;
+    var color = rgba.rgb * face_shade(in.face) * block_jitter(in.world, in.face) * occlusion;
     // Cylindrical fog: the world is loaded within a horizontal radius, so fade by horizontal
     // distance; looking straight down is then never fogged.
     let distance = length(in.world.xz - camera.eye.xz);

@@ -185,6 +185,12 @@ struct CullParams {
     sort_scale: f32,
 }
 
+// The texture atlas: tiles of TILE_SIZE^2 texels, ATLAS_COLUMNS to a row; tile TILE_PLAIN is
+// tinted by the block's colour. Rust twin: voxel::atlas.
+const TILE_SIZE: u32 = 16u;
+const ATLAS_COLUMNS: u32 = 8u;
+const TILE_PLAIN: u32 = 0u;
+
 // Distance keys of the transparent sort (transparent_sort.wgsl).
 const SORT_BUCKETS: u32 = 16384u;
 

@@ -15,7 +15,7 @@ use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
 use voxgpu::gpu::{GpuContext, RenderMode, Renderer, RendererOptions};
 use voxgpu::lod::LodSettings;
-use voxgpu::voxel::CHUNK_SIZE;
+use voxgpu::voxel::{CHUNK_SIZE, World, blocks as ids};
 use voxgpu::worldgen::{self, WorldParams, WorldSource};
 
 /// Mean FLIP error allowed between a render and its reference. Measured: lavapipe against its own
@@ -28,6 +28,9 @@ const MAX_VISIBLE_ERROR_SHARE: f32 = 0.002;
 const VISIBLE_ERROR: f32 = 0.3;
 const SIZE: u32 = 256;
 
+/// Edits a scene's world and returns its view (eye, target).
+type Setup = fn(&mut World) -> (Vec3, Vec3);
+
 struct Scene {
     name: &'static str,
     source: WorldSource,
@@ -38,14 +41,17 @@ struct Scene {
     mode: RenderMode,
     /// Outline the block the camera looks at.
     pick: bool,
+    /// Edits the generated world and returns the view (eye, target), for scenes built by hand.
+    setup: Option<Setup>,
 }
 
 fn sample_vox() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sample.vox")
 }
 
-/// The first three scenes are at full detail (they pin the base renderer); the last two show
-/// levels of detail: every chunk coloured by its level, and a shaded close-up across a seam.
+/// Full-detail scenes pin the base renderer, each render mode, water and glass from above and
+/// below the surface, ambient occlusion and textures close up; the last two show levels of
+/// detail: every chunk coloured by its level, and a shaded close-up across a seam.
 fn scenes() -> Vec<Scene> {
     let terrain = WorldParams { seed: 7, center: IVec3::ZERO, view_distance: 3 };
     let full = |name, source, params, view| Scene {
@@ -56,10 +62,9 @@ fn scenes() -> Vec<Scene> {
         lod: LodSettings::OFF,
         mode: RenderMode::Filled,
         pick: false,
+        setup: None,
     };
-    // Seed 1 has land across the level boundaries in view: transparent quads are blended in
-    // list order, which is not deterministic until transparency is sorted, so seams in water
-    // would make the reference flaky.
+    let built = |name, source, setup| Scene { setup: Some(setup), ..full(name, source, terrain, None) };
     let wide = WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 5 };
     let first_distance = |d| LodSettings { first_distance: d, ..LodSettings::default() };
     vec![
@@ -84,6 +89,7 @@ fn scenes() -> Vec<Scene> {
             view: Some((Vec3::new(0.0, 84.0, 0.0), Vec3::new(35.0, 104.5, 52.0))),
             lod: LodSettings::OFF,
             pick: false,
+            setup: None,
             mode: RenderMode::Filled,
         },
         Scene {
@@ -94,6 +100,7 @@ fn scenes() -> Vec<Scene> {
             view: None,
             lod: LodSettings::OFF,
             pick: true,
+            setup: None,
             mode: RenderMode::Filled,
         },
         Scene {
@@ -103,6 +110,7 @@ fn scenes() -> Vec<Scene> {
             view: Some((Vec3::new(-30.0, 110.0, -30.0), Vec3::new(10.0, 70.0, 10.0))),
             lod: LodSettings::OFF,
             pick: false,
+            setup: None,
             mode: RenderMode::Wireframe,
         },
         Scene {
@@ -112,6 +120,7 @@ fn scenes() -> Vec<Scene> {
             view: Some((Vec3::new(-30.0, 110.0, -30.0), Vec3::new(10.0, 70.0, 10.0))),
             lod: LodSettings::OFF,
             pick: false,
+            setup: None,
             mode: RenderMode::FilledWireframe,
         },
         Scene {
@@ -121,6 +130,7 @@ fn scenes() -> Vec<Scene> {
             view: None,
             lod: LodSettings::OFF,
             pick: false,
+            setup: None,
             mode: RenderMode::Chunks,
         },
         Scene {
@@ -130,8 +140,13 @@ fn scenes() -> Vec<Scene> {
             view: None,
             lod: LodSettings::OFF,
             pick: false,
+            setup: None,
             mode: RenderMode::QuadSize,
         },
+        built("water_above", WorldSource::Terrain, |w| lake_with_glass(w).0),
+        built("water_below", WorldSource::Terrain, |w| lake_with_glass(w).1),
+        built("ao_closeup", WorldSource::Flat, ao_steps),
+        built("textured_closeup", WorldSource::Flat, block_row),
         Scene {
             name: "lod_levels",
             source: WorldSource::Terrain,
@@ -139,6 +154,7 @@ fn scenes() -> Vec<Scene> {
             view: Some((Vec3::new(-20.0, 150.0, 20.0), Vec3::new(60.0, 50.0, -40.0))),
             lod: first_distance(40.0),
             pick: false,
+            setup: None,
             mode: RenderMode::Lod,
         },
         Scene {
@@ -148,14 +164,98 @@ fn scenes() -> Vec<Scene> {
             view: Some((Vec3::new(-20.0, 110.0, 20.0), Vec3::new(40.0, 70.0, -30.0))),
             lod: first_distance(40.0),
             pick: false,
+            setup: None,
             mode: RenderMode::Filled,
         },
     ]
 }
 
+/// The deepest water column within 48 blocks of the origin: its (x, z) and surface y.
+fn deepest_water(world: &World) -> (i32, i32, i32) {
+    let mut best = (0, 0, 0, 0);
+    for z in -48..48 {
+        for x in -48..48 {
+            let top = (0..160).rev().find(|&y| !world.block(IVec3::new(x, y, z)).is_air()).unwrap_or(0);
+            let depth =
+                (0..top).rev().take_while(|&y| world.block(IVec3::new(x, y, z)) == ids::WATER).count();
+            if world.block(IVec3::new(x, top, z)) == ids::WATER && depth as i32 + 1 > best.3 {
+                best = (x, z, top, depth as i32 + 1);
+            }
+        }
+    }
+    assert!(best.3 >= 4, "the golden terrain needs a lake at least 4 deep, found {}", best.3);
+    (best.0, best.1, best.2)
+}
+
+/// A glass wall standing in the deepest lake, half above the water and half below; views from
+/// above the surface and from under it, looking at the wall through the water.
+fn lake_with_glass(world: &mut World) -> ((Vec3, Vec3), (Vec3, Vec3)) {
+    let (x, z, surface) = deepest_water(world);
+    for y in surface - 2..=surface + 3 {
+        for dx in -4..=4 {
+            world.set_block(IVec3::new(x + dx, y, z + 3), ids::GLASS);
+        }
+    }
+    let centre = Vec3::new(x as f32 + 0.5, surface as f32 + 0.5, z as f32 + 0.5);
+    let above = (centre + Vec3::new(5.0, 6.0, -6.0), centre + Vec3::new(0.0, -1.0, 3.0));
+    let below = (centre + Vec3::new(0.3, -2.0, -1.2), centre + Vec3::new(0.0, 2.5, 4.0));
+    (above, below)
+}
+
+/// Stone steps, a brick wall and a brick pillar with a lintel on the flat grass: ambient
+/// occlusion in inner corners, along walls and under the overhang.
+fn ao_steps(world: &mut World) -> (Vec3, Vec3) {
+    let ground = 16;
+    for x in 0..6 {
+        for y in 0..=x.min(3) {
+            for z in 0..3 {
+                world.set_block(IVec3::new(x, ground + y, z), ids::STONE);
+            }
+        }
+    }
+    for y in 0..4 {
+        world.set_block(IVec3::new(2, ground + y, 6), ids::BRICK);
+        for x in 5..8 {
+            world.set_block(IVec3::new(x, ground + y, 5), ids::BRICK);
+        }
+    }
+    world.set_block(IVec3::new(3, ground + 3, 6), ids::BRICK);
+    world.set_block(IVec3::new(4, ground + 3, 6), ids::BRICK);
+    (Vec3::new(-2.5, ground as f32 + 4.5, 9.5), Vec3::new(3.0, ground as f32 + 0.5, 2.5))
+}
+
+/// One column of each built-in block, two high, on the flat grass, seen close: every tile, the
+/// grass and snow sides, log tops, and one tile per block on the merged faces.
+fn block_row(world: &mut World) -> (Vec3, Vec3) {
+    let ground = 16;
+    let blocks = [
+        ids::GRASS,
+        ids::DIRT,
+        ids::STONE,
+        ids::SAND,
+        ids::SNOW,
+        ids::GRAVEL,
+        ids::LOG,
+        ids::BRICK,
+        ids::LEAVES,
+    ];
+    for (i, &block) in blocks.iter().enumerate() {
+        for y in 0..2 {
+            for z in 0..2 {
+                world.set_block(IVec3::new(2 * i as i32, ground + y, z), block);
+                world.set_block(IVec3::new(2 * i as i32 + 1, ground + y, z), block);
+            }
+        }
+    }
+    (Vec3::new(8.5, ground as f32 + 5.5, -10.0), Vec3::new(8.5, ground as f32 + 0.5, 1.0))
+}
+
 fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
-    let world = worldgen::generate(&scene.source, &scene.params).expect("scene world generates");
-    let (eye, target) = if scene.pick {
+    let mut world = worldgen::generate(&scene.source, &scene.params).expect("scene world generates");
+    let setup_view = scene.setup.map(|setup| setup(&mut world));
+    let (eye, target) = if let Some(view) = setup_view {
+        view
+    } else if scene.pick {
         let ground =
             (0..256).rev().find(|&y| !world.block(IVec3::new(0, y, 0)).is_air()).expect("ground") as f32;
         (Vec3::new(3.5, ground + 4.0, 2.5), Vec3::new(0.5, ground + 0.5, 0.5))

@@ -12,7 +12,7 @@ use voxgpu::camera::Camera;
 use voxgpu::cull::{Frustum, SORT_SCALE, transparent_sort_key};
 use voxgpu::gpu::{GpuContext, Renderer, RendererOptions};
 use voxgpu::lod::LodSettings;
-use voxgpu::voxel::{BlockInfo, BlockRegistry, ChunkPos, Opacity, World, chunk_aabb};
+use voxgpu::voxel::{BlockInfo, BlockRegistry, ChunkPos, FaceTiles, Opacity, Tile, World, chunk_aabb};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 const W: u32 = 160;
@@ -86,7 +86,7 @@ fn two_glass_panes_blend_in_the_order_of_their_distance() {
         name: name.into(),
         opacity: Opacity::Transparent,
         color,
-        tile: 0,
+        tiles: FaceTiles::all(Tile::Plain),
     };
     let red = registry.register(glass("red glass", [230, 20, 20, 150]));
     let blue = registry.register(glass("blue glass", [20, 20, 230, 150]));

@@ -11,6 +11,7 @@ mod error;
 mod inspect;
 mod layouts;
 mod lod;
+mod materials;
 mod mesher;
 mod pipelines;
 mod profiling;

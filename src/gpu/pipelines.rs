@@ -3,6 +3,7 @@
 use std::num::NonZeroU64;
 
 use super::layouts::{CameraUniform, ChunkMeta};
+use super::materials::Materials;
 use super::render_mode::RasterPass;
 use super::shaders::{CHUNK_DRAW, OUTLINE, SKY, ShaderFile, shader_source};
 
@@ -91,7 +92,33 @@ pub fn bind_group(
     device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
 }
 
-/// Group 0 of `chunk_draw.wgsl`: camera, quads, page owners, chunk records, block colours.
+/// Group 0 of `chunk_draw.wgsl` from its buffers (camera, quads, page owners, chunk records) and
+/// the materials (blocks, atlas, tile averages).
+pub fn draw_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer; 4],
+    materials: &Materials,
+) -> wgpu::BindGroup {
+    let mut entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+        .collect();
+    entries.extend([
+        wgpu::BindGroupEntry { binding: 4, resource: materials.blocks.as_entire_binding() },
+        wgpu::BindGroupEntry { binding: 5, resource: wgpu::BindingResource::TextureView(&materials.atlas) },
+        wgpu::BindGroupEntry { binding: 6, resource: materials.tile_averages.as_entire_binding() },
+    ]);
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("voxgpu.draw"),
+        layout,
+        entries: &entries,
+    })
+}
+
+/// Group 0 of `chunk_draw.wgsl`: camera, quads, page owners, chunk records, blocks (colour and
+/// tiles), the atlas and the tiles' averages.
 pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     use encase::ShaderType;
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -110,7 +137,18 @@ pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
             storage_in(VERTEX_FRAGMENT, 1, true, crate::mesh::QUAD_BYTES as u64),
             storage_in(VERTEX_FRAGMENT, 2, true, 4),
             storage_in(VERTEX_FRAGMENT, 3, true, size_of::<ChunkMeta>() as u64),
-            storage_in(VERTEX_FRAGMENT, 4, true, 4),
+            storage_in(VERTEX_FRAGMENT, 4, true, 8),
+            wgpu::BindGroupLayoutEntry {
+                binding: 5,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            storage_in(VERTEX_FRAGMENT, 6, true, 4),
         ],
     })
 }

@@ -1,12 +1,14 @@
 //! Plain voxel data: block ids, the block registry, 32³ chunks and the sparse world.
 //! Nothing here touches wgpu; the GPU side reads these types through `bytemuck`.
 
+mod atlas;
 mod chunk;
 mod mips;
 mod raycast;
 mod registry;
 mod world;
 
+pub use atlas::{ATLAS_COLUMNS, Atlas, FaceTiles, TILE_SIZE, Tile};
 pub use chunk::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, chunk_aabb, voxel_index};
 pub use mips::{MIP_LEVELS, MipPyramid, cell_block, downsample};
 pub use raycast::{RayHit, raycast};

@@ -1,6 +1,6 @@
-//! What each block id means: opaque or transparent, its colour and its texture tile.
+//! What each block id means: opaque or transparent, its colour and its texture tiles.
 
-use super::BlockId;
+use super::{BlockId, FaceTiles, Tile};
 
 /// How a block interacts with the faces of its neighbours.
 ///
@@ -20,8 +20,9 @@ pub struct BlockInfo {
     /// Linear-ish sRGB colour with alpha, as `[r, g, b, a]`. Alpha matters only for transparent
     /// blocks.
     pub color: [u8; 4],
-    /// Tile index in the texture atlas (issue 8 draws it; until then the colour is used).
-    pub tile: u8,
+    /// The atlas tiles its faces show. [`Tile::Plain`] is tinted by `color`; other tiles carry
+    /// their own colours (and, for transparent blocks, alpha).
+    pub tiles: FaceTiles,
 }
 
 /// Maps each [`BlockId`] to its [`BlockInfo`]. Id 0 is always air.
@@ -39,8 +40,12 @@ impl Default for BlockRegistry {
 impl BlockRegistry {
     /// A registry holding only air.
     pub fn new() -> Self {
-        let air =
-            BlockInfo { name: "air".into(), opacity: Opacity::Transparent, color: [0, 0, 0, 0], tile: 0 };
+        let air = BlockInfo {
+            name: "air".into(),
+            opacity: Opacity::Transparent,
+            color: [0, 0, 0, 0],
+            tiles: FaceTiles::all(Tile::Plain),
+        };
         Self { blocks: vec![air] }
     }
 
@@ -86,8 +91,8 @@ impl BlockRegistry {
     /// The blocks of the built-in procedural worlds, with their ids as constants.
     pub fn builtin() -> Self {
         let mut reg = Self::new();
-        for (name, opacity, color, tile) in builtin::TABLE {
-            reg.register(BlockInfo { name: name.to_string(), opacity, color, tile });
+        for (name, opacity, color, tiles) in builtin::TABLE {
+            reg.register(BlockInfo { name: name.to_string(), opacity, color, tiles });
         }
         reg
     }
@@ -99,8 +104,12 @@ impl BlockRegistry {
 /// ids than what lies under them (dirt, stone, log). The mip rule breaks ties towards the lowest
 /// id (`voxel::mips`), so a cell of 4 grass over 4 dirt stays grass and distant hills stay green.
 pub mod builtin {
-    use super::{BlockId, Opacity};
+    use super::{BlockId, FaceTiles, Opacity, Tile};
     use Opacity::{Opaque, Transparent};
+
+    const fn sides(top: Tile, side: Tile, bottom: Tile) -> FaceTiles {
+        FaceTiles { top, side, bottom }
+    }
 
     pub const GRASS: BlockId = BlockId(1);
     pub const SNOW: BlockId = BlockId(2);
@@ -114,17 +123,17 @@ pub mod builtin {
     pub const WATER: BlockId = BlockId(10);
     pub const GLASS: BlockId = BlockId(11);
 
-    pub(super) const TABLE: [(&str, Opacity, [u8; 4], u8); 11] = [
-        ("grass", Opaque, [95, 159, 53, 255], 3),
-        ("snow", Opaque, [240, 245, 250, 255], 8),
-        ("sand", Opaque, [219, 207, 163, 255], 4),
-        ("leaves", Opaque, [58, 120, 40, 255], 7),
-        ("dirt", Opaque, [134, 96, 67, 255], 2),
-        ("gravel", Opaque, [136, 126, 126, 255], 9),
-        ("stone", Opaque, [125, 125, 130, 255], 1),
-        ("log", Opaque, [102, 81, 50, 255], 6),
-        ("brick", Opaque, [150, 74, 60, 255], 11),
-        ("water", Transparent, [48, 98, 196, 160], 5),
-        ("glass", Transparent, [200, 230, 240, 90], 10),
+    pub(super) const TABLE: [(&str, Opacity, [u8; 4], FaceTiles); 11] = [
+        ("grass", Opaque, [95, 159, 53, 255], sides(Tile::GrassTop, Tile::GrassSide, Tile::Dirt)),
+        ("snow", Opaque, [240, 245, 250, 255], sides(Tile::Snow, Tile::SnowSide, Tile::Dirt)),
+        ("sand", Opaque, [219, 207, 163, 255], FaceTiles::all(Tile::Sand)),
+        ("leaves", Opaque, [58, 120, 40, 255], FaceTiles::all(Tile::Leaves)),
+        ("dirt", Opaque, [134, 96, 67, 255], FaceTiles::all(Tile::Dirt)),
+        ("gravel", Opaque, [136, 126, 126, 255], FaceTiles::all(Tile::Gravel)),
+        ("stone", Opaque, [125, 125, 130, 255], FaceTiles::all(Tile::Stone)),
+        ("log", Opaque, [102, 81, 50, 255], sides(Tile::LogTop, Tile::LogSide, Tile::LogTop)),
+        ("brick", Opaque, [150, 74, 60, 255], FaceTiles::all(Tile::Brick)),
+        ("water", Transparent, [48, 98, 196, 160], FaceTiles::all(Tile::Water)),
+        ("glass", Transparent, [200, 230, 240, 90], FaceTiles::all(Tile::Glass)),
     ];
 }

@@ -9,7 +9,7 @@ use dot_vox::{Color, DotVoxData, Material, Model, SceneNode};
 use glam::I64Vec3;
 
 use super::{MAX_MODEL_EXTENT, WorldError};
-use crate::voxel::{BlockId, BlockInfo, BlockRegistry, Chunk, ChunkPos, Opacity, World};
+use crate::voxel::{BlockId, BlockInfo, BlockRegistry, Chunk, ChunkPos, FaceTiles, Opacity, Tile, World};
 
 mod sample;
 #[cfg(test)]
@@ -239,8 +239,8 @@ fn registry(data: &DotVoxData) -> BlockRegistry {
             name: format!("palette-{slot}"),
             opacity,
             color: [r, g, b, alpha],
-            // No texture for imported blocks: the palette colour is the whole look.
-            tile: 0,
+            // No texture for imported blocks: the palette colour tints the plain tile.
+            tiles: FaceTiles::all(Tile::Plain),
         });
     }
     registry

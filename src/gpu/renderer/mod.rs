@@ -35,8 +35,9 @@ use super::counters::{CounterReadback, CounterSources, GpuCounters};
 use super::draw::{CullBindGroups, DrawLists, DrawSubmission, quad_indices};
 use super::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET};
 use super::lod::{LodBindGroups, LodBuffers, LodPasses};
+use super::materials::Materials;
 use super::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, MeshBuffers, Mesher};
-use super::pipelines::{COLOR_FORMAT, DEPTH_FORMAT, DrawPipelines, bind_group, draw_bind_group_layout};
+use super::pipelines::{COLOR_FORMAT, DEPTH_FORMAT, DrawPipelines, draw_bind_group, draw_bind_group_layout};
 use super::profiling::{Profiling, stage};
 use super::quad_pool::QuadPool;
 use super::render_mode::RenderMode;
@@ -191,7 +192,7 @@ pub struct Renderer {
     work_generation: u64,
     camera: wgpu::Buffer,
     opaque_bits: wgpu::Buffer,
-    block_colors: wgpu::Buffer,
+    materials: Materials,
     index_buffer: wgpu::Buffer,
     counters: CounterReadback,
     failed_pages_seen: u32,
@@ -234,18 +235,13 @@ fn target_textures(device: &wgpu::Device, width: u32, height: u32) -> (wgpu::Tex
     )
 }
 
-/// Per block id (all 65536, so no id reads out of bounds): packed RGBA8 colours and an opacity
-/// bitset.
-fn block_tables(registry: &BlockRegistry) -> (Vec<u32>, Vec<u32>) {
-    let mut colors = vec![0u32; 1 << 16];
+/// Per block id (all 65536, so no id reads out of bounds): an opacity bitset.
+fn opaque_bits(registry: &BlockRegistry) -> Vec<u32> {
     let mut opaque = vec![0u32; (1 << 16) / 32];
-    for (id, info) in registry.iter() {
-        colors[id.0 as usize] = u32::from_le_bytes(info.color);
-        if registry.is_opaque(id) {
-            opaque[id.0 as usize / 32] |= 1 << (id.0 % 32);
-        }
+    for (id, _) in registry.iter().filter(|&(id, _)| registry.is_opaque(id)) {
+        opaque[id.0 as usize / 32] |= 1 << (id.0 % 32);
     }
-    (colors, opaque)
+    opaque
 }
 
 fn work_buffer(device: &wgpu::Device, jobs: u32) -> wgpu::Buffer {
@@ -281,7 +277,7 @@ impl Renderer {
                 usage,
             })
         };
-        let (colors, opaque) = block_tables(registry);
+        let opaque = opaque_bits(registry);
         let storage = wgpu::BufferUsages::STORAGE;
         let draw_layout = draw_bind_group_layout(&device);
         let quad_pool = QuadPool::new(&device, &queue, options.initial_quad_pages);
@@ -313,7 +309,7 @@ impl Renderer {
                 mapped_at_creation: false,
             }),
             opaque_bits: init("voxgpu.opaque_bits", bytemuck::cast_slice(&opaque), storage),
-            block_colors: init("voxgpu.block_colors", bytemuck::cast_slice(&colors), storage),
+            materials: Materials::new(&device, &queue, registry),
             index_buffer: init(
                 "voxgpu.quad_indices",
                 bytemuck::cast_slice(&quad_indices()),
@@ -486,17 +482,11 @@ impl Renderer {
             },
         );
         let cull = self.draws.bind_group(&self.device, &self.params, &pool.faces.buffer, &pool.meta.buffer);
-        let draw = bind_group(
+        let draw = draw_bind_group(
             &self.device,
-            "voxgpu.draw",
             &self.draw_layout,
-            &[
-                &self.camera,
-                &quads.quads.buffer,
-                &quads.page_owner.buffer,
-                &pool.meta.buffer,
-                &self.block_colors,
-            ],
+            &[&self.camera, &quads.quads.buffer, &quads.page_owner.buffer, &pool.meta.buffer],
+            &self.materials,
         );
         Frame { key, lod, mesh, cull, draw }
     }
