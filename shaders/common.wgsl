@@ -192,7 +192,7 @@ const ATLAS_COLUMNS: u32 = 8u;
 const TILE_PLAIN: u32 = 0u;
 
 // Distance keys of the transparent sort (transparent_sort.wgsl).
-const SORT_BUCKETS: u32 = 16384u;
+const SORT_BUCKETS: u32 = 4096u;
 
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_FACES: u32 = 2u;

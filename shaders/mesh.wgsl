@@ -49,6 +49,9 @@ var<workgroup> busy_slices: atomic<u32>;
 // Row v of the border slice's skirt bits (bit u), and the face's skirt quad count.
 var<workgroup> skirt_rows: array<atomic<u32>, 32>;
 var<workgroup> skirt_quads: atomic<u32>;
+// The slots around the chunk by offset ((x + 1) + 3 (y + 1) + 9 (z + 1), `slot_at`), looked up
+// once per workgroup: ambient occlusion reads across borders and edges.
+var<workgroup> around_slots: array<u32, 27>;
 
 // Edge of the grid being meshed, 32 >> level, and the loop bound of every per-voxel loop. It is
 // read from params.chunk_size at run time even at level 0: with constant bounds, GL drivers
@@ -89,40 +92,68 @@ fn is_opaque(block: u32) -> bool {
     return ((opaque_bits[block >> 5u] >> (block & 31u)) & 1u) != 0u;
 }
 
-// Whether the cell at `p` (grid coordinates of the level being meshed, each in -1..=dim) is an
-// opaque block, in `slot` or in the neighbour it falls into; absent neighbours and corner chunks
-// are open. Twin of greedy.rs `Surroundings::occludes`.
-fn occludes(slot: u32, p: vec3<i32>) -> bool {
-    let size = vec3<i32>(i32(dim));
+// Whether the cell at depth `a`, tangent (u, v) along `axis` (grid coordinates of the level being
+// meshed, each in -1..=dim) is an opaque block. Inside the chunk that is a bit of the opaque
+// columns in shared memory (built for this axis in step 1 and left untouched after); outside,
+// the voxel of the neighbour it falls into. Absent neighbours and corner chunks are open. Twin
+// of greedy.rs `Surroundings::occludes`.
+fn occludes(slot: u32, axis: u32, a: i32, u: i32, v: i32) -> bool {
+    let size = i32(dim);
+    if all(vec3<i32>(a, u, v) >= vec3<i32>(0)) && all(vec3<i32>(a, u, v) < vec3<i32>(size)) {
+        return ((opaque_cols[u32(v) * 32u + u32(u)] >> u32(a)) & 1u) != 0u;
+    }
+    var p = vec3<i32>(u, v, a);
+    if axis == 0u {
+        p = vec3<i32>(a, u, v);
+    } else if axis == 1u {
+        p = vec3<i32>(v, a, u);
+    }
     let offset = select(vec3<i32>(0), vec3<i32>(-1), p < vec3<i32>(0))
-        + select(vec3<i32>(0), vec3<i32>(1), p >= size);
-    let owner = slot_at(slot, offset);
+        + select(vec3<i32>(0), vec3<i32>(1), p >= vec3<i32>(size));
+    let around = offset + vec3<i32>(1);
+    let owner = around_slots[around.x + 3 * around.y + 9 * around.z];
     return owner != NO_SLOT && is_opaque(voxel(owner, vec3<u32>(p - offset * size)));
 }
 
 // Ambient occlusion of the face towards `face` of the cell at depth `slice`, tangent (u, v): 2
 // bits per corner, corner k on the +u side when k & 1 and the +v side when k & 2; 3 is open, 0
 // closed. From the three cells touching the corner in the layer in front of the face: both
-// sides closed gives 0, else 3 minus the closed cells. Twin of greedy.rs `face_ao`.
+// sides closed gives 0, else 3 minus the closed cells. Twin of greedy.rs `face_ao`. Unrolled:
+// see mesh_slice on llvmpipe's loop budget.
 fn face_ao(slot: u32, face: u32, slice: u32, u: u32, v: u32) -> u32 {
     if params.ambient_occlusion == 0u {
         return 0xffu;
     }
     let axis = face_axis(face);
-    let front = vec3<i32>(voxel_pos(axis, slice, u, v)) + vec3<i32>(face_normal(face));
-    let eu = vec3<i32>(axis_unit((axis + 1u) % 3u));
-    let ev = vec3<i32>(axis_unit((axis + 2u) % 3u));
-    // Corner k lies on the +u side when k & 1 and on the +v side when k & 2. Unrolled: see
-    // mesh_slice on llvmpipe's loop budget.
-    return corner_ao(slot, front, -eu, -ev) | (corner_ao(slot, front, eu, -ev) << 2u)
-        | (corner_ao(slot, front, -eu, ev) << 4u) | (corner_ao(slot, front, eu, ev) << 6u);
+    let front = vec3<i32>(i32(slice) + select(-1, 1, face_is_positive(face)), i32(u), i32(v));
+    let a = u32(front.x);
+    if front.x >= 0 && a < dim && u > 0u && u + 1u < dim && v > 0u && v + 1u < dim {
+        // All eight cells around the front cell lie in this chunk: bit `a` of the eight
+        // neighbouring opaque columns, the four corners at once.
+        let c = v * 32u + u;
+        let side_u = (vec4<u32>(opaque_cols[c - 1u], opaque_cols[c + 1u], opaque_cols[c - 1u], opaque_cols[c + 1u]) >> vec4<u32>(a)) & vec4<u32>(1u);
+        let side_v = (vec4<u32>(opaque_cols[c - 32u], opaque_cols[c - 32u], opaque_cols[c + 32u], opaque_cols[c + 32u]) >> vec4<u32>(a)) & vec4<u32>(1u);
+        let corner = (vec4<u32>(opaque_cols[c - 33u], opaque_cols[c - 31u], opaque_cols[c + 31u], opaque_cols[c + 33u]) >> vec4<u32>(a)) & vec4<u32>(1u);
+        let value = select(vec4<u32>(3u) - side_u - side_v - corner, vec4<u32>(0u), (side_u & side_v) == vec4<u32>(1u));
+        return value.x | (value.y << 2u) | (value.z << 4u) | (value.w << 6u);
+    }
+    // Faces on the chunk's rim: sample by sample, across the border where needed. (A loop,
+    // not four inlined calls: GL drivers inline every call, and llvmpipe's compile time grows
+    // with the code.)
+    var ao = 0u;
+    for (var k = 0u; k < 4u; k++) {
+        let du = select(-1, 1, (k & 1u) != 0u);
+        let dv = select(-1, 1, (k & 2u) != 0u);
+        ao |= corner_ao(slot, axis, front, du, dv) << (2u * k);
+    }
+    return ao;
 }
 
-// The occlusion value of the face corner towards du + dv from the front cell.
-fn corner_ao(slot: u32, front: vec3<i32>, du: vec3<i32>, dv: vec3<i32>) -> u32 {
-    let side_u = occludes(slot, front + du);
-    let side_v = occludes(slot, front + dv);
-    let corner = occludes(slot, front + du + dv);
+// The occlusion value of the face corner towards (du, dv) from the front cell (depth, u, v).
+fn corner_ao(slot: u32, axis: u32, front: vec3<i32>, du: i32, dv: i32) -> u32 {
+    let side_u = occludes(slot, axis, front.x, front.y + du, front.z);
+    let side_v = occludes(slot, axis, front.x, front.y, front.z + dv);
+    let corner = occludes(slot, axis, front.x, front.y + du, front.z + dv);
     if side_u && side_v {
         return 0u;
     }
@@ -272,22 +303,33 @@ fn drawn_exposes(neighbour: u32, drawn: u32, face: u32, u: u32, v: u32, block: u
 // The merge key of the visible face at (u, v) of `slice`: block id (bits 0..16), skirt (bit 16),
 // ambient occlusion (bits 17..25). Faces merge only when their keys are equal.
 fn face_key(slot: u32, face: u32, slice: u32, u: u32, v: u32, has_skirts: bool) -> u32 {
+    return block_and_skirt(slot, face, slice, u, v, has_skirts) | (face_ao(slot, face, slice, u, v) << 17u);
+}
+
+fn block_and_skirt(slot: u32, face: u32, slice: u32, u: u32, v: u32, has_skirts: bool) -> u32 {
     let block = voxel(slot, voxel_pos(face_axis(face), slice, u, v));
     var skirt = 0u;
     if has_skirts {
         skirt = (atomicLoad(&skirt_rows[v]) >> u) & 1u;
     }
-    return block | (skirt << 16u) | (face_ao(slot, face, slice, u, v) << 17u);
+    return block | (skirt << 16u);
 }
 
-// Whether the faces at u..u + width of row v all have merge key `key`.
-fn row_has_key(slot: u32, face: u32, slice: u32, u: u32, v: u32, width: u32, has_skirts: bool, key: u32) -> bool {
-    for (var du = 0u; du < width; du++) {
-        if face_key(slot, face, slice, u + du, v, has_skirts) != key {
-            return false;
-        }
+// Whether the face at (u, v) has merge key `key`; ambient occlusion, the dear part, is only
+// worked out for faces of the same block and skirt.
+fn has_key(slot: u32, face: u32, slice: u32, u: u32, v: u32, has_skirts: bool, key: u32) -> bool {
+    return block_and_skirt(slot, face, slice, u, v, has_skirts) == (key & 0x1ffffu)
+        && face_ao(slot, face, slice, u, v) == (key >> 17u);
+}
+
+// How many faces from u on in row v, up to `most`, are left in the plane with merge key `key`.
+fn run_with_key(slot: u32, face: u32, slice: u32, u: u32, v: u32, most: u32, has_skirts: bool, key: u32) -> u32 {
+    let row = plane(slice, v);
+    var n = 0u;
+    while n < most && ((row >> (u + n)) & 1u) != 0u && has_key(slot, face, slice, u + n, v, has_skirts, key) {
+        n++;
     }
-    return true;
+    return n;
 }
 
 // Meshes one slice. Counts quads per kind (x opaque, y transparent); when `emit`, also writes
@@ -321,16 +363,12 @@ fn mesh_slice(slot: u32, face: u32, slice: u32, emit: bool, starts: vec2<u32>) -
             }
             let u = firstTrailingBit(row);
             let key = face_key(slot, face, slice, u, v, has_skirts);
-            var width = 1u;
-            while u + width < dim && ((row >> (u + width)) & 1u) != 0u
-                && face_key(slot, face, slice, u + width, v, has_skirts) == key {
-                width++;
-            }
+            let width = 1u + run_with_key(slot, face, slice, u + 1u, v, dim - u - 1u, has_skirts, key);
             let run = select(((1u << width) - 1u) << u, 0xffffffffu, width == 32u);
             set_plane(slice, v, row & ~run);
             var height = 1u;
             while v + height < dim && (plane(slice, v + height) & run) == run
-                && row_has_key(slot, face, slice, u, v + height, width, has_skirts, key) {
+                && run_with_key(slot, face, slice, u, v + height, width, has_skirts, key) == width {
                 set_plane(slice, v + height, plane(slice, v + height) & ~run);
                 height++;
             }
@@ -389,6 +427,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
         chunks[slot].lod = level;
     }
 
+    if lid < 27u {
+        around_slots[lid] = slot_at(slot, vec3<i32>(i32(lid % 3u), i32(lid / 3u % 3u), i32(lid / 9u)) - vec3<i32>(1));
+    }
     build_columns(slot, face_axis(face), lid);
     workgroupBarrier();
     let neighbour = links[slot].neighbours[face];

@@ -10,8 +10,8 @@
 // Dispatch: `scan` one workgroup of 256, then `scatter` one invocation per list entry. The CPU
 //           zeroes sort_buckets before the cull pass.
 //
-// Keys are the distance in 1/SORT_SCALE blocks, far first, so ascending keys draw back to
-// front. Commands with equal keys (one chunk's faces, or chunks at the same distance) keep no
+// Keys are the distance times cull.sort_scale (cull::SORT_SCALE), far first, so ascending keys
+// draw back to front. Commands with equal keys (one chunk's faces, or chunks at the same distance) keep no
 // particular order among themselves.
 
 @group(0) @binding(0) var<uniform> params: PassParams;
