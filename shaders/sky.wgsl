@@ -10,7 +10,8 @@
 @group(0) @binding(0) var<uniform> camera: Camera;
 
 struct SkyOut {
-    @builtin(position) clip: vec4<f32>,
+    // Invariant: the pipeline tests depth Equal against the cleared value.
+    @builtin(position) @invariant clip: vec4<f32>,
     @location(0) ndc: vec2<f32>,
 }
 
