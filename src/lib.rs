@@ -10,9 +10,12 @@
 pub mod camera;
 pub mod cli;
 pub mod cull;
+pub mod fly;
 pub mod gpu;
 pub mod lod;
 pub mod mesh;
 pub mod stream;
+#[cfg(feature = "viewer")]
+pub mod viewer;
 pub mod voxel;
 pub mod worldgen;

@@ -190,3 +190,34 @@ fn stats_is_identical_for_the_gpu_and_cpu_meshers() {
         }
     }
 }
+
+#[test]
+fn the_viewer_without_a_display_says_so_in_one_line() {
+    for args in [&[][..], &["view"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_voxgpu"))
+            .args(args)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .output()
+            .expect("binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {stderr}");
+        assert!(lines[0].contains("no display") && lines[0].contains("voxgpu render"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_bad_viewer_script_is_one_line() {
+    let script = temp("bad-script.txt");
+    std::fs::write(&script, "0 move 1 0 0\n5 teleport home\n").expect("write script");
+    let out = Command::new(env!("CARGO_BIN_EXE_voxgpu"))
+        .args(["view", "--script", script.to_str().expect("utf-8")])
+        .env("DISPLAY", ":0")
+        .output()
+        .expect("binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.lines().count() == 1 && stderr.contains("script line 2"), "{stderr}");
+}

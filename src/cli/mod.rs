@@ -22,14 +22,17 @@ pub const MAX_IMAGE_SIDE: u32 = 8192;
 pub const MAX_VIEW_DISTANCE: u32 = 64;
 
 #[derive(Debug, Parser)]
-#[command(name = "voxgpu", version, about = "A GPU-driven voxel renderer", arg_required_else_help = true)]
+#[command(name = "voxgpu", version, about = "A GPU-driven voxel renderer (no subcommand: the viewer)")]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Open the desktop viewer (the default): fly over the world, edit blocks, take screenshots.
+    #[cfg(feature = "viewer")]
+    View(crate::viewer::ViewArgs),
     /// Render one frame headless and write it as a PNG.
     Render(render::RenderArgs),
     /// Mesh the world and print quad statistics.
@@ -154,14 +157,30 @@ pub enum CliError {
     /// Arguments that parse but do not make sense together.
     #[error("{0}")]
     Usage(String),
+    /// The viewer was started where there is no display to open a window on.
+    #[error(
+        "no display (DISPLAY and WAYLAND_DISPLAY are unset): the viewer needs a window; `voxgpu render --out frame.png` renders headless"
+    )]
+    NoDisplay,
+    /// The window system failed (no event loop, the window could not be created).
+    #[error("window: {0}")]
+    Window(String),
 }
 
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Render(args) => render::run(&args),
-        Command::Stats(args) => stats::run(&args),
-        Command::Bench(args) => bench::run(&args),
-        Command::Profile(args) => profile::run(&args),
-        Command::Info => info::run(),
+        #[cfg(feature = "viewer")]
+        None => crate::viewer::run(&crate::viewer::ViewArgs::defaults()),
+        #[cfg(not(feature = "viewer"))]
+        None => {
+            Err(CliError::Usage("this build has no viewer (feature `viewer`); try `voxgpu render`".into()))
+        }
+        #[cfg(feature = "viewer")]
+        Some(Command::View(args)) => crate::viewer::run(&args),
+        Some(Command::Render(args)) => render::run(&args),
+        Some(Command::Stats(args)) => stats::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Profile(args)) => profile::run(&args),
+        Some(Command::Info) => info::run(),
     }
 }

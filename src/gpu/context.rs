@@ -119,8 +119,17 @@ pub struct GpuContext {
     pub lost: Arc<Mutex<Option<String>>>,
 }
 
+/// A window system's display, which GL (EGL) needs when the instance is created to make window
+/// surfaces; Vulkan takes it from the window itself.
+pub trait Display: wgpu::rwh::HasDisplayHandle + std::fmt::Debug + Send + Sync + Clone + 'static {}
+impl<T: wgpu::rwh::HasDisplayHandle + std::fmt::Debug + Send + Sync + Clone + 'static> Display for T {}
+
 fn instance(backends: wgpu::Backends) -> wgpu::Instance {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    configured(wgpu::InstanceDescriptor::new_without_display_handle(), backends)
+}
+
+/// An instance on `backends` from `desc`, with voxgpu's flags and wgpu's environment variables.
+fn configured(mut desc: wgpu::InstanceDescriptor, backends: wgpu::Backends) -> wgpu::Instance {
     // wgpu's indirect-call validation re-checks every indirect command on the GPU, and for draws
     // without an indirect count (GL) it also walks the whole capped command list on the CPU every
     // frame: CPU work that grows with the world. Every indirect command here is written by our own
@@ -169,6 +178,39 @@ impl GpuContext {
         }
         let tried: Vec<String> = tiers.iter().map(|b| format!("{b:?}")).collect();
         Err(name_not_found.unwrap_or(GpuError::NoAdapter { backends: tried.join(", then ") }))
+    }
+
+    /// Like [`GpuContext::new`], for drawing into a window: `make_surface` creates the window's
+    /// surface on each instance tried, and the adapter must be able to present to it.
+    pub fn with_surface(
+        display: impl Display,
+        make_surface: impl Fn(&wgpu::Instance) -> Result<wgpu::Surface<'static>, wgpu::CreateSurfaceError>,
+    ) -> Result<(Self, wgpu::Surface<'static>), GpuError> {
+        let tiers = backend_tiers();
+        let mut last = None;
+        for &backends in &tiers {
+            let desc = wgpu::InstanceDescriptor::new_with_display_handle(Box::new(display.clone()));
+            let instance = configured(desc, backends);
+            let surface = match make_surface(&instance) {
+                Ok(surface) => surface,
+                Err(e) => {
+                    last = Some(GpuError::Surface(e.to_string()));
+                    continue;
+                }
+            };
+            let options = wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
+                compatible_surface: Some(&surface),
+                ..Default::default()
+            };
+            match pollster::block_on(instance.request_adapter(&options)) {
+                Ok(adapter) => return Ok((Self::from_adapter(adapter)?, surface)),
+                Err(_) => {
+                    last = Some(GpuError::NoAdapter { backends: format!("{backends:?} (for a window)") })
+                }
+            }
+        }
+        Err(last.unwrap_or(GpuError::NoAdapter { backends: "none".into() }))
     }
 
     fn choose_adapter(backends: wgpu::Backends) -> Result<wgpu::Adapter, GpuError> {

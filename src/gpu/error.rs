@@ -40,6 +40,9 @@ pub enum GpuError {
     /// Mapping the readback buffer failed, usually because the device was lost.
     #[error("reading the frame back failed: {0}")]
     Readback(String),
+    /// A window surface could not be created or configured.
+    #[error("window surface: {0}")]
+    Surface(String),
     /// The device was lost; nothing more can be rendered with it.
     #[error("GPU device lost: {0}")]
     DeviceLost(String),

@@ -14,6 +14,7 @@ mod lod;
 mod materials;
 mod mesher;
 mod pipelines;
+mod present;
 mod profiling;
 mod quad_pool;
 mod readback;
@@ -33,6 +34,7 @@ pub use layouts::{
     level_base,
 };
 pub use mesher::MAX_CHUNKS_PER_FRAME;
+pub use present::{Presented, Presenter};
 pub use profiling::{FrameTimings, StageTiming, stage};
 pub use quad_pool::{PAGE_QUADS, PAGE_QUADS_LOG2};
 pub use render_mode::{RasterPass, RenderMode};

@@ -34,14 +34,17 @@ pub const CULL: ShaderFile = shader!("cull.wgsl");
 pub const TRANSPARENT_SORT: ShaderFile = shader!("transparent_sort.wgsl");
 pub const SKY: ShaderFile = shader!("sky.wgsl");
 pub const OUTLINE: ShaderFile = shader!("outline.wgsl");
+/// The viewer's copy of the frame into the window.
+pub const PRESENT: ShaderFile = shader!("present.wgsl");
 pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 13] = [
+pub const SHADERS: [ShaderFile; 14] = [
     CHUNK_DRAW,
     SKY,
     OUTLINE,
+    PRESENT,
     LOD,
     MIPS,
     MIPS_BUILD,

@@ -228,7 +228,10 @@ fn target_textures(device: &wgpu::Device, width: u32, height: u32) -> (wgpu::Tex
             view_formats: &[],
         })
     };
-    let color_usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+    // TEXTURE_BINDING: the viewer presents the frame by drawing it into the window's surface.
+    let color_usage = wgpu::TextureUsages::RENDER_ATTACHMENT
+        | wgpu::TextureUsages::COPY_SRC
+        | wgpu::TextureUsages::TEXTURE_BINDING;
     (
         make("voxgpu.target.color", COLOR_FORMAT, color_usage),
         make("voxgpu.target.depth", DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT),
@@ -353,6 +356,30 @@ impl Renderer {
 
     /// Changes how levels of detail are chosen from the next frame on; chunks whose level changes
     /// are re-meshed then (turning LOD off re-meshes every coarse chunk at full detail).
+    /// Resizes the frame (a window's new size); every chunk stays as it is.
+    pub fn resize(&mut self, width: u32, height: u32) -> Result<(), GpuError> {
+        let max = self.device.limits().max_texture_dimension_2d.min(MAX_TARGET_SIDE);
+        if width == 0 || height == 0 || width > max || height > max {
+            return Err(GpuError::TargetSize { width, height, max });
+        }
+        if (width, height) != self.size() {
+            (self.color, self.depth) = target_textures(&self.device, width, height);
+            self.options.width = width;
+            self.options.height = height;
+        }
+        Ok(())
+    }
+
+    /// The frame's size in pixels.
+    pub fn size(&self) -> (u32, u32) {
+        (self.color.width(), self.color.height())
+    }
+
+    /// The frame's colour target (sRGB RGBA8), what `read_pixels` reads and the viewer presents.
+    pub fn color_texture(&self) -> &wgpu::Texture {
+        &self.color
+    }
+
     pub fn set_lod(&mut self, lod: LodSettings) {
         self.options.lod = lod;
     }
@@ -369,6 +396,14 @@ impl Renderer {
 
     pub fn set_culling(&mut self, culling: Culling) {
         self.options.culling = culling;
+    }
+
+    pub fn culling(&self) -> Culling {
+        self.options.culling
+    }
+
+    pub fn mode(&self) -> RenderMode {
+        self.options.mode
     }
 
     pub fn set_mode(&mut self, mode: RenderMode) {

@@ -1,0 +1,491 @@
+//! The viewer's window and frame loop: a winit `ApplicationHandler` around a [`Renderer`] that
+//! draws offscreen and a [`Presenter`] that copies each frame into the window.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use glam::Vec3;
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::{CursorGrabMode, Window, WindowId};
+
+use super::ViewArgs;
+use super::script::{Action, Key, Script};
+use crate::cli::CliError;
+use crate::fly::{FlyCamera, FlyInput};
+use crate::gpu::{
+    Culling, FrameStats, GpuContext, Presented, Presenter, RenderMode, Renderer, RendererOptions,
+};
+use crate::lod::LodSettings;
+use crate::stream::{StreamSettings, Streamer};
+use crate::voxel::{BlockId, CHUNK_SIZE};
+use crate::worldgen::{self, TerrainColumns, WorldSource};
+
+/// Frame time of a scripted run, so it is repeatable.
+const SCRIPT_DT: f32 = 1.0 / 60.0;
+/// Farthest block the cursor picks, in blocks.
+const REACH: f32 = 8.0;
+/// Mouse look in radians per pixel of motion.
+const LOOK_PER_PIXEL: f32 = 0.0025;
+
+pub fn run(args: ViewArgs, script: Option<Script>) -> Result<(), CliError> {
+    let event_loop = EventLoop::new().map_err(|e| CliError::Window(e.to_string()))?;
+    event_loop.set_control_flow(ControlFlow::Poll);
+    let mut app = App { args, script, state: None, error: None };
+    event_loop.run_app(&mut app).map_err(|e| CliError::Window(e.to_string()))?;
+    match app.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct App {
+    args: ViewArgs,
+    script: Option<Script>,
+    state: Option<Viewer>,
+    /// The error that ended the run, reported once the event loop returns.
+    error: Option<CliError>,
+}
+
+/// Movement keys held down.
+#[derive(Default)]
+struct Held {
+    forward: bool,
+    back: bool,
+    left: bool,
+    right: bool,
+    up: bool,
+    down: bool,
+    sprint: bool,
+    f1: bool,
+}
+
+struct Viewer {
+    window: Arc<Window>,
+    gpu: GpuContext,
+    presenter: Presenter,
+    renderer: Renderer,
+    streamer: Option<Streamer>,
+    fly: FlyCamera,
+    held: Held,
+    /// Scripted movement, held from its frame on.
+    scripted_move: FlyInput,
+    look: (f32, f32),
+    grabbed: bool,
+    frame: u64,
+    last: Instant,
+    /// The block right-click places.
+    selected: BlockId,
+    block_count: u16,
+    overlay: bool,
+    lod: LodSettings,
+    /// The window has a zero side (minimised): frames go on, nothing is drawn.
+    minimised: bool,
+    stats: Option<FrameStats>,
+    /// Frames and seconds since the title was last updated.
+    title_frames: u32,
+    title_since: Instant,
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.state.is_some() {
+            return;
+        }
+        match Viewer::open(event_loop, &self.args) {
+            Ok(viewer) => self.state = Some(viewer),
+            Err(e) => self.fail(event_loop, e),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(viewer) = self.state.as_mut() else { return };
+        let result = match event {
+            WindowEvent::CloseRequested => {
+                event_loop.exit();
+                Ok(())
+            }
+            WindowEvent::Resized(size) => viewer.resize(size.width, size.height),
+            WindowEvent::KeyboardInput { event, .. } => {
+                if let PhysicalKey::Code(code) = event.physical_key {
+                    viewer.key(code, event.state == ElementState::Pressed, event.repeat)
+                } else {
+                    Ok(())
+                }
+            }
+            WindowEvent::MouseInput { state: ElementState::Pressed, button, .. } => viewer.click(button),
+            WindowEvent::MouseWheel { delta, .. } => {
+                let notches = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                viewer.fly.scroll(notches);
+                Ok(())
+            }
+            WindowEvent::Focused(false) => {
+                viewer.held = Held::default();
+                Ok(())
+            }
+            WindowEvent::RedrawRequested => match viewer.frame(&self.args, self.script.as_ref()) {
+                Ok(true) => Ok(()),
+                Ok(false) => {
+                    event_loop.exit();
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            },
+            _ => Ok(()),
+        };
+        if let Err(e) = result {
+            self.fail(event_loop, e);
+        }
+    }
+
+    fn device_event(&mut self, _event_loop: &ActiveEventLoop, _id: DeviceId, event: DeviceEvent) {
+        if let (Some(viewer), DeviceEvent::MouseMotion { delta }) = (self.state.as_mut(), event)
+            && viewer.grabbed
+        {
+            viewer.look.0 += delta.0 as f32 * LOOK_PER_PIXEL;
+            viewer.look.1 -= delta.1 as f32 * LOOK_PER_PIXEL;
+        }
+    }
+
+    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(viewer) = &self.state {
+            viewer.window.request_redraw();
+        }
+    }
+}
+
+impl App {
+    fn fail(&mut self, event_loop: &ActiveEventLoop, error: CliError) {
+        self.error.get_or_insert(error);
+        event_loop.exit();
+    }
+}
+
+impl Viewer {
+    fn open(event_loop: &ActiveEventLoop, args: &ViewArgs) -> Result<Self, CliError> {
+        let attributes = Window::default_attributes()
+            .with_title("voxgpu")
+            .with_inner_size(PhysicalSize::new(args.width, args.height));
+        let window =
+            Arc::new(event_loop.create_window(attributes).map_err(|e| CliError::Window(e.to_string()))?);
+        let (gpu, surface) = GpuContext::with_surface(Arc::clone(&window), |instance| {
+            instance.create_surface(Arc::clone(&window))
+        })?;
+        let size = window.inner_size();
+        let presenter = Presenter::new(&gpu, surface, size.width, size.height)?;
+
+        let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
+        let streaming = args.world.world == WorldSource::Terrain;
+        // Terrain streams around the camera; the other sources are small and loaded whole.
+        let world = if streaming {
+            worldgen::generate(&args.world.world, &worldgen::WorldParams { view_distance: 1, ..params })?
+        } else {
+            worldgen::generate(&args.world.world, &params)?
+        };
+        let (eye, target) = worldgen::default_view(&args.world.world, &world, &params);
+        let eye = args.camera.unwrap_or(eye);
+        let target = args.target.unwrap_or(target);
+        let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
+        let lod = args.mesh.lod_settings();
+        let options = RendererOptions {
+            lod,
+            ambient_occlusion: args.mesh.ambient_occlusion(),
+            ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
+        };
+        let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
+        let streamer = if streaming {
+            let columns = TerrainColumns::new(args.world.seed);
+            let threads =
+                std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
+            let settings = StreamSettings::new(args.world.view_distance);
+            Some(Streamer::new(settings, threads, Arc::new(move |c| columns.column(c))))
+        } else {
+            for (pos, chunk) in world.chunks() {
+                renderer.insert_chunk(pos, Arc::clone(chunk))?;
+            }
+            None
+        };
+        println!(
+            "voxgpu viewer on {} ({})",
+            gpu.summary.name,
+            format!("{:?}", gpu.summary.backend).to_lowercase()
+        );
+        let now = Instant::now();
+        Ok(Self {
+            window,
+            presenter,
+            renderer,
+            streamer,
+            fly: FlyCamera::looking_at(eye, target),
+            held: Held::default(),
+            scripted_move: FlyInput::default(),
+            look: (0.0, 0.0),
+            grabbed: false,
+            frame: 0,
+            last: now,
+            selected: BlockId(9),
+            block_count: world.registry.len() as u16,
+            overlay: true,
+            lod,
+            minimised: size.width == 0 || size.height == 0,
+            stats: None,
+            title_frames: 0,
+            title_since: now,
+            gpu,
+        })
+    }
+
+    /// A new window size; 0×0 (minimised) keeps everything and skips drawing.
+    fn resize(&mut self, width: u32, height: u32) -> Result<(), CliError> {
+        self.minimised = width == 0 || height == 0;
+        if self.minimised {
+            return Ok(());
+        }
+        self.presenter.resize(width, height);
+        self.renderer.resize(width, height)?;
+        Ok(())
+    }
+
+    fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool) -> Result<(), CliError> {
+        let held = &mut self.held;
+        match code {
+            KeyCode::KeyW => held.forward = pressed,
+            KeyCode::KeyS => held.back = pressed,
+            KeyCode::KeyA => held.left = pressed,
+            KeyCode::KeyD => held.right = pressed,
+            KeyCode::Space => held.up = pressed,
+            KeyCode::ShiftLeft | KeyCode::ShiftRight => held.down = pressed,
+            KeyCode::ControlLeft | KeyCode::ControlRight => held.sprint = pressed,
+            KeyCode::F1 => held.f1 = pressed,
+            _ => {}
+        }
+        if !pressed || repeat {
+            return Ok(());
+        }
+        let digit = match code {
+            KeyCode::Digit0 => Some(0),
+            KeyCode::Digit1 => Some(1),
+            KeyCode::Digit2 => Some(2),
+            KeyCode::Digit3 => Some(3),
+            KeyCode::Digit4 => Some(4),
+            KeyCode::Digit5 => Some(5),
+            KeyCode::Digit6 => Some(6),
+            KeyCode::Digit7 => Some(7),
+            KeyCode::Digit8 => Some(8),
+            KeyCode::Digit9 => Some(9),
+            _ => None,
+        };
+        let key = match (code, digit) {
+            (_, Some(d)) if self.held.f1 => Key::Mode(d),
+            (_, Some(d)) => Key::Block(d),
+            (KeyCode::KeyL, _) => Key::ToggleLod,
+            (KeyCode::KeyC, _) => Key::FreezeCulling,
+            (KeyCode::F2, _) => Key::Screenshot,
+            (KeyCode::F3, _) => Key::ToggleOverlay,
+            (KeyCode::Escape, _) => {
+                self.grab(false);
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        self.press(key)
+    }
+
+    fn press(&mut self, key: Key) -> Result<(), CliError> {
+        match key {
+            Key::Mode(n) => {
+                if let Some(&mode) = (n as usize).checked_sub(1).and_then(|i| RenderMode::ALL.get(i)) {
+                    self.renderer.set_mode(mode);
+                }
+            }
+            Key::Block(d) => {
+                let id = if d == 0 { 10 } else { d as u16 };
+                if id < self.block_count {
+                    self.selected = BlockId(id);
+                }
+            }
+            Key::ToggleLod => {
+                let next = if self.renderer.lod().is_on() { LodSettings::OFF } else { self.lod };
+                self.renderer.set_lod(next);
+            }
+            Key::FreezeCulling => {
+                let culling = self.renderer.culling();
+                let frozen = match culling.frozen {
+                    Some(_) => None,
+                    None => Some(self.fly.camera()),
+                };
+                self.renderer.set_culling(Culling { frozen, ..culling });
+            }
+            Key::Screenshot => {
+                let path = std::path::PathBuf::from(format!("voxgpu-{}.png", self.frame));
+                self.save(&path)?;
+                println!("screenshot saved to {}", path.display());
+            }
+            Key::ToggleOverlay => self.overlay = !self.overlay,
+        }
+        Ok(())
+    }
+
+    fn grab(&mut self, on: bool) {
+        if on {
+            let grabbed = self
+                .window
+                .set_cursor_grab(CursorGrabMode::Locked)
+                .or_else(|_| self.window.set_cursor_grab(CursorGrabMode::Confined));
+            self.grabbed = grabbed.is_ok();
+        } else {
+            let _ = self.window.set_cursor_grab(CursorGrabMode::None);
+            self.grabbed = false;
+        }
+        self.window.set_cursor_visible(!self.grabbed);
+    }
+
+    fn click(&mut self, button: MouseButton) -> Result<(), CliError> {
+        match button {
+            // The first click only takes the cursor.
+            _ if !self.grabbed => {
+                self.grab(true);
+                Ok(())
+            }
+            MouseButton::Left => self.edit(false),
+            MouseButton::Right => self.edit(true),
+            _ => Ok(()),
+        }
+    }
+
+    /// Removes the targeted block, or places the selected one in front of it.
+    fn edit(&mut self, place: bool) -> Result<(), CliError> {
+        let Some(hit) = self.renderer.pick(&self.fly.camera(), REACH) else { return Ok(()) };
+        if place {
+            self.renderer.set_block(hit.empty, self.selected)?;
+        } else {
+            self.renderer.set_block(hit.block, BlockId::AIR)?;
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, action: &Action) -> Result<(), CliError> {
+        match *action {
+            Action::Move { forward, right, up } => {
+                self.scripted_move = FlyInput { forward, right, up, ..FlyInput::default() };
+            }
+            Action::Look { yaw, pitch } => {
+                self.look.0 += yaw;
+                self.look.1 += pitch;
+            }
+            Action::Key(key) => self.press(key)?,
+            Action::Click { place } => self.edit(place)?,
+            Action::Resize { width, height } => {
+                if width == 0 || height == 0 {
+                    // What a minimise delivers; windows cannot be asked for 0×0.
+                    self.resize(width, height)?;
+                } else {
+                    self.minimised = false;
+                    if let Some(size) = self.window.request_inner_size(PhysicalSize::new(width, height)) {
+                        self.resize(size.width, size.height)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One frame. Returns false when the run is over.
+    fn frame(&mut self, args: &ViewArgs, script: Option<&Script>) -> Result<bool, CliError> {
+        let now = Instant::now();
+        let dt = match script {
+            Some(_) => SCRIPT_DT,
+            None => now.duration_since(self.last).as_secs_f32().min(0.1),
+        };
+        self.last = now;
+        if let Some(script) = script {
+            for action in script.at(self.frame).to_vec() {
+                self.apply(&action)?;
+            }
+        }
+        let axis = |plus: bool, minus: bool| plus as i32 as f32 - minus as i32 as f32;
+        let held = &self.held;
+        let mut input = FlyInput {
+            forward: axis(held.forward, held.back) + self.scripted_move.forward,
+            right: axis(held.right, held.left) + self.scripted_move.right,
+            up: axis(held.up, held.down) + self.scripted_move.up,
+            sprint: held.sprint,
+            look: std::mem::take(&mut self.look),
+        };
+        input.forward = input.forward.clamp(-1.0, 1.0);
+        self.fly.update(&input, dt);
+        let camera = self.fly.camera();
+        if let Some(streamer) = self.streamer.as_mut() {
+            streamer.update(camera.eye, &mut self.renderer)?;
+        }
+        let selection = self.renderer.pick(&camera, REACH).map(|hit| hit.block);
+        self.renderer.set_selection(selection);
+
+        self.frame += 1;
+        let last = args.exit_after_frames.is_some_and(|n| self.frame >= n);
+        if last && let Some(path) = &args.screenshot {
+            // The last frame, once streaming and meshing have caught up with the camera.
+            if let Some(streamer) = self.streamer.as_mut() {
+                streamer.settle(camera.eye, &mut self.renderer)?;
+            }
+            self.renderer.settle(&camera)?;
+            self.save(path)?;
+            println!("screenshot saved to {}", path.display());
+        }
+        if !self.minimised {
+            self.stats = Some(self.renderer.render(&camera)?);
+            if self.presenter.present(self.renderer.color_texture()) == Presented::Reconfigured {
+                log::info!("surface reconfigured at frame {}", self.frame);
+            }
+        }
+        self.title(dt);
+        Ok(!last)
+    }
+
+    fn save(&self, path: &std::path::Path) -> Result<(), CliError> {
+        let image = self.renderer.read_pixels()?;
+        image.save(path).map_err(|e| CliError::Write { path: path.to_path_buf(), reason: e.to_string() })
+    }
+
+    /// The stats line in the window title, twice a second (F3 hides it).
+    fn title(&mut self, _dt: f32) {
+        self.title_frames += 1;
+        let elapsed = self.title_since.elapsed().as_secs_f32();
+        if elapsed < 0.5 {
+            return;
+        }
+        let fps = self.title_frames as f32 / elapsed;
+        self.title_frames = 0;
+        self.title_since = Instant::now();
+        if !self.overlay {
+            self.window.set_title("voxgpu");
+            return;
+        }
+        let p = self.fly.position;
+        let chunk = p.floor().as_ivec3().div_euclid(glam::IVec3::splat(CHUNK_SIZE as i32));
+        let stats = self.stats.unwrap_or_default();
+        self.window.set_title(&format!(
+            "voxgpu | {fps:.0} fps {:.1} ms | {} chunks, {} visible | {} quads | LOD {:?} | {} | at {:.0},{:.0},{:.0} chunk {},{},{} | {} {:?}",
+            1000.0 / fps.max(1e-3),
+            stats.chunks_resident,
+            stats.chunks_visible,
+            stats.quads,
+            stats.lod_levels,
+            self.renderer.mode().name(),
+            p.x,
+            p.y,
+            p.z,
+            chunk.x,
+            chunk.y,
+            chunk.z,
+            self.gpu.summary.name,
+            self.gpu.summary.backend,
+        ));
+    }
+}

@@ -1,0 +1,144 @@
+//! The desktop viewer end to end: the real `voxgpu view` binary in a window on a virtual X
+//! server (Xvfb), driven by a script: a flight, a dug block and a placed one, a render-mode
+//! switch, and the window minimised to 0×0 and resized. It must exit 0 with no validation error,
+//! and its last frame must be a real picture that matches `tests/golden/viewer.png`.
+//!
+//! Runs on every adapter present, like the other GPU tests. Needs `Xvfb` (Debian: `xvfb`;
+//! `.ci/run` installs it): without it the test fails, unless `VOXGPU_ALLOW_NO_XVFB=1` opts out
+//! (see README).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The golden tests' thresholds (tests/golden.rs): mean FLIP, and the share of pixels with a
+/// clearly visible error.
+const MEAN_FLIP_THRESHOLD: f32 = 0.01;
+const MAX_VISIBLE_ERROR_SHARE: f32 = 0.002;
+
+/// An X server on a display of its own, stopped when dropped.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start() -> Option<Xvfb> {
+        let number = 90 + std::process::id() % 400;
+        let display = format!(":{number}");
+        let child = Command::new("Xvfb")
+            .args([display.as_str(), "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
+        let began = Instant::now();
+        while !socket.exists() {
+            assert!(began.elapsed() < Duration::from_secs(20), "Xvfb did not start on {display}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(Xvfb { child, display })
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const SCRIPT: &str = "\
+# Flat world, camera low over the grass looking down and ahead.
+10 click left       # dig the block under the cursor
+20 key 3            # select sand
+25 look 0.45 0.0
+30 click right      # place it on the grass to the right
+40 resize 0 0       # minimised
+50 resize 400 300   # back, larger
+60 key f1+2         # wireframe for a while
+80 key f1+1         # filled again
+90 move 0.3 0 0     # creep forward
+120 move 0 0 0
+125 look -0.3 0.05
+";
+
+#[test]
+fn the_viewer_flies_edits_resizes_and_matches_its_golden_image() {
+    let Some(xvfb) = Xvfb::start() else {
+        assert!(
+            std::env::var("VOXGPU_ALLOW_NO_XVFB").as_deref() == Ok("1"),
+            "Xvfb is not installed (apt-get install xvfb), so the viewer cannot be tested; set VOXGPU_ALLOW_NO_XVFB=1 to opt out"
+        );
+        eprintln!("Xvfb missing: the viewer was NOT tested (VOXGPU_ALLOW_NO_XVFB=1)");
+        return;
+    };
+    // Every adapter present (lavapipe, llvmpipe), each in its own run of the viewer.
+    let backends: Vec<String> =
+        common::gpu_contexts().iter().map(|c| format!("{:?}", c.summary.backend).to_lowercase()).collect();
+    let mut blessed = false;
+    for backend in backends {
+        eprintln!("viewer on {backend}");
+        let first = !blessed;
+        blessed |= run_viewer(&xvfb, &backend, first);
+    }
+}
+
+/// Runs the scripted viewer on `backend` and checks its exit and its last frame. Returns whether
+/// it wrote the reference (`VOXGPU_BLESS=1`, first backend only).
+fn run_viewer(xvfb: &Xvfb, backend: &str, may_bless: bool) -> bool {
+    let dir = std::env::temp_dir().join(format!("voxgpu-viewer-{}-{backend}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("script.txt");
+    std::fs::write(&script, SCRIPT).expect("write script");
+    let shot = dir.join("viewer.png");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_voxgpu"))
+        .args(["view", "--world", "flat", "--view-distance", "2", "--width", "320", "--height", "240"])
+        .args(["--camera", "4.5,18.5,6.5", "--target", "4.5,15.5,0.5"])
+        .args(["--exit-after-frames", "160", "--screenshot", &path(&shot), "--script", &path(&script)])
+        .env("DISPLAY", &xvfb.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("WGPU_BACKEND", backend)
+        .env("XDG_RUNTIME_DIR", &dir)
+        .output()
+        .expect("the viewer runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "the viewer failed on {backend} ({:?}):\n{stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.to_lowercase().contains("validation"), "a validation error:\n{stderr}");
+    assert!(stdout.contains("screenshot saved to"), "{stdout}");
+
+    let actual = image::open(&shot).expect("the screenshot is a PNG").to_rgba8();
+    assert_eq!(actual.dimensions(), (400, 300), "the screenshot has the resized window's size");
+    // Neither blank nor sky only: most pixels differ from the top-left (sky) pixel.
+    let sky = *actual.get_pixel(0, 0);
+    let ground = actual.pixels().filter(|p| **p != sky).count() as f32 / (400.0 * 300.0);
+    assert!(ground > 0.3, "only {:.0}% of the frame is not sky", ground * 100.0);
+
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/viewer.png");
+    if std::env::var("VOXGPU_BLESS").as_deref() == Ok("1") && may_bless {
+        actual.save(&reference).expect("write reference");
+        eprintln!("blessed {} from {backend}", reference.display());
+        return true;
+    }
+    let expected =
+        image::open(&reference).expect("tests/golden/viewer.png (VOXGPU_BLESS=1 makes it)").to_rgba8();
+    let (mean, visible) = common::flip(&expected, &actual);
+    eprintln!("viewer on {backend}: mean FLIP {mean:.5}, visible errors {:.3}%", visible * 100.0);
+    if mean > MEAN_FLIP_THRESHOLD || visible > MAX_VISIBLE_ERROR_SHARE {
+        let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/output");
+        std::fs::create_dir_all(&out).expect("tests/output");
+        actual.save(out.join(format!("viewer-{backend}-actual.png"))).expect("write actual");
+        panic!(
+            "the viewer's frame on {backend} differs from tests/golden/viewer.png: mean FLIP {mean:.4} (max {MEAN_FLIP_THRESHOLD}), {:.3}% visible (max {:.3}%); see tests/output/viewer-{backend}-actual.png",
+            visible * 100.0,
+            MAX_VISIBLE_ERROR_SHARE * 100.0
+        );
+    }
+    false
+}
