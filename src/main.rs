@@ -8,9 +8,12 @@ use voxgpu::cli::{Cli, run};
 
 fn main() -> ExitCode {
     // wgpu's EGL probe logs an error for each platform it tries before the one that works; that
-    // is noise, not a failure, so it is off unless RUST_LOG asks for it.
+    // is noise, not a failure, so it is off unless RUST_LOG asks for it. egui-wgpu warns that it
+    // "prefers" a non-sRGB target; the viewer's overlay draws into the sRGB view of the surface,
+    // which egui-wgpu supports (its shader encodes for either).
     env_logger::Builder::from_env(
-        env_logger::Env::default().default_filter_or("warn,wgpu_hal::gles::egl=off"),
+        env_logger::Env::default()
+            .default_filter_or("warn,wgpu_hal::gles::egl=off,egui_wgpu::renderer=error"),
     )
     .init();
     let cli = match Cli::try_parse() {

@@ -129,18 +129,28 @@ impl Presenter {
         self.surface.configure(&self.device, &self.config);
     }
 
+    /// The format passes into the surface must use (the surface's, viewed as sRGB).
+    pub fn format(&self) -> wgpu::TextureFormat {
+        self.view_format
+    }
+
     /// The surface's configured size.
     pub fn size(&self) -> (u32, u32) {
         (self.config.width, self.config.height)
     }
 
-    /// Copies `frame` (the renderer's colour target, the surface's size) into the window.
-    pub fn present(&mut self, frame: &wgpu::Texture) -> Presented {
+    /// Copies `frame` (the renderer's colour target, the surface's size) into the window, then
+    /// lets `overlay` record its own passes over it (the frame's last pass: the overlay hook).
+    pub fn present(
+        &mut self,
+        frame: &wgpu::Texture,
+        overlay: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::TextureView, (u32, u32)),
+    ) -> Presented {
         let texture = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t) => t,
             wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
                 // Show this one; configure for the next.
-                self.present_into(frame, t);
+                self.present_into(frame, t, overlay);
                 self.surface.configure(&self.device, &self.config);
                 return Presented::Reconfigured;
             }
@@ -150,11 +160,16 @@ impl Presenter {
             }
             _ => return Presented::Skipped,
         };
-        self.present_into(frame, texture);
+        self.present_into(frame, texture, overlay);
         Presented::Shown
     }
 
-    fn present_into(&self, frame: &wgpu::Texture, target: wgpu::SurfaceTexture) {
+    fn present_into(
+        &self,
+        frame: &wgpu::Texture,
+        target: wgpu::SurfaceTexture,
+        overlay: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::TextureView, (u32, u32)),
+    ) {
         let view = target.texture.create_view(&wgpu::TextureViewDescriptor {
             format: Some(self.view_format),
             ..Default::default()
@@ -189,6 +204,7 @@ impl Presenter {
             pass.set_bind_group(0, &group, &[]);
             pass.draw(0..3, 0..1);
         }
+        overlay(&mut encoder, &view, (target.texture.width(), target.texture.height()));
         self.queue.submit([encoder.finish()]);
         self.queue.present(target);
     }

@@ -13,6 +13,7 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{CursorGrabMode, Window, WindowId};
 
 use super::ViewArgs;
+use super::overlay::{Overlay, OverlayData};
 use super::script::{Action, Key, Script};
 use crate::cli::CliError;
 use crate::fly::{FlyCamera, FlyInput};
@@ -80,14 +81,16 @@ struct Viewer {
     /// The block right-click places.
     selected: BlockId,
     block_count: u16,
-    overlay: bool,
+    overlay: Overlay,
+    block_names: Vec<String>,
     lod: LodSettings,
     /// The window has a zero side (minimised): frames go on, nothing is drawn.
     minimised: bool,
     stats: Option<FrameStats>,
-    /// Frames and seconds since the title was last updated.
-    title_frames: u32,
-    title_since: Instant,
+    /// Frames per second, and the frames and time since it was last measured.
+    fps: f32,
+    fps_frames: u32,
+    fps_since: Instant,
 }
 
 impl ApplicationHandler for App {
@@ -103,6 +106,7 @@ impl ApplicationHandler for App {
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let Some(viewer) = self.state.as_mut() else { return };
+        viewer.overlay.on_window_event(&viewer.window, &event);
         let result = match event {
             WindowEvent::CloseRequested => {
                 event_loop.exit();
@@ -199,6 +203,8 @@ impl Viewer {
             ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
         };
         let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
+        // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
+        let _ = renderer.set_profiling(true);
         let streamer = if streaming {
             let columns = TerrainColumns::new(args.world.seed);
             let threads =
@@ -211,6 +217,7 @@ impl Viewer {
             }
             None
         };
+        let overlay = Overlay::new(&window, &gpu.device, presenter.format());
         println!(
             "voxgpu viewer on {} ({})",
             gpu.summary.name,
@@ -231,12 +238,14 @@ impl Viewer {
             last: now,
             selected: BlockId(9),
             block_count: world.registry.len() as u16,
-            overlay: true,
+            overlay,
+            block_names: world.registry.iter().map(|(_, info)| info.name.clone()).collect(),
             lod,
             minimised: size.width == 0 || size.height == 0,
             stats: None,
-            title_frames: 0,
-            title_since: now,
+            fps: 0.0,
+            fps_frames: 0,
+            fps_since: now,
             gpu,
         })
     }
@@ -327,7 +336,7 @@ impl Viewer {
                 self.save(&path)?;
                 println!("screenshot saved to {}", path.display());
             }
-            Key::ToggleOverlay => self.overlay = !self.overlay,
+            Key::ToggleOverlay => self.overlay.visible = !self.overlay.visible,
         }
         Ok(())
     }
@@ -440,11 +449,16 @@ impl Viewer {
         }
         if !self.minimised {
             self.stats = Some(self.renderer.render(&camera)?);
-            if self.presenter.present(self.renderer.color_texture()) == Presented::Reconfigured {
+            self.build_overlay();
+            let (overlay, gpu) = (&mut self.overlay, &self.gpu);
+            let presented = self.presenter.present(self.renderer.color_texture(), |encoder, view, size| {
+                overlay.paint(&gpu.device, &gpu.queue, encoder, view, size)
+            });
+            if presented == Presented::Reconfigured {
                 log::info!("surface reconfigured at frame {}", self.frame);
             }
         }
-        self.title(dt);
+        self.count_frame();
         Ok(!last)
     }
 
@@ -453,39 +467,37 @@ impl Viewer {
         image.save(path).map_err(|e| CliError::Write { path: path.to_path_buf(), reason: e.to_string() })
     }
 
-    /// The stats line in the window title, twice a second (F3 hides it).
-    fn title(&mut self, _dt: f32) {
-        self.title_frames += 1;
-        let elapsed = self.title_since.elapsed().as_secs_f32();
-        if elapsed < 0.5 {
-            return;
+    /// Frames per second, measured over half-second windows.
+    fn count_frame(&mut self) {
+        self.fps_frames += 1;
+        let elapsed = self.fps_since.elapsed().as_secs_f32();
+        if elapsed >= 0.5 {
+            self.fps = self.fps_frames as f32 / elapsed;
+            self.fps_frames = 0;
+            self.fps_since = Instant::now();
         }
-        let fps = self.title_frames as f32 / elapsed;
-        self.title_frames = 0;
-        self.title_since = Instant::now();
-        if !self.overlay {
-            self.window.set_title("voxgpu");
-            return;
-        }
+    }
+
+    /// Lays out the overlay for this frame.
+    fn build_overlay(&mut self) {
         let p = self.fly.position;
-        let chunk = p.floor().as_ivec3().div_euclid(glam::IVec3::splat(CHUNK_SIZE as i32));
-        let stats = self.stats.unwrap_or_default();
-        self.window.set_title(&format!(
-            "voxgpu | {fps:.0} fps {:.1} ms | {} chunks, {} visible | {} quads | LOD {:?} | {} | at {:.0},{:.0},{:.0} chunk {},{},{} | {} {:?}",
-            1000.0 / fps.max(1e-3),
-            stats.chunks_resident,
-            stats.chunks_visible,
-            stats.quads,
-            stats.lod_levels,
-            self.renderer.mode().name(),
-            p.x,
-            p.y,
-            p.z,
-            chunk.x,
-            chunk.y,
-            chunk.z,
-            self.gpu.summary.name,
-            self.gpu.summary.backend,
-        ));
+        let summary = &self.gpu.summary;
+        let backend = format!("{:?}", summary.backend).to_lowercase();
+        let data = OverlayData {
+            fps: self.fps,
+            frame_ms: 1000.0 / self.fps.max(1e-3),
+            stats: self.stats.unwrap_or_default(),
+            timings: self.renderer.latest_timings(),
+            position: p,
+            chunk: p.floor().as_ivec3().div_euclid(glam::IVec3::splat(CHUNK_SIZE as i32)),
+            adapter: &summary.name,
+            backend: &backend,
+            mode: self.renderer.mode().name(),
+            lod_on: self.renderer.lod().is_on(),
+            culling_frozen: self.renderer.culling().frozen.is_some(),
+            speed: self.fly.speed,
+            selected_block: self.block_names.get(self.selected.0 as usize).map_or("?", String::as_str),
+        };
+        self.overlay.build(&self.window, &data);
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! Keys: WASD move, Space/Shift up/down, Ctrl sprint, mouse look (click to grab the cursor, Esc
 //! releases it), scroll wheel speed; F1 + 1..6 render mode; L levels of detail; C freeze
-//! culling; F2 screenshot; F3 stats (in the window title); left click removes the targeted
+//! culling; F2 screenshot; F3 the stats overlay (egui); left click removes the targeted
 //! block, right click places the selected one, 1..9 and 0 select it.
 //!
 //! For tests and automation: `--exit-after-frames N`, `--screenshot PATH` (taken on the last
@@ -11,6 +11,7 @@
 //! ([`script`]), which also fixes the frame time at 1/60 s.
 
 mod app;
+mod overlay;
 pub mod script;
 
 use std::path::PathBuf;
