@@ -99,7 +99,7 @@ fn run_viewer(xvfb: &Xvfb, backend: &str, may_bless: bool) -> bool {
     let out = Command::new(env!("CARGO_BIN_EXE_voxgpu"))
         .args(["view", "--world", "flat", "--view-distance", "2", "--width", "320", "--height", "240"])
         .args(["--camera", "4.5,18.5,6.5", "--target", "4.5,15.5,0.5"])
-        .args(["--exit-after-frames", "160", "--screenshot", &path(&shot), "--script", &path(&script)])
+        .args(["--exit-after-frames", "300", "--screenshot", &path(&shot), "--script", &path(&script)])
         .env("DISPLAY", &xvfb.display)
         .env_remove("WAYLAND_DISPLAY")
         .env("WGPU_BACKEND", backend)
