@@ -65,6 +65,35 @@ impl WorldArgs {
     }
 }
 
+/// The picture's size and viewpoint, shared by `render` and the viewer.
+#[derive(Debug, Clone, Args)]
+pub struct FrameArgs {
+    /// Width in pixels (the viewer: its window's, at first).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
+    pub width: u32,
+    /// Height in pixels.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
+    pub height: u32,
+    /// Camera position `x,y,z` in blocks (default: a view chosen for the world).
+    #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
+    pub camera: Option<Vec3>,
+    /// Point the camera looks at, `x,y,z`.
+    #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
+    pub target: Option<Vec3>,
+}
+
+impl FrameArgs {
+    /// Eye and target: the flags where given, `default` (the world's view) otherwise.
+    pub fn view(&self, default: (Vec3, Vec3)) -> Result<(Vec3, Vec3), CliError> {
+        let eye = self.camera.unwrap_or(default.0);
+        let target = self.target.unwrap_or(default.1);
+        if (target - eye).length_squared() < 1e-6 {
+            return Err(CliError::Usage("--target must differ from --camera".into()));
+        }
+        Ok((eye, target))
+    }
+}
+
 /// `on` or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Switch {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use clap::Args;
 use glam::Vec3;
 
-use super::{CliError, CullArgs, MAX_IMAGE_SIDE, MeshArgs, WorldArgs, parse_vec3};
+use super::{CliError, CullArgs, FrameArgs, MeshArgs, WorldArgs, parse_vec3};
 use crate::camera::Camera;
 use crate::gpu::{Culling, GpuContext, RenderMode, Renderer, RendererOptions};
 use crate::stream::{StreamSettings, Streamer};
@@ -18,16 +18,8 @@ pub struct RenderArgs {
     /// Output PNG path.
     #[arg(long)]
     pub out: PathBuf,
-    #[arg(long, allow_negative_numbers = true, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
-    pub width: u32,
-    #[arg(long, allow_negative_numbers = true, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
-    pub height: u32,
-    /// Camera position `x,y,z` in blocks (default: a view chosen for the world).
-    #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
-    pub camera: Option<Vec3>,
-    /// Point the camera looks at, `x,y,z`.
-    #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
-    pub target: Option<Vec3>,
+    #[command(flatten)]
+    pub frame: FrameArgs,
     /// filled | wireframe | filled-wireframe | lod (chunks by level of detail, skirts lighter) |
     /// chunks (each chunk its own colour) | quad-size (quad area, blue 1 to red 1024: greedy
     /// merging at work).
@@ -63,14 +55,9 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     if !parent.is_dir() {
         return Err(CliError::Write { path: args.out.clone(), reason: "its folder does not exist".into() });
     }
-    let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
+    let params = args.world.params(args.frame.camera.unwrap_or(Vec3::ZERO));
     let world = worldgen::generate(&args.world.world, &params)?;
-    let (eye, target) = worldgen::default_view(&args.world.world, &world, &params);
-    let eye = args.camera.unwrap_or(eye);
-    let target = args.target.unwrap_or(target);
-    if (target - eye).length_squared() < 1e-6 {
-        return Err(CliError::Usage("--target must differ from --camera".into()));
-    }
+    let (eye, target) = args.frame.view(worldgen::default_view(&args.world.world, &world, &params))?;
     if args.freeze_cull_at.is_some_and(|at| (target - at).length_squared() < 1e-6) {
         return Err(CliError::Usage("--freeze-cull-at must differ from the target".into()));
     }
@@ -86,7 +73,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         mode,
         depth_prepass: args.cull.depth_prepass == super::Switch::On,
         culling,
-        ..RendererOptions::new(args.width, args.height, fog_end)
+        ..RendererOptions::new(args.frame.width, args.frame.height, fog_end)
     };
     let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
     let start = Camera::look_at(eye, target);
@@ -105,8 +92,8 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     println!(
         "wrote {} ({}x{}) on {}: {} chunks (per level {:?}), {} of {} with quads visible, {} quads drawn ({} skirts), {} draw commands",
         args.out.display(),
-        args.width,
-        args.height,
+        args.frame.width,
+        args.frame.height,
         gpu.summary,
         stats.chunks_resident,
         stats.lod_levels,

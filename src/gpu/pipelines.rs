@@ -92,6 +92,20 @@ pub fn bind_group(
     device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
 }
 
+/// A 2D float texture read with `textureLoad` by the fragment stage (no sampler).
+pub fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
 /// Group 0 of `chunk_draw.wgsl` from its buffers (camera, quads, page owners, chunk records) and
 /// the materials (blocks, atlas, tile averages).
 pub fn draw_bind_group(
@@ -138,16 +152,7 @@ pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
             storage_in(VERTEX_FRAGMENT, 2, true, 4),
             storage_in(VERTEX_FRAGMENT, 3, true, size_of::<ChunkMeta>() as u64),
             storage_in(VERTEX_FRAGMENT, 4, true, 8),
-            wgpu::BindGroupLayoutEntry {
-                binding: 5,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            },
+            texture_entry(5),
             storage_in(VERTEX_FRAGMENT, 6, true, 4),
         ],
     })

@@ -2,6 +2,7 @@
 //! frame into it (`shaders/present.wgsl`). No window system here: the viewer hands over a
 //! surface made from its window.
 
+use super::pipelines::texture_entry;
 use super::shaders::{PRESENT, shader_source};
 use super::{GpuContext, GpuError};
 
@@ -65,16 +66,7 @@ impl Presenter {
         let device = gpu.device.clone();
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("voxgpu.present"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            }],
+            entries: &[texture_entry(0)],
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("voxgpu.present"),

@@ -175,7 +175,7 @@ impl Viewer {
     fn open(event_loop: &ActiveEventLoop, args: &ViewArgs) -> Result<Self, CliError> {
         let attributes = Window::default_attributes()
             .with_title("voxgpu")
-            .with_inner_size(PhysicalSize::new(args.width, args.height));
+            .with_inner_size(PhysicalSize::new(args.frame.width, args.frame.height));
         let window =
             Arc::new(event_loop.create_window(attributes).map_err(|e| CliError::Window(e.to_string()))?);
         let (gpu, surface) = GpuContext::with_surface(Arc::clone(&window), |instance| {
@@ -184,7 +184,7 @@ impl Viewer {
         let size = window.inner_size();
         let presenter = Presenter::new(&gpu, surface, size.width, size.height)?;
 
-        let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
+        let params = args.world.params(args.frame.camera.unwrap_or(Vec3::ZERO));
         let streaming = args.world.world == WorldSource::Terrain;
         // Terrain streams around the camera; the other sources are small and loaded whole.
         let world = if streaming {
@@ -192,9 +192,7 @@ impl Viewer {
         } else {
             worldgen::generate(&args.world.world, &params)?
         };
-        let (eye, target) = worldgen::default_view(&args.world.world, &world, &params);
-        let eye = args.camera.unwrap_or(eye);
-        let target = args.target.unwrap_or(target);
+        let (eye, target) = args.frame.view(worldgen::default_view(&args.world.world, &world, &params))?;
         let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
         let lod = args.mesh.lod_settings();
         let options = RendererOptions {

@@ -16,25 +16,13 @@ pub mod script;
 
 use std::path::PathBuf;
 
+use crate::cli::{CliError, FrameArgs, MeshArgs, WorldArgs};
 use clap::Args;
-use glam::Vec3;
-
-use crate::cli::{CliError, MAX_IMAGE_SIDE, MeshArgs, WorldArgs, parse_vec3};
 
 #[derive(Debug, Clone, Args)]
 pub struct ViewArgs {
-    /// Initial window width in pixels.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
-    pub width: u32,
-    /// Initial window height in pixels.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=MAX_IMAGE_SIDE as i64))]
-    pub height: u32,
-    /// Start at `x,y,z` (default: a view chosen for the world).
-    #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
-    pub camera: Option<Vec3>,
-    /// Start looking at `x,y,z`.
-    #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
-    pub target: Option<Vec3>,
+    #[command(flatten)]
+    pub frame: FrameArgs,
     /// Quit after this many frames (with `--screenshot`, the last one is saved).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub exit_after_frames: Option<u64>,
