@@ -67,6 +67,9 @@ fn scenes() -> Vec<Scene> {
     let built = |name, source, setup| Scene { setup: Some(setup), ..full(name, source, terrain, None) };
     let wide = WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 5 };
     let first_distance = |d| LodSettings { first_distance: d, ..LodSettings::default() };
+    // Above the terrain at an angle, where every render mode is compared.
+    let overview = Some((Vec3::new(-30.0, 110.0, -30.0), Vec3::new(10.0, 70.0, 10.0)));
+    let mode = |name, mode, view| Scene { mode, ..full(name, WorldSource::Terrain, terrain, view) };
     vec![
         full(
             "terrain_above",
@@ -81,91 +84,41 @@ fn scenes() -> Vec<Scene> {
             WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 2 },
             None,
         ),
-        Scene {
-            name: "sky",
-            source: WorldSource::Terrain,
-            params: terrain,
-            // Low over the terrain, towards the sun: the gradient, the glow, fog into the horizon.
-            view: Some((Vec3::new(0.0, 84.0, 0.0), Vec3::new(35.0, 104.5, 52.0))),
-            lod: LodSettings::OFF,
-            pick: false,
-            setup: None,
-            mode: RenderMode::Filled,
-        },
-        Scene {
-            name: "selection_outline",
-            source: WorldSource::Terrain,
-            params: terrain,
-            // Close over the ground at (0, 0), looking down at its top block (see `render`).
-            view: None,
-            lod: LodSettings::OFF,
-            pick: true,
-            setup: None,
-            mode: RenderMode::Filled,
-        },
-        Scene {
-            name: "mode_wireframe",
-            source: WorldSource::Terrain,
-            params: terrain,
-            view: Some((Vec3::new(-30.0, 110.0, -30.0), Vec3::new(10.0, 70.0, 10.0))),
-            lod: LodSettings::OFF,
-            pick: false,
-            setup: None,
-            mode: RenderMode::Wireframe,
-        },
-        Scene {
-            name: "mode_filled_wireframe",
-            source: WorldSource::Terrain,
-            params: terrain,
-            view: Some((Vec3::new(-30.0, 110.0, -30.0), Vec3::new(10.0, 70.0, 10.0))),
-            lod: LodSettings::OFF,
-            pick: false,
-            setup: None,
-            mode: RenderMode::FilledWireframe,
-        },
-        Scene {
-            name: "mode_chunks",
-            source: WorldSource::Terrain,
-            params: terrain,
-            view: None,
-            lod: LodSettings::OFF,
-            pick: false,
-            setup: None,
-            mode: RenderMode::Chunks,
-        },
-        Scene {
-            name: "mode_quad_size",
-            source: WorldSource::Terrain,
-            params: terrain,
-            view: None,
-            lod: LodSettings::OFF,
-            pick: false,
-            setup: None,
-            mode: RenderMode::QuadSize,
-        },
+        // Low over the terrain, towards the sun: the gradient, the glow, fog into the horizon.
+        full(
+            "sky",
+            WorldSource::Terrain,
+            terrain,
+            Some((Vec3::new(0.0, 84.0, 0.0), Vec3::new(35.0, 104.5, 52.0))),
+        ),
+        // Close over the ground at (0, 0), looking down at its top block (see `render`).
+        Scene { pick: true, ..full("selection_outline", WorldSource::Terrain, terrain, None) },
+        mode("mode_wireframe", RenderMode::Wireframe, overview),
+        mode("mode_filled_wireframe", RenderMode::FilledWireframe, overview),
+        mode("mode_chunks", RenderMode::Chunks, None),
+        mode("mode_quad_size", RenderMode::QuadSize, None),
         built("water_above", WorldSource::Terrain, |w| lake_with_glass(w).0),
         built("water_below", WorldSource::Terrain, |w| lake_with_glass(w).1),
         built("ao_closeup", WorldSource::Flat, ao_steps),
         built("textured_closeup", WorldSource::Flat, block_row),
         Scene {
-            name: "lod_levels",
-            source: WorldSource::Terrain,
-            params: wide,
-            view: Some((Vec3::new(-20.0, 150.0, 20.0), Vec3::new(60.0, 50.0, -40.0))),
-            lod: first_distance(40.0),
-            pick: false,
-            setup: None,
             mode: RenderMode::Lod,
+            lod: first_distance(40.0),
+            ..full(
+                "lod_levels",
+                WorldSource::Terrain,
+                wide,
+                Some((Vec3::new(-20.0, 150.0, 20.0), Vec3::new(60.0, 50.0, -40.0))),
+            )
         },
         Scene {
-            name: "lod_seam",
-            source: WorldSource::Terrain,
-            params: wide,
-            view: Some((Vec3::new(-20.0, 110.0, 20.0), Vec3::new(40.0, 70.0, -30.0))),
             lod: first_distance(40.0),
-            pick: false,
-            setup: None,
-            mode: RenderMode::Filled,
+            ..full(
+                "lod_seam",
+                WorldSource::Terrain,
+                wide,
+                Some((Vec3::new(-20.0, 110.0, 20.0), Vec3::new(40.0, 70.0, -30.0))),
+            )
         },
     ]
 }

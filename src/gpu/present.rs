@@ -25,6 +25,9 @@ pub struct Presenter {
     view_format: wgpu::TextureFormat,
     pipeline: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
+    /// The bind group of the frame texture last presented: made again only when the renderer's
+    /// target is replaced (a resize), not every frame.
+    source: Option<(wgpu::Texture, wgpu::BindGroup)>,
     device: wgpu::Device,
     queue: wgpu::Queue,
 }
@@ -102,8 +105,16 @@ impl Presenter {
             multiview_mask: None,
             cache: None,
         });
-        let presenter =
-            Self { surface, config, view_format, pipeline, layout, device, queue: gpu.queue.clone() };
+        let presenter = Self {
+            surface,
+            config,
+            view_format,
+            pipeline,
+            layout,
+            source: None,
+            device,
+            queue: gpu.queue.clone(),
+        };
         if width > 0 && height > 0 {
             presenter.surface.configure(&presenter.device, &presenter.config);
         }
@@ -157,7 +168,7 @@ impl Presenter {
     }
 
     fn present_into(
-        &self,
+        &mut self,
         frame: &wgpu::Texture,
         target: wgpu::SurfaceTexture,
         overlay: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::TextureView, (u32, u32)),
@@ -166,15 +177,19 @@ impl Presenter {
             format: Some(self.view_format),
             ..Default::default()
         });
-        let source = frame.create_view(&Default::default());
-        let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("voxgpu.present"),
-            layout: &self.layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::TextureView(&source),
-            }],
-        });
+        if self.source.as_ref().is_none_or(|(texture, _)| texture != frame) {
+            let source = frame.create_view(&Default::default());
+            let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("voxgpu.present"),
+                layout: &self.layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&source),
+                }],
+            });
+            self.source = Some((frame.clone(), group));
+        }
+        let group = &self.source.as_ref().expect("made above").1;
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.present") });
@@ -193,7 +208,7 @@ impl Presenter {
                 ..Default::default()
             });
             pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &group, &[]);
+            pass.set_bind_group(0, group, &[]);
             pass.draw(0..3, 0..1);
         }
         overlay(&mut encoder, &view, (target.texture.width(), target.texture.height()));

@@ -83,6 +83,8 @@ struct Viewer {
     block_count: u16,
     overlay: Overlay,
     block_names: Vec<String>,
+    /// The backend's name, lower case, for the overlay.
+    backend: String,
     lod: LodSettings,
     /// The window has a zero side (minimised): frames go on, nothing is drawn.
     minimised: bool,
@@ -238,6 +240,7 @@ impl Viewer {
             block_count: world.registry.len() as u16,
             overlay,
             block_names: world.registry.iter().map(|(_, info)| info.name.clone()).collect(),
+            backend: format!("{:?}", gpu.summary.backend).to_lowercase(),
             lod,
             minimised: size.width == 0 || size.height == 0,
             stats: None,
@@ -480,7 +483,6 @@ impl Viewer {
     fn build_overlay(&mut self) {
         let p = self.fly.position;
         let summary = &self.gpu.summary;
-        let backend = format!("{:?}", summary.backend).to_lowercase();
         let data = OverlayData {
             fps: self.fps,
             frame_ms: 1000.0 / self.fps.max(1e-3),
@@ -489,7 +491,7 @@ impl Viewer {
             position: p,
             chunk: p.floor().as_ivec3().div_euclid(glam::IVec3::splat(CHUNK_SIZE as i32)),
             adapter: &summary.name,
-            backend: &backend,
+            backend: &self.backend,
             mode: self.renderer.mode().name(),
             lod_on: self.renderer.lod().is_on(),
             culling_frozen: self.renderer.culling().frozen.is_some(),
