@@ -1,5 +1,6 @@
-// Binary greedy mesher: one face direction of one chunk per workgroup, at the chunk's selected
-// level of detail. Twin of src/mesh/greedy.rs (`mesh_grid`), which it must match quad for quad.
+// Binary greedy mesher: both face directions of one axis of one chunk per workgroup, at the
+// chunk's selected level of detail. Twin of src/mesh/greedy.rs (`mesh_grid`), which it must match
+// quad for quad.
 //
 // Reads:  params, work (jobs), voxels (the chunk's level, and the same level of its face and edge
 //         neighbours: border culling and ambient occlusion), links (neighbour slots, levels),
@@ -7,23 +8,35 @@
 // Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
 //         (pops pages; failed_pages on failure), links (state back to dirty on failure), chunks
 //         (the level the quads are in, which the draw scales them by).
-// Dispatch: indirect from work[0..3] after the release pass, 32 invocations per workgroup; each
-//           invocation owns one slice (depth along the face's axis).
+// Dispatch: indirect from work[0..3] after the release pass: one workgroup of 64 invocations per
+//           pair of jobs (the +axis and -axis faces of one chunk, jobs 2g and 2g + 1).
+//           Invocation i meshes face (i >> 5) of the pair at slice (depth along the axis) i & 31.
 //
 // Level L meshes the (32 >> L)^3 grid: the same code with `dim` = 32 >> L as every loop bound,
-// invocations past `dim` idle. Where the neighbour is at another level, the opaque border faces it
+// slices past `dim` idle. Where the neighbour is at another level, the opaque border faces it
 // hides are emitted as skirts (see greedy.rs for why that closes every seam).
 //
-// Steps, each a twin of a CPU function:
-// 1. `build_columns`: solid and opaque u32 column bitmasks along the face's axis (shared memory).
-// 2. `visible_column`: faces culled by shifts against the next voxel or the neighbour's border.
-// 3. `mesh_slice` (counting): each slice transposes its bits out of the visible columns and
-//    merges them greedily by key (block, skirt, ambient occlusion: `face_key`), counting quads.
-// 4. One invocation sums the counts, pops the pages the face needs and records them.
-// 5. `mesh_slice` (emitting): the same walk again, writing each quad to its place in the stream.
+// Everything is kept as 32-bit rows in the axis's *plane* layout: row v of slice a holds bit u
+// for the cell at depth a and tangent coordinates (u, v) (`voxel_pos`). Steps:
+// 1. `build_planes`: the level is read once in memory order (an X-row of ids per invocation and
+//    step, four words at a time) into rows of solid, opaque, and same-id-as-the-next-cell bits;
+//    for the X and Y axes, 32x32 bit transposes in shared memory turn them into that axis's
+//    planes.
+// 2. `build_halo`: the opaque cells just outside the chunk (face neighbours' layers, edge
+//    neighbours' lines) as rows and columns of bits, for ambient occlusion and border culling.
+// 3. `walk` (counting): each invocation streams its slice row by row. A row's visible faces are
+//    a few bit operations (solid here, not opaque in front); its ambient occlusion is eight bit
+//    planes, two per corner, from three rows of the layer in front (`ao_planes`); merge keys
+//    (block, skirt, AO) are compared 32 faces at a time, block ids through the same-id planes.
+//    The greedy merge keeps the open quads as bit masks and only ever looks at the current and
+//    previous row (see `walk` for why that is the twin's row-major greedy merge).
+// 4. One invocation sums the slices' counts, pops the pages each face needs and records them.
+// 5. `walk` (emitting): the same walk again, writing each quad to its place in the face's
+//    stream when it closes.
 // Then `commit` (one invocation) takes the popped pages off the free stack.
 // Meshing twice is cheaper than reserving worst-case space: the voxels stay in cache and the
-// stream is exactly as long as it needs to be.
+// stream is exactly as long as it needs to be. Workgroup memory: 18,852 bytes
+// (`gpu::MESH_WORKGROUP_BYTES`, checked against this file by tests/shaders.rs).
 
 @group(0) @binding(0) var<storage, read> work: array<u32>;
 @group(0) @binding(1) var<storage, read> voxels: array<u32>;
@@ -36,251 +49,486 @@
 @group(0) @binding(8) var<uniform> params: PassParams;
 @group(0) @binding(9) var<storage, read_write> chunks: array<ChunkMeta>;
 
-var<workgroup> solid_cols: array<u32, 1024>;
-var<workgroup> opaque_cols: array<u32, 1024>;
-var<workgroup> visible_cols: array<u32, 1024>;
-// Per slice: quads counted (opaque, transparent), then each slice's first stream index.
-var<workgroup> slice_counts: array<vec2<u32>, 32>;
-var<workgroup> slice_starts: array<vec2<u32>, 32>;
-var<workgroup> face_pages: array<u32, 128>;
-var<workgroup> granted: u32;
-// OR of all visible columns: bit s is set when slice s has any visible face.
-var<workgroup> busy_slices: atomic<u32>;
-// Row v of the border slice's skirt bits (bit u), and the face's skirt quad count.
-var<workgroup> skirt_rows: array<atomic<u32>, 32>;
-var<workgroup> skirt_quads: atomic<u32>;
+// The axis's planes, row v of slice a at `plane(a, v)` in each 1024-word quarter:
+// - PLANES_SOLID:   bit u is a solid (non-air) cell;
+// - PLANES_OPAQUE:  bit u is an opaque cell;
+// - PLANES_SAME_U:  bit u: cells u and u + 1 hold the same block id;
+// - PLANES_SAME_V:  bit u: cells (u, v) and (u, v + 1) hold the same block id.
+// The last two let the walks compare block ids 32 faces at a time, with no voxel reads.
+const PLANES_SOLID: u32 = 0u;
+const PLANES_OPAQUE: u32 = 1024u;
+const PLANES_SAME_U: u32 = 2048u;
+const PLANES_SAME_V: u32 = 3072u;
+var<workgroup> planes: array<u32, 4096>;
+// Opacity of block ids below OPAQUE_CACHED_IDS, copied from opaque_bits: the build tests two
+// ids per word it reads.
+const OPAQUE_CACHED_IDS: u32 = 2048u;
+var<workgroup> opaque_cache: array<u32, 64>;
+
+// Opaque cells just outside the chunk, in the axis's (a, u, v) coordinates, -1 and dim being
+// outside. Side s is 0 for -1 and 1 for dim.
+// - HALO_AOUT + 32 s + v:  the layer a = -1 / dim (a face neighbour's), bit u;
+// - HALO_UPAD + 32 s + v:  the cells u = -1 / dim of row v, bit a;
+// - HALO_VROW + 32 s + a:  the row v = -1 / dim of slice a, bit u;
+// - HALO_AU + 2 sa + su:   the line a = -1 / dim, u = -1 / dim (an edge neighbour's), bit v;
+// - HALO_AV + 2 sa + sv:   the line a, v outside, bit u;
+// - HALO_UV + 2 su + sv:   the line u, v outside, bit a.
+// Cells outside on all three (corner chunks) are open, as in the twin.
+const HALO_AOUT: u32 = 0u;
+const HALO_UPAD: u32 = 64u;
+const HALO_VROW: u32 = 128u;
+const HALO_AU: u32 = 192u;
+const HALO_AV: u32 = 196u;
+const HALO_UV: u32 = 200u;
+const HALO_WORDS: u32 = 204u;
+var<workgroup> halo: array<u32, HALO_WORDS>;
+
 // The slots around the chunk by offset ((x + 1) + 3 (y + 1) + 9 (z + 1), `slot_at`), looked up
-// once per workgroup: ambient occlusion reads across borders and edges.
+// once per workgroup.
 var<workgroup> around_slots: array<u32, 27>;
+// The level being meshed, shared so that every invocation reads it as uniform.
+var<workgroup> shared_level: u32;
+// Per invocation: quads counted (opaque, transparent), then each slice's first stream index.
+var<workgroup> slice_counts: array<vec2<u32>, 64>;
+var<workgroup> slice_starts: array<vec2<u32>, 64>;
+var<workgroup> slice_skirts: array<u32, 64>;
+// Bit f set when face f of the pair was granted its pages.
+var<workgroup> granted: u32;
 
 // Edge of the grid being meshed, 32 >> level, and the loop bound of every per-voxel loop. It is
 // read from params.chunk_size at run time even at level 0: with constant bounds, GL drivers
-// unroll the nested loops into a shader that llvmpipe needs minutes to compile (measured:
-// 4.5 min); a bound it cannot see through keeps them loops.
+// unroll the nested loops into a shader that llvmpipe needs minutes to compile; a bound it
+// cannot see through keeps them loops.
 var<private> dim: u32;
+// Bits 0..dim set.
+var<private> row_mask: u32;
 // The level being meshed and where it starts in a slot, in u16 ids.
 var<private> level: u32;
 var<private> level_start: u32;
+var<private> slot: u32;
+var<private> axis: u32;
+// 0 for the X axis (whose planes come out of the transpose with slices as rows), 1 otherwise:
+// see `cell`.
+var<private> skew: u32;
 
-// Once the visible columns exist (step 2), solid_cols is free: steps 3 and 5 reuse it as each
-// slice's plane of faces not yet merged, row v of slice s at [v * 32 + s], so the 32
-// invocations of a row touch 32 different banks.
-// (Private arrays indexed at run time spill on GPUs, and GL drivers turn them into if-ladders
-// that take llvmpipe a minute to compile.)
-fn plane(slice: u32, v: u32) -> u32 {
-    return solid_cols[v * 32u + slice];
+// Word of row `row` of 32x32 bit matrix `block` in `solid` / `opaque`. Rows are rotated by the
+// block index where `skew` is 1, so that 32 invocations reading row v of 32 different slices
+// touch 32 different banks.
+fn cell(block: u32, row: u32) -> u32 {
+    return block * 32u + ((row + block * skew) & 31u);
 }
 
-fn set_plane(slice: u32, v: u32, bits: u32) {
-    solid_cols[v * 32u + slice] = bits;
+// Where row v of slice a lives. The Z and Y planes are built as matrix a, row v; the X planes
+// come out of the transpose of each z-layer as matrix v (= z), row a (= x).
+fn plane(a: u32, v: u32) -> u32 {
+    if axis == 0u {
+        return cell(v, a);
+    }
+    return cell(a, v);
 }
 
-
-// The id at p of the level being meshed, in `slot`'s pyramid.
-fn voxel(slot: u32, p: vec3<u32>) -> u32 {
-    return voxel_in(slot, level_start, dim, p);
+// The id at p of the level being meshed, in `owner`'s pyramid.
+fn voxel(owner: u32, p: vec3<u32>) -> u32 {
+    return voxel_in(owner, level_start, dim, p);
 }
 
 // The id at p of the level that starts at u16 `start` and is `size` on a side.
-fn voxel_in(slot: u32, start: u32, size: u32, p: vec3<u32>) -> u32 {
+fn voxel_in(owner: u32, start: u32, size: u32, p: vec3<u32>) -> u32 {
     let i = start + p.x + size * (p.y + size * p.z);
-    let word = voxels[slot * SLOT_WORDS + (i >> 1u)];
+    let word = voxels[owner * SLOT_WORDS + (i >> 1u)];
     return (word >> ((i & 1u) * 16u)) & 0xffffu;
 }
 
 fn is_opaque(block: u32) -> bool {
-    return ((opaque_bits[block >> 5u] >> (block & 31u)) & 1u) != 0u;
+    var word = 0u;
+    if block < OPAQUE_CACHED_IDS {
+        word = opaque_cache[block >> 5u];
+    } else {
+        word = opaque_bits[block >> 5u];
+    }
+    return ((word >> (block & 31u)) & 1u) != 0u;
 }
 
-// Whether the cell at depth `a`, tangent (u, v) along `axis` (grid coordinates of the level being
-// meshed, each in -1..=dim) is an opaque block. Inside the chunk that is a bit of the opaque
-// columns in shared memory (built for this axis in step 1 and left untouched after); outside,
-// the voxel of the neighbour it falls into. Absent neighbours and corner chunks are open. Twin
-// of greedy.rs `Surroundings::occludes`.
-fn occludes(slot: u32, axis: u32, a: i32, u: i32, v: i32) -> bool {
-    let size = i32(dim);
-    if all(vec3<i32>(a, u, v) >= vec3<i32>(0)) && all(vec3<i32>(a, u, v) < vec3<i32>(size)) {
-        return ((opaque_cols[u32(v) * 32u + u32(u)] >> u32(a)) & 1u) != 0u;
-    }
-    var p = vec3<i32>(u, v, a);
+// Bit k: ids[k] is opaque.
+fn opaque4(ids: vec4<u32>) -> u32 {
+    return u32(is_opaque(ids.x)) | (u32(is_opaque(ids.y)) << 1u) | (u32(is_opaque(ids.z)) << 2u)
+        | (u32(is_opaque(ids.w)) << 3u);
+}
+
+fn solid_row(a: u32, v: u32) -> u32 {
+    return planes[PLANES_SOLID + plane(a, v)];
+}
+
+fn opaque_row(a: u32, v: u32) -> u32 {
+    return planes[PLANES_OPAQUE + plane(a, v)];
+}
+
+// The id at (a, u, v) of this chunk's grid.
+fn id_at(a: u32, u: u32, v: u32) -> u32 {
+    return voxel(slot, voxel_pos(axis, a, u, v));
+}
+
+// Grid position (x, y, z) of the cell at (a, u, v) of this axis, any of them possibly -1 or dim.
+fn grid_pos(c: vec3<i32>) -> vec3<i32> {
     if axis == 0u {
-        p = vec3<i32>(a, u, v);
-    } else if axis == 1u {
-        p = vec3<i32>(v, a, u);
+        return c;
     }
-    let offset = select(vec3<i32>(0), vec3<i32>(-1), p < vec3<i32>(0))
-        + select(vec3<i32>(0), vec3<i32>(1), p >= vec3<i32>(size));
-    let around = offset + vec3<i32>(1);
-    let owner = around_slots[around.x + 3 * around.y + 9 * around.z];
-    return owner != NO_SLOT && is_opaque(voxel(owner, vec3<u32>(p - offset * size)));
+    if axis == 1u {
+        return vec3<i32>(c.z, c.x, c.y);
+    }
+    return vec3<i32>(c.y, c.z, c.x);
 }
 
-// Ambient occlusion of the face towards `face` of the cell at depth `slice`, tangent (u, v): 2
-// bits per corner, corner k on the +u side when k & 1 and the +v side when k & 2; 3 is open, 0
-// closed. From the three cells touching the corner in the layer in front of the face: both
-// sides closed gives 0, else 3 minus the closed cells. Twin of greedy.rs `face_ao`. Unrolled:
-// see mesh_slice on llvmpipe's loop budget.
-fn face_ao(slot: u32, face: u32, slice: u32, u: u32, v: u32) -> u32 {
-    if params.ambient_occlusion == 0u {
-        return 0xffu;
-    }
-    let axis = face_axis(face);
-    let front = vec3<i32>(i32(slice) + select(-1, 1, face_is_positive(face)), i32(u), i32(v));
-    let a = u32(front.x);
-    if front.x >= 0 && a < dim && u > 0u && u + 1u < dim && v > 0u && v + 1u < dim {
-        // All eight cells around the front cell lie in this chunk: bit `a` of the eight
-        // neighbouring opaque columns, the four corners at once.
-        let c = v * 32u + u;
-        let side_u = (vec4<u32>(opaque_cols[c - 1u], opaque_cols[c + 1u], opaque_cols[c - 1u], opaque_cols[c + 1u]) >> vec4<u32>(a)) & vec4<u32>(1u);
-        let side_v = (vec4<u32>(opaque_cols[c - 32u], opaque_cols[c - 32u], opaque_cols[c + 32u], opaque_cols[c + 32u]) >> vec4<u32>(a)) & vec4<u32>(1u);
-        let corner = (vec4<u32>(opaque_cols[c - 33u], opaque_cols[c - 31u], opaque_cols[c + 31u], opaque_cols[c + 33u]) >> vec4<u32>(a)) & vec4<u32>(1u);
-        let value = select(vec4<u32>(3u) - side_u - side_v - corner, vec4<u32>(0u), (side_u & side_v) == vec4<u32>(1u));
-        return value.x | (value.y << 2u) | (value.z << 4u) | (value.w << 6u);
-    }
-    // Faces on the chunk's rim: sample by sample, across the border where needed. (A loop,
-    // not four inlined calls: GL drivers inline every call, and llvmpipe's compile time grows
-    // with the code.)
-    var ao = 0u;
-    for (var k = 0u; k < 4u; k++) {
-        let du = select(-1, 1, (k & 1u) != 0u);
-        let dv = select(-1, 1, (k & 2u) != 0u);
-        ao |= corner_ao(slot, axis, front, du, dv) << (2u * k);
-    }
-    return ao;
+// One X-row's bits over x as the build gathers them, two ids (one word) at a time.
+struct RowBits {
+    solid: u32,
+    opaque: u32,
+    // Bit x: cell x holds the same id as cell x + 1 along x, y or z.
+    same_x: u32,
+    same_y: u32,
+    same_z: u32,
+    // The upper id of the last word added.
+    previous: u32,
 }
 
-// The occlusion value of the face corner towards (du, dv) from the front cell (depth, u, v).
-fn corner_ao(slot: u32, axis: u32, front: vec3<i32>, du: i32, dv: i32) -> u32 {
-    let side_u = occludes(slot, axis, front.x, front.y + du, front.z);
-    let side_v = occludes(slot, axis, front.x, front.y, front.z + dv);
-    let corner = occludes(slot, axis, front.x, front.y + du, front.z + dv);
-    if side_u && side_v {
-        return 0u;
+fn word_in_row(at: u32, inside: bool) -> u32 {
+    if inside {
+        return voxels[at];
     }
-    return 3u - u32(side_u) - u32(side_v) - u32(corner);
+    return 0u;
 }
 
-// Reads the level once, in memory order: for each z, invocation y loads the dim / 2 words of the
-// X-row (y, z) and turns it into solid and opaque bits over x (invocations past dim load nothing). Those rows are the X columns as
-// they stand; Y columns come from transposing the 32 rows of a z-layer through shared memory;
-// Z columns gather one bit per layer. (Reading each column's voxels directly costs strided
-// global loads, one after another: 62% of the mesher's time before this.)
-var<workgroup> layer_solid: array<u32, 32>;
-var<workgroup> layer_opaque: array<u32, 32>;
+// Words at..at + 3, which are pairs `pair`.. of a row of `pairs`; air past the row or where not
+// `wanted`.
+fn words4(at: u32, pair: u32, pairs: u32, wanted: bool) -> vec4<u32> {
+    return vec4<u32>(word_in_row(at, wanted && pair < pairs), word_in_row(at + 1u, wanted && pair + 1u < pairs),
+        word_in_row(at + 2u, wanted && pair + 2u < pairs), word_in_row(at + 3u, wanted && pair + 3u < pairs));
+}
 
-fn build_columns(slot: u32, axis: u32, lid: u32) {
-    if axis == 2u {
-        for (var x = 0u; x < 32u; x++) {
-            solid_cols[lid * 32u + x] = 0u;
-            opaque_cols[lid * 32u + x] = 0u;
+// Adds word `pair` of a row (ids 2 pair and 2 pair + 1), with the same word of the next rows
+// along y and z.
+fn add_pair(bits: RowBits, pair: u32, word: u32, word_y: u32, word_z: u32) -> RowBits {
+    var b = bits;
+    let lo = word & 0xffffu;
+    let hi = word >> 16u;
+    let shift = 2u * pair;
+    b.solid |= (u32(lo != 0u) | (u32(hi != 0u) << 1u)) << shift;
+    b.opaque |= (u32(is_opaque(lo)) | (u32(is_opaque(hi)) << 1u)) << shift;
+    // The word's own two ids, and its first id against the previous word's second.
+    b.same_x |= u32(lo == hi) << shift;
+    if pair > 0u {
+        b.same_x |= u32(lo == b.previous) << (shift - 1u);
+    }
+    b.previous = hi;
+    let diff_y = word ^ word_y;
+    let diff_z = word ^ word_z;
+    b.same_y |= (u32((diff_y & 0xffffu) == 0u) | (u32((diff_y >> 16u) == 0u) << 1u)) << shift;
+    b.same_z |= (u32((diff_z & 0xffffu) == 0u) | (u32((diff_z >> 16u) == 0u) << 1u)) << shift;
+    return b;
+}
+
+// Step 1. Invocation i reads X-rows i, i + 64, ... (row y + dim z, dim / 2 words each) and, for
+// the id comparisons, the rows after it along y and z where this axis needs them. Each row
+// becomes bits over x (solid, opaque, same id as the next cell along x, y or z), stored as row y
+// of matrix z (Z and X axes) or row z of matrix y (Y axis). The Z planes are those rows as they
+// stand; the X and Y planes are each matrix transposed in place.
+fn build_planes(lid: u32) {
+    if dim < 32u {
+        for (var i = lid; i < 4096u; i += 64u) {
+            planes[i] = 0u;
         }
+        workgroupBarrier();
     }
     // Words per row; the 1^3 level is half a word, its upper id always air.
     let pairs = max(dim / 2u, 1u);
-    for (var z = 0u; z < dim; z++) {
-        let row = slot * SLOT_WORDS + (level_start >> 1u) + (lid + dim * z) * pairs;
-        var solid = 0u;
-        var opaque = 0u;
-        for (var pair = 0u; pair < pairs && lid < dim; pair++) {
-            let word = voxels[row + pair];
-            let lo = word & 0xffffu;
-            let hi = word >> 16u;
-            solid |= (u32(lo != 0u) | (u32(hi != 0u) << 1u)) << (2u * pair);
-            opaque |= (u32(is_opaque(lo)) | (u32(is_opaque(hi)) << 1u)) << (2u * pair);
+    let base = slot * SLOT_WORDS + (level_start >> 1u);
+    // Which neighbouring rows this axis compares with: u and v are (y, z) for X, (z, x) for Y,
+    // (x, y) for Z.
+    let need_y = axis != 1u;
+    let need_z = axis != 2u;
+    for (var r = lid; r < dim * dim; r += 64u) {
+        let y = r % dim;
+        let z = r / dim;
+        let has_y = need_y && y + 1u < dim;
+        let has_z = need_z && z + 1u < dim;
+        var bits = RowBits(0u, 0u, 0u, 0u, 0u, 0u);
+        // Eight words (16 ids) per step, all loaded before any is used, so that their
+        // latencies overlap; words past the row read as air, their bits past dim.
+        for (var pair = 0u; pair < pairs; pair += 8u) {
+            let at = base + r * pairs + pair;
+            let w0 = words4(at, pair, pairs, true);
+            let w1 = words4(at + 4u, pair + 4u, pairs, true);
+            let y0 = words4(at + pairs, pair, pairs, has_y);
+            let y1 = words4(at + pairs + 4u, pair + 4u, pairs, has_y);
+            let z0 = words4(at + pairs * dim, pair, pairs, has_z);
+            let z1 = words4(at + pairs * dim + 4u, pair + 4u, pairs, has_z);
+            bits = add_pair(bits, pair, w0.x, y0.x, z0.x);
+            bits = add_pair(bits, pair + 1u, w0.y, y0.y, z0.y);
+            bits = add_pair(bits, pair + 2u, w0.z, y0.z, z0.z);
+            bits = add_pair(bits, pair + 3u, w0.w, y0.w, z0.w);
+            bits = add_pair(bits, pair + 4u, w1.x, y1.x, z1.x);
+            bits = add_pair(bits, pair + 5u, w1.y, y1.y, z1.y);
+            bits = add_pair(bits, pair + 6u, w1.z, y1.z, z1.z);
+            bits = add_pair(bits, pair + 7u, w1.w, y1.w, z1.w);
         }
+        var s = bits.solid;
+        var o = bits.opaque;
+        var same_x = bits.same_x;
+        var same_y = bits.same_y;
+        var same_z = bits.same_z;
+        // The last cell of a row has nothing after it; dim 1 has no pair partner.
+        same_x &= row_mask >> 1u;
+        if !has_y {
+            same_y = 0u;
+        }
+        if !has_z {
+            same_z = 0u;
+        }
+        var at = cell(z, y);
+        var same_u = same_x;
+        var same_v = same_y;
         if axis == 0u {
-            // Column (u = y, v = z) is the row itself.
-            solid_cols[z * 32u + lid] = solid;
-            opaque_cols[z * 32u + lid] = opaque;
-        } else if axis == 2u {
-            // Column (u = x, v = y) gets bit z of every x. Invocations start at different x so
-            // that they touch different banks.
-            for (var i = 0u; i < dim; i++) {
-                let x = (i + lid) & (dim - 1u);
-                solid_cols[lid * 32u + x] |= ((solid >> x) & 1u) << z;
-                opaque_cols[lid * 32u + x] |= ((opaque >> x) & 1u) << z;
-            }
+            same_u = same_y;
+            same_v = same_z;
+        } else if axis == 1u {
+            at = cell(y, z);
+            same_u = same_z;
+            same_v = same_x;
         }
-        if axis == 1u {
-            // Column (u = z, v = x) is bit x of the layer's 32 rows: a transpose, invocation x
-            // gathering it.
-            layer_solid[lid] = solid;
-            layer_opaque[lid] = opaque;
-        }
+        planes[PLANES_SOLID + at] = s & row_mask;
+        planes[PLANES_OPAQUE + at] = o & row_mask;
+        planes[PLANES_SAME_U + at] = same_u & row_mask;
+        planes[PLANES_SAME_V + at] = same_v & row_mask;
+    }
+    if axis == 2u {
+        return;
+    }
+    // In-place transpose of each 32x32 matrix (bit c of row r <-> bit r of row c): at stage j,
+    // rows k and k + j (k without bit j) swap the j x j blocks off the diagonal. Item: quarter
+    // (2 bits), matrix (5 bits), row pair (4 bits).
+    var j = 16u;
+    var m = 0x0000ffffu;
+    for (var stage = 0u; stage < 5u; stage++) {
         workgroupBarrier();
-        if axis == 1u {
-            var column_solid = 0u;
-            var column_opaque = 0u;
-            for (var y = 0u; y < dim; y++) {
-                column_solid |= ((layer_solid[y] >> lid) & 1u) << y;
-                column_opaque |= ((layer_opaque[y] >> lid) & 1u) << y;
+        let lg = 4u - stage;
+        for (var item = lid; item < 4u * 512u; item += 64u) {
+            let block = (item >> 4u) & 31u;
+            if block >= dim {
+                continue;
             }
-            solid_cols[lid * 32u + z] = column_solid;
-            opaque_cols[lid * 32u + z] = column_opaque;
+            let quarter = (item >> 9u) * 1024u;
+            let q = item & 15u;
+            let k = ((q >> lg) << (lg + 1u)) | (q & (j - 1u));
+            let lo_at = quarter + cell(block, k);
+            let hi_at = quarter + cell(block, k + j);
+            let t = ((planes[lo_at] >> j) ^ planes[hi_at]) & m;
+            planes[hi_at] ^= t;
+            planes[lo_at] ^= t << j;
         }
-        workgroupBarrier();
+        j >>= 1u;
+        m ^= m << j;
     }
 }
 
-fn visible_column(slot: u32, neighbour: u32, face: u32, u: u32, v: u32) -> u32 {
-    let col = v * 32u + u;
-    let solid = solid_cols[col];
-    if solid == 0u {
-        return 0u;
+// Step 2: each halo word is a line of dim cells, one invocation per word. A line lies in one
+// chunk, the neighbour it falls into (absent neighbours and corner chunks leave it open, as in
+// the twin's `Surroundings::occludes`), so that chunk is looked up once per line.
+fn build_halo(lid: u32) {
+    let size = i32(dim);
+    for (var w = lid; w < HALO_WORDS; w += 64u) {
+        // The fixed coordinates of the word's cells and which one varies (0 a, 1 u, 2 v).
+        var fixed = vec3<i32>(0);
+        var varies = 0u;
+        var used = true;
+        if w < HALO_UPAD {
+            let s = (w - HALO_AOUT) >> 5u;
+            fixed = vec3<i32>(select(-1, size, s == 1u), 0, i32(w & 31u));
+            varies = 1u;
+            used = (w & 31u) < dim;
+        } else if w < HALO_VROW {
+            let s = (w - HALO_UPAD) >> 5u;
+            fixed = vec3<i32>(0, select(-1, size, s == 1u), i32(w & 31u));
+            varies = 0u;
+            used = (w & 31u) < dim;
+        } else if w < HALO_AU {
+            let s = (w - HALO_VROW) >> 5u;
+            fixed = vec3<i32>(i32(w & 31u), 0, select(-1, size, s == 1u));
+            varies = 1u;
+            used = (w & 31u) < dim;
+        } else {
+            let e = (w - HALO_AU) & 3u;
+            let first = select(-1, size, (e >> 1u) == 1u);
+            let second = select(-1, size, (e & 1u) == 1u);
+            if w < HALO_AV {
+                fixed = vec3<i32>(first, second, 0);
+                varies = 2u;
+            } else if w < HALO_UV {
+                fixed = vec3<i32>(first, 0, second);
+                varies = 1u;
+            } else {
+                fixed = vec3<i32>(0, first, second);
+                varies = 0u;
+            }
+        }
+        let p = grid_pos(fixed);
+        let offset = select(vec3<i32>(0), vec3<i32>(-1), p < vec3<i32>(0))
+            + select(vec3<i32>(0), vec3<i32>(1), p >= vec3<i32>(size));
+        let around = offset + vec3<i32>(1);
+        let owner = around_slots[around.x + 3 * around.y + 9 * around.z];
+        let start = vec3<u32>(p - offset * size);
+        let step = vec3<u32>(grid_pos(vec3<i32>(vec3<u32>(varies) == vec3<u32>(0u, 1u, 2u))));
+        var bits = 0u;
+        // Eight cells per step, so that their loads are in flight together (cells past dim
+        // repeat the last one and are masked off).
+        for (var i = 0u; i < dim && used && owner != NO_SLOT; i += 8u) {
+            let last = dim - 1u;
+            let low = vec4<u32>(min(i, last), min(i + 1u, last), min(i + 2u, last), min(i + 3u, last));
+            let high = vec4<u32>(min(i + 4u, last), min(i + 5u, last), min(i + 6u, last), min(i + 7u, last));
+            let ids_low = vec4<u32>(voxel(owner, start + step * low.x), voxel(owner, start + step * low.y),
+                voxel(owner, start + step * low.z), voxel(owner, start + step * low.w));
+            let ids_high = vec4<u32>(voxel(owner, start + step * high.x), voxel(owner, start + step * high.y),
+                voxel(owner, start + step * high.z), voxel(owner, start + step * high.w));
+            bits |= (opaque4(ids_low) | (opaque4(ids_high) << 4u)) << i;
+        }
+        halo[w] = bits & row_mask;
     }
-    let axis = face_axis(face);
-    let positive = face_is_positive(face);
-    let last = dim - 1u;
-    let opaque_col = opaque_cols[col];
-    let trans_col = solid & ~opaque_col;
-    var border = 0u;
-    if neighbour != NO_SLOT {
-        border = voxel(neighbour, voxel_pos(axis, select(last, 0u, positive), u, v));
-    }
-    let border_opaque = u32(is_opaque(border));
-    let border_trans = u32(border != 0u && border_opaque == 0u);
-    var next_opaque = (opaque_col << 1u) | border_opaque;
-    var next_trans = (trans_col << 1u) | border_trans;
-    var border_bit = 1u;
-    if positive {
-        next_opaque = (opaque_col >> 1u) | (border_opaque << last);
-        next_trans = (trans_col >> 1u) | (border_trans << last);
-        border_bit = 1u << last;
-    }
-    var visible = solid & ~next_opaque;
+}
 
+// Row v (-1..=dim) of front layer `front` (-1..=dim): x the opaque bits over u, y the cell at
+// u = -1, z the cell at u = dim.
+fn front_row(front: i32, v: i32) -> vec3<u32> {
+    let size = i32(dim);
+    let a_in = front >= 0 && front < size;
+    let v_in = v >= 0 && v < size;
+    let sa = u32(front >= size);
+    let sv = u32(v >= size);
+    if a_in && v_in {
+        let a = u32(front);
+        let vu = u32(v);
+        return vec3<u32>(opaque_row(a, vu), (halo[HALO_UPAD + vu] >> a) & 1u, (halo[HALO_UPAD + 32u + vu] >> a) & 1u);
+    }
+    if a_in {
+        let a = u32(front);
+        return vec3<u32>(halo[HALO_VROW + 32u * sv + a], (halo[HALO_UV + sv] >> a) & 1u, (halo[HALO_UV + 2u + sv] >> a) & 1u);
+    }
+    if v_in {
+        let vu = u32(v);
+        return vec3<u32>(halo[HALO_AOUT + 32u * sa + vu], (halo[HALO_AU + 2u * sa] >> vu) & 1u, (halo[HALO_AU + 2u * sa + 1u] >> vu) & 1u);
+    }
+    return vec3<u32>(halo[HALO_AV + 2u * sa + sv], 0u, 0u);
+}
+
+// Bit u: the cell at u - 1 / u + 1 of a front row.
+fn at_left(r: vec3<u32>) -> u32 {
+    return ((r.x << 1u) | r.y) & row_mask;
+}
+
+fn at_right(r: vec3<u32>) -> u32 {
+    return ((r.x >> 1u) | (r.z << (dim - 1u))) & row_mask;
+}
+
+// Ambient occlusion of a row's 32 faces as bit planes, from the front layer's rows v - 1, v and
+// v + 1: `lo[k]` and `hi[k]` are the low and high bit of corner k's value (corner k on the +u
+// side when k & 1, the +v side when k & 2). Per corner: both sides closed gives 0, else 3 minus
+// the closed cells of (side u, side v, diagonal); so the high bit is "fewer than two closed" and
+// the low bit "an even number closed, sides not both". Twin of greedy.rs `face_ao`, 32 faces
+// per operation.
+struct AoPlanes {
+    lo: vec4<u32>,
+    hi: vec4<u32>,
+}
+
+fn ao_planes(below: vec3<u32>, here: vec3<u32>, above: vec3<u32>) -> AoPlanes {
+    if params.ambient_occlusion == 0u {
+        return AoPlanes(vec4<u32>(0xffffffffu), vec4<u32>(0xffffffffu));
+    }
+    let side_u = vec4<u32>(at_left(here), at_right(here), at_left(here), at_right(here));
+    let side_v = vec4<u32>(below.x, below.x, above.x, above.x);
+    let diagonal = vec4<u32>(at_left(below), at_right(below), at_left(above), at_right(above));
+    let both = side_u & side_v;
+    let two = both | (side_u & diagonal) | (side_v & diagonal);
+    return AoPlanes(~both & ~(side_u ^ side_v ^ diagonal), ~two);
+}
+
+// The AO byte of face u.
+fn ao_at(p: AoPlanes, u: u32) -> u32 {
+    let lo = (p.lo >> vec4<u32>(u)) & vec4<u32>(1u);
+    let hi = (p.hi >> vec4<u32>(u)) & vec4<u32>(1u);
+    let corners = lo | (hi << vec4<u32>(1u));
+    return corners.x | (corners.y << 2u) | (corners.z << 4u) | (corners.w << 6u);
+}
+
+// Bit u set where faces u and u + 1 have the same ambient occlusion.
+fn ao_equal_right(p: AoPlanes) -> u32 {
+    let d = (p.lo ^ (p.lo >> vec4<u32>(1u))) | (p.hi ^ (p.hi >> vec4<u32>(1u)));
+    return ~(d.x | d.y | d.z | d.w);
+}
+
+// What a slice's walk knows of its face: the neighbour across it, the level the neighbour is
+// drawn at (the level being meshed when there is none), whether the slice is the border one.
+struct SliceFace {
+    face: u32,
+    neighbour: u32,
+    drawn: u32,
+    border: bool,
+}
+
+// The visible faces of row v of `a` towards `f.face` (x) and, of those, the skirts (y). Twin of
+// greedy.rs `visible_column`, a row of it at a time.
+fn visible_row(f: SliceFace, a: u32, v: u32) -> vec2<u32> {
+    let here = solid_row(a, v);
+    if here == 0u {
+        return vec2<u32>(0u);
+    }
+    let positive = face_is_positive(f.face);
+    let trans = here & ~opaque_row(a, v);
+    var visible = 0u;
+    // Transparent faces whose next cell might be the same transparent block.
+    var same_kind = 0u;
+    if f.border {
+        visible = here & ~halo[HALO_AOUT + select(0u, 32u, positive) + v];
+        if f.neighbour != NO_SLOT {
+            same_kind = visible & trans;
+        }
+    } else {
+        let next = select(a - 1u, a + 1u, positive);
+        let next_opaque = opaque_row(next, v);
+        visible = here & ~next_opaque;
+        same_kind = visible & trans & solid_row(next, v) & ~next_opaque;
+    }
     // Transparent next to transparent: hidden only when it is the same block.
-    var same_kind = visible & trans_col & next_trans;
     while same_kind != 0u {
-        let a = firstTrailingBit(same_kind);
+        let u = firstTrailingBit(same_kind);
         same_kind &= same_kind - 1u;
-        var next = border;
-        if positive && a < last {
-            next = voxel(slot, voxel_pos(axis, a + 1u, u, v));
-        } else if !positive && a > 0u {
-            next = voxel(slot, voxel_pos(axis, a - 1u, u, v));
+        var next_id = 0u;
+        if f.border {
+            next_id = voxel(f.neighbour, voxel_pos(axis, select(dim - 1u, 0u, positive), u, v));
+        } else {
+            next_id = id_at(select(a - 1u, a + 1u, positive), u, v);
         }
-        if next == voxel(slot, voxel_pos(axis, a, u, v)) {
-            visible &= ~(1u << a);
+        if next_id == id_at(a, u, v) {
+            visible &= ~(1u << u);
         }
     }
-
     // A hidden border face whose neighbour, as drawn (at its own level), would expose it
     // becomes a skirt.
-    if neighbour != NO_SLOT && (solid & border_bit & ~visible) != 0u {
-        let drawn = min(links[neighbour].lod, MAX_LEVEL);
-        let block = voxel(slot, voxel_pos(axis, select(0u, last, positive), u, v));
-        if drawn != level && drawn_exposes(neighbour, drawn, face, u, v, block) {
-            visible |= border_bit;
-            atomicOr(&skirt_rows[v], 1u << u);
+    var skirt = 0u;
+    if f.border && f.drawn != level {
+        var hidden = here & ~visible;
+        while hidden != 0u {
+            let u = firstTrailingBit(hidden);
+            hidden &= hidden - 1u;
+            if drawn_exposes(f.neighbour, f.drawn, f.face, u, v, id_at(a, u, v)) {
+                skirt |= 1u << u;
+            }
         }
     }
-    return visible;
+    return vec2<u32>(visible | skirt, skirt);
 }
 
 // Whether the neighbour drawn at level `drawn` leaves any part of the face of `block` at tangent
 // cell (u, v) exposed: it covers several of the neighbour's cells when the neighbour is finer,
-// part of one when coarser. Twin of greedy.rs `Border::drawn_exposes`.
+// part of one when coarser. Twin of greedy.rs `drawn_exposes`.
 fn drawn_exposes(neighbour: u32, drawn: u32, face: u32, u: u32, v: u32, block: u32) -> bool {
     let size = params.chunk_size >> drawn;
     let start = level_base(drawn);
@@ -300,101 +548,143 @@ fn drawn_exposes(neighbour: u32, drawn: u32, face: u32, u: u32, v: u32, block: u
     return false;
 }
 
-// The merge key of the visible face at (u, v) of `slice`: block id (bits 0..16), skirt (bit 16),
-// ambient occlusion (bits 17..25). Faces merge only when their keys are equal.
-fn face_key(slot: u32, face: u32, slice: u32, u: u32, v: u32, has_skirts: bool) -> u32 {
-    return block_and_skirt(slot, face, slice, u, v, has_skirts) | (face_ao(slot, face, slice, u, v) << 17u);
+// Bits from `start` up to, not including, the first bit at or after `start + 1` set in `stops`
+// (a run of a row), as (width, mask).
+fn run_from(start: u32, stops: u32) -> vec2<u32> {
+    let after = stops & ~((2u << start) - 1u);
+    let end = select(firstTrailingBit(after), 32u, after == 0u);
+    let width = end - start;
+    let mask = select(((1u << width) - 1u) << start, 0xffffffffu, width == 32u);
+    return vec2<u32>(width, mask);
 }
 
-fn block_and_skirt(slot: u32, face: u32, slice: u32, u: u32, v: u32, has_skirts: bool) -> u32 {
-    let block = voxel(slot, voxel_pos(face_axis(face), slice, u, v));
-    var skirt = 0u;
-    if has_skirts {
-        skirt = (atomicLoad(&skirt_rows[v]) >> u) & 1u;
-    }
-    return block | (skirt << 16u);
+// Bit u set where faces u of two rows have the same ambient occlusion.
+fn ao_equal_rows(p: AoPlanes, q: AoPlanes) -> u32 {
+    let d = (p.lo ^ q.lo) | (p.hi ^ q.hi);
+    return ~(d.x | d.y | d.z | d.w);
 }
 
-// Whether the face at (u, v) has merge key `key`; ambient occlusion, the dear part, is only
-// worked out for faces of the same block and skirt.
-fn has_key(slot: u32, face: u32, slice: u32, u: u32, v: u32, has_skirts: bool, key: u32) -> bool {
-    return block_and_skirt(slot, face, slice, u, v, has_skirts) == (key & 0x1ffffu)
-        && face_ao(slot, face, slice, u, v) == (key >> 17u);
-}
-
-// How many faces from u on in row v, up to `most`, are left in the plane with merge key `key`.
-fn run_with_key(slot: u32, face: u32, slice: u32, u: u32, v: u32, most: u32, has_skirts: bool, key: u32) -> u32 {
-    let row = plane(slice, v);
-    var n = 0u;
-    while n < most && ((row >> (u + n)) & 1u) != 0u && has_key(slot, face, slice, u + n, v, has_skirts, key) {
-        n++;
-    }
-    return n;
-}
-
-// Meshes one slice. Counts quads per kind (x opaque, y transparent); when `emit`, also writes
-// them from stream index `starts` on.
+// Meshes one slice, row by row. Counts quads per kind (x opaque, y transparent) and skirt quads
+// (z); when `emit`, also writes them from stream index `starts` on.
 //
-// Greedy merge in row-major order: the lowest face left in the row starts a quad, which grows
-// along u over consecutive faces with its key, then down over rows that hold the whole run with
-// that key. greedy.rs `emit_slice` splits the plane by key first and merges each part with bit
-// scans; the rectangles are the same, because a quad only ever consumes faces of its own key,
-// and each key's faces are visited in the same row-major order either way. This form visits
-// each face a bounded number of times however many keys there are, which matters: llvmpipe
-// stops every loop of an invocation once their iterations add up to 65,535
-// (LP_MAX_TGSI_LOOP_ITERATIONS, shared by all loops of a shader), and splitting by key costs
-// keys x faces iterations, which ambient occlusion made exceed it.
-fn mesh_slice(slot: u32, face: u32, slice: u32, emit: bool, starts: vec2<u32>) -> vec2<u32> {
-    let axis = face_axis(face);
-    let has_skirts = slice == select(0u, dim - 1u, face_is_positive(face));
-    for (var v = 0u; v < dim; v++) {
-        var row = 0u;
-        for (var u = 0u; u < dim; u++) {
-            row |= ((visible_cols[v * 32u + u] >> slice) & 1u) << u;
-        }
-        set_plane(slice, v, row);
+// The twin merges row-major: the lowest face left in the first non-empty row starts a quad, which
+// grows along u over consecutive faces with its key, then down over the rows that still hold the
+// whole run with that key. A quad started in row v can never find its run in a lower row taken
+// by another quad: every quad started before it either lies in other columns of row v or covers
+// row v in its own columns, so it cannot reach the run's columns below row v either. So a quad
+// grows down exactly while every face under it in the next row is visible and has the key of
+// the face above it, and the merge can stream: `open` marks the columns of quads still growing,
+// `starts_at` their first column, `first_row` (5 bit planes) the row each began in. Per row, an
+// open quad with any column that does not continue closes (and is written); the faces left start
+// new quads, split into runs where the key changes along the row. Each quad costs one step to
+// open and one to close; everything else is a fixed number of operations per row.
+fn walk(face: u32, a: u32, emit: bool, starts: vec2<u32>) -> vec3<u32> {
+    let positive = face_is_positive(face);
+    let neighbour = links[slot].neighbours[face];
+    var drawn = level;
+    if neighbour != NO_SLOT {
+        drawn = min(links[neighbour].lod, MAX_LEVEL);
     }
-    var counts = vec2<u32>(0u, 0u);
-    for (var v = 0u; v < dim; v++) {
-        loop {
-            let row = plane(slice, v);
-            if row == 0u {
-                break;
-            }
-            let u = firstTrailingBit(row);
-            let key = face_key(slot, face, slice, u, v, has_skirts);
-            let width = 1u + run_with_key(slot, face, slice, u + 1u, v, dim - u - 1u, has_skirts, key);
-            let run = select(((1u << width) - 1u) << u, 0xffffffffu, width == 32u);
-            set_plane(slice, v, row & ~run);
-            var height = 1u;
-            while v + height < dim && (plane(slice, v + height) & run) == run
-                && run_with_key(slot, face, slice, u, v + height, width, has_skirts, key) == width {
-                set_plane(slice, v + height, plane(slice, v + height) & ~run);
-                height++;
-            }
-            let block = key & 0xffffu;
-            let skirt = ((key >> 16u) & 1u) != 0u;
-            let kind = select(1u, 0u, is_opaque(block));
-            if emit {
-                let index = starts[kind] + counts[kind];
-                let page = face_pages[index >> QUAD_PAGE_LOG2];
-                let in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
-                let min = voxel_pos(axis, slice, u, v);
-                quads[(page << QUAD_PAGE_LOG2) + in_page] =
-                    pack_quad(min, vec2<u32>(width, height), face, block, skirt, key >> 17u);
-            } else if skirt {
-                atomicAdd(&skirt_quads, 1u);
-            }
-            counts[kind] += 1u;
+    let f = SliceFace(face, neighbour, drawn, a == select(0u, dim - 1u, positive));
+    let front = i32(a) + select(-1, 1, positive);
+    var counts = vec3<u32>(0u);
+    var open = 0u;
+    var starts_at = 0u;
+    var first_row_lo = vec4<u32>(0u);
+    var first_row_hi = 0u;
+    var prev_ao = AoPlanes(vec4<u32>(0u), vec4<u32>(0u));
+    var prev_skirt = 0u;
+    var cached_index = vec2<u32>(NO_SLOT);
+    var cached_page = vec2<u32>(0u);
+    // Rows v - 1 and v of the layer in front; row v + 1 is fetched at the top of each step.
+    var below = front_row(front, -1);
+    var here = front_row(front, 0);
+    // Rows 0..dim, the last pass (v = dim) only closing what is still open.
+    for (var v = 0u; v <= dim; v++) {
+        var visible = 0u;
+        var skirt = 0u;
+        var ao = AoPlanes(vec4<u32>(0u), vec4<u32>(0u));
+        var equal_right = 0u;
+        // Bit u: face u continues the face above it (visible, same key).
+        var continues = 0u;
+        var above = vec3<u32>(0u);
+        if v < dim {
+            let row = visible_row(f, a, v);
+            visible = row.x;
+            skirt = row.y;
+            above = front_row(front, i32(v) + 1);
         }
+        if visible != 0u {
+            ao = ao_planes(below, here, above);
+            equal_right = planes[PLANES_SAME_U + plane(a, v)] & ao_equal_right(ao) & ~(skirt ^ (skirt >> 1u));
+            if open != 0u {
+                continues = visible & planes[PLANES_SAME_V + plane(a, v - 1u)] & ~(skirt ^ prev_skirt)
+                    & ao_equal_rows(ao, prev_ao);
+            }
+        }
+        // Close every open quad with a column that does not continue.
+        var broken = open & ~continues;
+        while broken != 0u {
+            let column = firstTrailingBit(broken);
+            let u = firstLeadingBit(starts_at & ((2u << column) - 1u));
+            let run = run_from(u, starts_at | ~open);
+            broken &= ~run.y;
+            open &= ~run.y;
+            starts_at &= ~(1u << u);
+            if emit {
+                let block = id_at(a, u, v - 1u);
+                let bit_rows = vec4<u32>((first_row_lo >> vec4<u32>(u)) & vec4<u32>(1u));
+                let v0 = bit_rows.x | (bit_rows.y << 1u) | (bit_rows.z << 2u) | (bit_rows.w << 3u)
+                    | (((first_row_hi >> u) & 1u) << 4u);
+                let opaque_quad = ((opaque_row(a, v - 1u) >> u) & 1u) != 0u;
+                let index = select(starts.y + counts.y, starts.x + counts.x, opaque_quad);
+                // The page of the stream index, looked up once per page and kind.
+                let page_index = index >> QUAD_PAGE_LOG2;
+                if page_index != select(cached_index.y, cached_index.x, opaque_quad) {
+                    let looked_up = faces[slot * 6u + face].pages[page_index];
+                    cached_page = select(vec2<u32>(cached_page.x, looked_up), vec2<u32>(looked_up, cached_page.y), opaque_quad);
+                    cached_index = select(vec2<u32>(cached_index.x, page_index), vec2<u32>(page_index, cached_index.y), opaque_quad);
+                }
+                let page = select(cached_page.y, cached_page.x, opaque_quad);
+                let in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
+                let is_skirt = ((prev_skirt >> u) & 1u) != 0u;
+                quads[(page << QUAD_PAGE_LOG2) + in_page] = pack_quad(
+                    voxel_pos(axis, a, u, v0), vec2<u32>(run.x, v - v0), face, block, is_skirt, ao_at(prev_ao, u));
+                counts += vec3<u32>(u32(opaque_quad), u32(!opaque_quad), 0u);
+            }
+        }
+        // Faces not under an open quad start new ones, one per run of equal keys.
+        let fresh = visible & ~open;
+        let linked = fresh & (fresh >> 1u) & equal_right;
+        var new_starts = fresh & ~(linked << 1u);
+        starts_at |= new_starts;
+        while new_starts != 0u {
+            let u = firstTrailingBit(new_starts);
+            new_starts &= new_starts - 1u;
+            let width = firstTrailingBit(~(linked >> u)) + 1u;
+            let run = select(((1u << width) - 1u) << u, 0xffffffffu, width == 32u);
+            open |= run;
+            let bit = 1u << u;
+            let row_bits = (vec4<u32>(v) >> vec4<u32>(0u, 1u, 2u, 3u)) & vec4<u32>(1u);
+            first_row_lo = (first_row_lo & vec4<u32>(~bit)) | (row_bits * bit);
+            first_row_hi = (first_row_hi & ~bit) | (((v >> 4u) & 1u) * bit);
+            if !emit {
+                let opaque_quad = ((opaque_row(a, v) >> u) & 1u) != 0u;
+                counts += vec3<u32>(u32(opaque_quad), u32(!opaque_quad), (skirt >> u) & 1u);
+            }
+        }
+        prev_ao = ao;
+        prev_skirt = skirt;
+        below = here;
+        here = above;
     }
     return counts;
 }
 
 // Pops `count` pages; returns the index of the first in the free stack, or NO_SLOT when the
-// stack is too shallow. No retry loop: contention costs one atomicAdd per workgroup. Once a
-// request fails, every later one this frame fails too; they retry next frame, after the CPU has
-// grown the pool.
+// stack is too shallow. No retry loop: contention costs one atomicAdd per face. Once a request
+// fails, every later one this frame fails too; they retry next frame, after the CPU has grown
+// the pool.
 fn pop_pages(count: u32) -> u32 {
     let start = atomicAdd(&allocator.popped, count);
     let depth = atomicLoad(&allocator.free_count);
@@ -405,63 +695,67 @@ fn pop_pages(count: u32) -> u32 {
     return depth - start - count;
 }
 
-@compute @workgroup_size(32)
+fn clear_face(face_index: u32) {
+    faces[face_index].opaque = 0u;
+    faces[face_index].transparent = 0u;
+    faces[face_index].page_count = 0u;
+    faces[face_index].skirts = 0u;
+}
+
+@compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let job = work[WORK_JOBS_OFFSET + group.x];
-    let face_index = job & ~JOB_RELEASE_ONLY;
-    let slot = face_index / 6u;
-    let face = face_index % 6u;
+    let job = work[WORK_JOBS_OFFSET + 2u * group.x];
+    let pair_index = job & ~JOB_RELEASE_ONLY;
+    slot = pair_index / 6u;
+    axis = face_axis(pair_index % 6u);
+    skew = u32(axis != 0u);
     if (job & JOB_RELEASE_ONLY) != 0u {
-        if lid == 0u {
-            faces[face_index].opaque = 0u;
-            faces[face_index].transparent = 0u;
-            faces[face_index].page_count = 0u;
-            faces[face_index].skirts = 0u;
+        if lid < 2u {
+            clear_face(pair_index + lid);
         }
         return;
     }
-    level = min(links[slot].lod, MAX_LEVEL);
-    dim = params.chunk_size >> level;
-    level_start = level_base(level);
     if lid == 0u {
-        chunks[slot].lod = level;
+        shared_level = min(links[slot].lod, MAX_LEVEL);
+        chunks[slot].lod = shared_level;
     }
-
+    opaque_cache[lid] = opaque_bits[lid];
     if lid < 27u {
         around_slots[lid] = slot_at(slot, vec3<i32>(i32(lid % 3u), i32(lid / 3u % 3u), i32(lid / 9u)) - vec3<i32>(1));
     }
-    build_columns(slot, face_axis(face), lid);
-    workgroupBarrier();
-    let neighbour = links[slot].neighbours[face];
-    var busy = 0u;
-    for (var k = 0u; k < dim; k++) {
-        let col = k * 32u + lid;
-        let visible = visible_column(slot, neighbour, face, lid, k);
-        visible_cols[col] = visible;
-        busy |= visible;
-    }
-    atomicOr(&busy_slices, busy);
-    workgroupBarrier();
-    // Slices with no visible face skip both walks (most slices of buried or sky-facing chunks).
-    let has_faces = ((atomicLoad(&busy_slices) >> lid) & 1u) != 0u;
+    level = workgroupUniformLoad(&shared_level);
+    dim = params.chunk_size >> level;
+    row_mask = select((1u << dim) - 1u, 0xffffffffu, dim == 32u);
+    level_start = level_base(level);
 
+    build_planes(lid);
+    build_halo(lid);
+    workgroupBarrier();
+
+    let half = lid >> 5u;
+    let face = 2u * axis + half;
+    let a = lid & 31u;
+    let meshing = a < dim;
     // Two walks through one call site (GL drivers inline every call): the first counts, the
     // second, once pages are granted, emits.
     var emit = false;
     var starts = vec2<u32>(0u, 0u);
     loop {
-        var counts = vec2<u32>(0u, 0u);
-        if has_faces {
-            counts = mesh_slice(slot, face, lid, emit, starts);
+        var counts = vec3<u32>(0u);
+        if meshing && (!emit || ((granted >> half) & 1u) != 0u) {
+            counts = walk(face, a, emit, starts);
         }
         if emit {
             break;
         }
-        slice_counts[lid] = counts;
+        slice_counts[lid] = counts.xy;
+        slice_skirts[lid] = counts.z;
         workgroupBarrier();
         if lid == 0u {
-            allocate(slot, face_index);
+            granted = allocate(pair_index, 0u) | (allocate(pair_index + 1u, 32u) << 1u);
         }
+        // The page lists the emitting walks read were just written to `faces`.
+        storageBarrier();
         if workgroupUniformLoad(&granted) == 0u {
             break;
         }
@@ -470,18 +764,20 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     }
 }
 
-// Sums the slices' counts into the stream layout (all opaque quads by slice, then all
-// transparent quads by slice), pops the pages the face needs and records them; on failure the
-// face is left empty and the chunk dirty. Run by one invocation.
-fn allocate(slot: u32, face_index: u32) {
+// Sums the counts of the 32 slices from `first_lid` into the stream layout (all opaque quads by
+// slice, then all transparent quads by slice), pops the pages the face needs and records them;
+// returns 1 when granted. On failure the face is left empty and the chunk dirty.
+fn allocate(face_index: u32, first_lid: u32) -> u32 {
     var total = vec2<u32>(0u, 0u);
+    var skirts = 0u;
     for (var s = 0u; s < dim; s++) {
-        total += slice_counts[s];
+        total += slice_counts[first_lid + s];
+        skirts += slice_skirts[first_lid + s];
     }
     var next = vec2<u32>(0u, total.x);
     for (var s = 0u; s < dim; s++) {
-        slice_starts[s] = next;
-        next += slice_counts[s];
+        slice_starts[first_lid + s] = next;
+        next += slice_counts[first_lid + s];
     }
     let needed = (total.x + total.y + (1u << QUAD_PAGE_LOG2) - 1u) >> QUAD_PAGE_LOG2;
     var first = 0u;
@@ -491,24 +787,19 @@ fn allocate(slot: u32, face_index: u32) {
     if first == NO_SLOT {
         atomicAdd(&allocator.failed_pages, needed);
         atomicOr(&links[slot].state, CHUNK_DIRTY);
-        faces[face_index].opaque = 0u;
-        faces[face_index].transparent = 0u;
-        faces[face_index].page_count = 0u;
-        faces[face_index].skirts = 0u;
-        granted = 0u;
-        return;
+        clear_face(face_index);
+        return 0u;
     }
     for (var i = 0u; i < needed; i++) {
         let page = allocator.free[first + i];
-        face_pages[i] = page;
         faces[face_index].pages[i] = page;
         page_owner[page] = slot;
     }
     faces[face_index].opaque = total.x;
     faces[face_index].transparent = total.y;
     faces[face_index].page_count = needed;
-    faces[face_index].skirts = atomicLoad(&skirt_quads);
-    granted = 1u;
+    faces[face_index].skirts = skirts;
+    return 1u;
 }
 
 // After the mesh pass: the pages granted leave the stack (refused requests took none).

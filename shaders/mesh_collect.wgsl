@@ -50,8 +50,9 @@ fn collect_dirty(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 // Jobs [0, min(asked, max_jobs)) are all written, because every slot takes an aligned group of
-// six and max_jobs is a multiple of six.
+// six and max_jobs is a multiple of six. The release and mesh passes take them in pairs (the
+// two faces of one axis), one workgroup per pair.
 @compute @workgroup_size(1)
 fn finalize() {
-    atomicStore(&work[0], min(atomicLoad(&work[3]), params.max_jobs));
+    atomicStore(&work[0], min(atomicLoad(&work[3]), params.max_jobs) / 2u);
 }

@@ -4,7 +4,9 @@
 use encase::ShaderType;
 use glam::{Mat4, Vec3};
 use naga::{Expression, Literal, Module, TypeInner};
-use voxgpu::gpu::{CameraUniform, ChunkMeta, PAGE_QUADS_LOG2, SHADERS, ShaderFile, shader_source};
+use voxgpu::gpu::{
+    CameraUniform, ChunkMeta, MESH_WORKGROUP_BYTES, PAGE_QUADS_LOG2, SHADERS, ShaderFile, shader_source,
+};
 use voxgpu::mesh::{Face, QUAD_FIELDS};
 use voxgpu::voxel::CHUNK_SIZE;
 
@@ -245,4 +247,19 @@ fn mesher_records_match_between_rust_and_wgsl() {
     ] {
         assert_eq!(u32_constant(&common(), name), rust, "{name}");
     }
+}
+
+#[test]
+fn the_mesher_declares_the_workgroup_memory_the_adapter_check_asks_for() {
+    let file = SHADERS.iter().find(|f| f.name == "mesh.wgsl").expect("the mesher is listed");
+    let module = validate("shaders/mesh.wgsl", &shader_source(*file));
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).expect("layouts");
+    let bytes: u32 = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+        .map(|(_, g)| layouter[g.ty].size)
+        .sum();
+    assert_eq!(bytes, MESH_WORKGROUP_BYTES);
 }

@@ -1,5 +1,7 @@
-//! `voxgpu bench`: meshing throughput of the GPU mesher against the CPU reference on all cores,
-//! on the same chunks in the same run, with the adapter's measured copy bandwidth as the floor.
+//! `voxgpu bench`: meshing throughput of the GPU mesher against the CPU reference (the twin) and
+//! the off-the-shelf CPU crate `binary-greedy-meshing`, on the same chunks in the same run, with
+//! the adapter's measured copy bandwidth as the floor. The crate's mesh is checked against the
+//! twin's before anything is reported.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,7 +17,10 @@ use crate::gpu::{
     Clock, GpuContext, GpuError, GpuTimer, MAX_CHUNKS_PER_FRAME, Renderer, RendererOptions,
     copy_bandwidth_gb_s, median,
 };
-use crate::mesh::{QUAD_BYTES, cpu_threads, map_parallel, mesh_world_chunk_lod};
+use crate::mesh::{
+    CRATE_NAME, CrateInput, Face, QUAD_BYTES, all_opaque_table, cpu_threads, crate_mesh, map_parallel,
+    mesh_world_chunk_lod, twin_face_areas,
+};
 use crate::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, MipPyramid, World};
 use crate::worldgen;
 
@@ -69,6 +74,110 @@ pub struct BenchReport {
     pub cpu_threads: usize,
     /// "timestamps" on a real GPU; "wall-clock" on a software adapter (see `GpuTimer::time`).
     pub gpu_clock: String,
+    /// The twin on one thread: a single timed run after the all-thread runs (it is slow enough
+    /// that repeats would dominate the bench).
+    pub cpu_1t_ms: f64,
+    pub cpu_1t_us_per_chunk: f64,
+    /// The CPU crate compared against, with its version.
+    pub crate_name: String,
+    /// The crate meshing every chunk at full detail, every non-air block opaque (it has no levels
+    /// of detail, ambient occlusion or transparency of voxgpu's kind), on `crate_threads` threads.
+    pub crate_ms: f64,
+    pub crate_threads: usize,
+    /// The same on one thread.
+    pub crate_1t_ms: f64,
+    pub crate_voxels_per_s: f64,
+    pub crate_1t_us_per_chunk: f64,
+    /// crate_ms ÷ gpu_ms.
+    pub gpu_over_crate: f64,
+    pub crate_quads: u64,
+    /// The twin's quads on the crate's terms (the face-area check's meshes), the count to hold
+    /// `crate_quads` against; `quads` is what the GPU drew of its own meshes, after culling.
+    pub twin_check_quads: u64,
+    /// Whether the crate and the twin (full detail, no ambient occlusion, every non-air block
+    /// opaque) cover the same unit-face area per direction on every chunk; a run where they do
+    /// not fails instead of reporting.
+    pub face_areas_equal: bool,
+    /// Those areas summed over the chunks, in `Face` order (+x, -x, +y, -y, +z, -z).
+    pub twin_face_areas: [u64; 6],
+    pub crate_face_areas: [u64; 6],
+}
+
+/// Milliseconds `run` takes as the CPU meshers are timed: one warm-up run, then the median of
+/// `repeats` runs. The output is dropped inside the timed span.
+fn median_ms<T>(repeats: u32, mut run: impl FnMut() -> T) -> f64 {
+    let mut times = Vec::new();
+    for _ in 0..=repeats {
+        let start = Instant::now();
+        std::hint::black_box(run());
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    times.remove(0);
+    median(&mut times)
+}
+
+/// Milliseconds of one run of `run`, its output dropped inside the timed span.
+fn once_ms<T>(run: impl FnOnce() -> T) -> f64 {
+    let start = Instant::now();
+    std::hint::black_box(run());
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+/// The crate's figures and its agreement with the twin.
+struct CrateFigures {
+    ms: f64,
+    one_thread_ms: f64,
+    quads: u64,
+    twin_quads: u64,
+    twin_areas: [u64; 6],
+    crate_areas: [u64; 6],
+}
+
+/// Times `binary-greedy-meshing` over `positions` of `world` on `threads` threads and on one, then
+/// checks that on every chunk it covers the same unit-face area per direction as the twin on the
+/// crate's terms (full detail, no ambient occlusion, every non-air block opaque), whatever the
+/// GPU's level-of-detail settings. The crate's padded inputs are built before timing, as the
+/// twin's mip pyramids are: a user of the crate keeps chunks in its layout. A mismatch is an
+/// error naming the first chunk that differs.
+fn bench_crate(
+    world: &World,
+    positions: &[ChunkPos],
+    threads: usize,
+    repeats: u32,
+) -> Result<CrateFigures, CliError> {
+    let inputs: HashMap<ChunkPos, CrateInput> = positions
+        .iter()
+        .copied()
+        .zip(map_parallel(positions, threads, |p| CrateInput::of(world, p).expect("listed")))
+        .collect();
+    let ms = median_ms(repeats, || map_parallel(positions, threads, |p| crate_mesh(&inputs[&p])));
+    let one_thread_ms = median_ms(repeats, || map_parallel(positions, 1, |p| crate_mesh(&inputs[&p])));
+
+    let opaque = all_opaque_table();
+    let twin = map_parallel(positions, threads, |p| twin_face_areas(world, p, &opaque));
+    let meshes = map_parallel(positions, threads, |p| crate_mesh(&inputs[&p]));
+    let (mut twin_areas, mut crate_areas, mut quads) = ([0u64; 6], [0u64; 6], 0u64);
+    let mut twin_quads = 0;
+    let mut first_mismatch = None;
+    for ((&pos, (twin, twin_chunk_quads)), mesh) in positions.iter().zip(&twin).zip(&meshes) {
+        twin_quads += *twin_chunk_quads as u64;
+        let areas = mesh.face_areas();
+        if areas != *twin && first_mismatch.is_none() {
+            first_mismatch = Some((pos, *twin, areas));
+        }
+        for face in Face::ALL {
+            twin_areas[face as usize] += twin[face as usize];
+            crate_areas[face as usize] += areas[face as usize];
+        }
+        quads += mesh.quads.len() as u64;
+    }
+    if let Some((pos, twin, areas)) = first_mismatch {
+        return Err(CliError::BenchCheck(format!(
+            "{CRATE_NAME} and the CPU twin mesh different unit-face areas per direction (+x -x +y -y +z -z); first at chunk {:?}: twin {twin:?}, crate {areas:?}; over all chunks: twin {twin_areas:?}, crate {crate_areas:?}",
+            pos.0.to_array()
+        )));
+    }
+    Ok(CrateFigures { ms, one_thread_ms, quads, twin_quads, twin_areas, crate_areas })
 }
 
 /// The `n` non-empty chunks nearest the centre of the world's bounds, as a world of their own.
@@ -130,10 +239,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         .copied()
         .zip(map_parallel(&positions, threads, |p| MipPyramid::build(world.chunk(p).expect("listed"))))
         .collect();
-    let mut cpu_times = Vec::new();
-    for _ in 0..=args.repeats {
-        let start = Instant::now();
-        std::hint::black_box(map_parallel(&positions, threads, |p| {
+    let twin = |threads: usize| {
+        map_parallel(&positions, threads, |p| {
             mesh_world_chunk_lod(
                 &world,
                 p,
@@ -141,11 +248,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 &|q| levels[&q],
                 args.mesh.ambient_occlusion(),
             )
-        }));
-        cpu_times.push(start.elapsed().as_secs_f64() * 1e3);
-    }
-    cpu_times.remove(0);
-    let cpu_ms = median(&mut cpu_times);
+        })
+    };
+    let cpu_ms = median_ms(args.repeats, || twin(threads));
+    let cpu_1t_ms = once_ms(|| twin(1));
+    let krate = bench_crate(&world, &positions, threads, args.repeats)?;
 
     let bandwidth = copy_bandwidth_gb_s(&gpu, &timer, 256 << 20, args.repeats as usize)?;
     // In: the chunk's 64 KiB of voxels plus one border layer (2 KiB) per face. Out: its quads and
@@ -178,6 +285,20 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             Clock::Timestamps => "timestamps".into(),
             Clock::Wall => "wall-clock".into(),
         },
+        cpu_1t_ms,
+        cpu_1t_us_per_chunk: cpu_1t_ms * 1e3 / chunks as f64,
+        crate_name: CRATE_NAME.into(),
+        crate_ms: krate.ms,
+        crate_threads: threads,
+        crate_1t_ms: krate.one_thread_ms,
+        crate_voxels_per_s: per_ms(krate.ms) * 1e3 * CHUNK_VOLUME as f64,
+        crate_1t_us_per_chunk: krate.one_thread_ms * 1e3 / chunks as f64,
+        gpu_over_crate: krate.ms / gpu_ms,
+        crate_quads: krate.quads,
+        twin_check_quads: krate.twin_quads,
+        face_areas_equal: krate.twin_areas == krate.crate_areas,
+        twin_face_areas: krate.twin_areas,
+        crate_face_areas: krate.crate_areas,
     };
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("plain struct serialises"));
@@ -188,24 +309,47 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
 }
 
 fn print_table(r: &BenchReport) {
-    println!("adapter          {} ({})", r.adapter, r.backend);
-    println!("chunks           {} ({} quads), per level {:?}", r.chunks, r.quads, r.levels);
-    println!("                 {:>12} {:>14} {:>16}", "ms", "chunks/ms", "voxels/s");
-    println!(
-        "GPU mesher       {:>12.3} {:>14.2} {:>16.3e}",
-        r.gpu_ms, r.gpu_chunks_per_ms, r.gpu_voxels_per_s
+    let per_ms = |ms: f64| r.chunks as f64 / ms;
+    let row = |label: String, ms: f64| {
+        let voxels_per_s = per_ms(ms) * 1e3 * CHUNK_VOLUME as f64;
+        println!("{label:<26} {ms:>12.3} {:>14.2} {voxels_per_s:>16.3e}", per_ms(ms));
+    };
+    let line = |label: &str, text: String| println!("{label:<26} {text}");
+    let threads = |n: usize| if n == 1 { "1 thread".to_string() } else { format!("{n} threads") };
+    line("adapter", format!("{} ({})", r.adapter, r.backend));
+    line("chunks", format!("{} ({} quads), per level {:?}", r.chunks, r.quads, r.levels));
+    line(
+        "crate",
+        format!(
+            "{} ({} quads; the twin on its terms: {} quads)",
+            r.crate_name, r.crate_quads, r.twin_check_quads
+        ),
     );
-    println!(
-        "CPU ({:>2} threads) {:>12.3} {:>14.2} {:>16.3e}",
-        r.cpu_threads, r.cpu_ms, r.cpu_chunks_per_ms, r.cpu_voxels_per_s
+    if r.lod {
+        line("", "the crate has no levels of detail: it meshes every chunk at full detail".into());
+    }
+    line("", format!("{:>12} {:>14} {:>16}", "ms", "chunks/ms", "voxels/s"));
+    row("GPU mesher".into(), r.gpu_ms);
+    row(format!("CPU twin ({})", threads(r.cpu_threads)), r.cpu_ms);
+    row("CPU twin (1 thread, 1 run)".into(), r.cpu_1t_ms);
+    row(format!("crate ({})", threads(r.crate_threads)), r.crate_ms);
+    row("crate (1 thread)".into(), r.crate_1t_ms);
+    line("GPU / CPU twin", format!("{:.2}x (GPU timed by {})", r.ratio, r.gpu_clock));
+    line("GPU / crate", format!("{:.3}x", r.gpu_over_crate));
+    line(
+        "per chunk, 1 thread",
+        format!("crate {:.1} µs, twin {:.1} µs", r.crate_1t_us_per_chunk, r.cpu_1t_us_per_chunk),
     );
-    println!("GPU / CPU        {:.2}x (GPU timed by {})", r.ratio, r.gpu_clock);
-    println!("copy bandwidth   {:.1} GB/s", r.copy_bandwidth_gb_s);
-    println!(
-        "floor            {:.1} chunks/ms at {:.0} bytes/chunk; the GPU mesher runs at {:.2}% of it",
-        r.floor_chunks_per_ms,
-        r.bytes_per_chunk,
-        r.fraction_of_floor * 100.0
+    line("face area check", format!("equal per direction (+x -x +y -y +z -z) {:?}", r.twin_face_areas));
+    line("copy bandwidth", format!("{:.1} GB/s", r.copy_bandwidth_gb_s));
+    line(
+        "floor",
+        format!(
+            "{:.1} chunks/ms at {:.0} bytes/chunk; the GPU mesher runs at {:.2}% of it",
+            r.floor_chunks_per_ms,
+            r.bytes_per_chunk,
+            r.fraction_of_floor * 100.0
+        ),
     );
 }
 

@@ -48,7 +48,7 @@ pub enum Command {
 /// Which world to build, shared by every subcommand that needs one.
 #[derive(Debug, Clone, Args)]
 pub struct WorldArgs {
-    /// terrain | flat | checker | sphere | vox:PATH
+    /// terrain | flat | checker | glass-checker | sphere | vox:PATH
     #[arg(long, default_value = "terrain")]
     pub world: WorldSource,
     /// Seed of the procedural terrain.
@@ -186,6 +186,10 @@ pub enum CliError {
     /// Arguments that parse but do not make sense together.
     #[error("{0}")]
     Usage(String),
+    /// `voxgpu bench`'s comparison crate and the CPU twin disagree on the chunks they both mesh,
+    /// so their timings would not compare the same work.
+    #[error("bench check failed: {0}")]
+    BenchCheck(String),
     /// The viewer was started where there is no display to open a window on.
     #[error(
         "no display (DISPLAY and WAYLAND_DISPLAY are unset): the viewer needs a window; `voxgpu render --out frame.png` renders headless"

@@ -262,6 +262,16 @@ impl GpuContext {
                 missing: format!("{missing:?}"),
             });
         }
+        let workgroup_bytes = adapter.limits().max_compute_workgroup_storage_size;
+        if workgroup_bytes < super::MESH_WORKGROUP_BYTES {
+            return Err(GpuError::Unsupported {
+                adapter: summary.to_string(),
+                missing: format!(
+                    "{} bytes of compute workgroup memory for the mesher (it offers {workgroup_bytes})",
+                    super::MESH_WORKGROUP_BYTES
+                ),
+            });
+        }
         let caps = choose(Capabilities::of(adapter.features()));
         let caps = Capabilities::of(caps.features() & adapter.features());
         // Ask for everything the adapter offers: buffer sizes and bindings per stage bound how

@@ -2,11 +2,12 @@
 //!
 //! 1. `collect`  one invocation per slot, evicted slots first, then dirty ones: each puts six
 //!    jobs (one per face) on the work list, dirty ones while the budget lasts;
-//! 2. `finalize` one invocation: clamps the job count to the budget and writes it as the
-//!    indirect dispatch size;
-//! 3. `release`  one workgroup per job (indirect): frees the face's old pages;
-//! 4. `mesh`     one workgroup per job (indirect): binary greedy meshing of the chunk's selected
-//!    level (chosen by the `lod` pass, `gpu/lod.rs`) into freshly popped pages;
+//! 2. `finalize` one invocation: clamps the job count to the budget and writes the number of
+//!    job pairs (the two faces of one axis) as the indirect dispatch size;
+//! 3. `release`  one workgroup per job pair (indirect): frees the faces' old pages;
+//! 4. `mesh`     one workgroup per job pair (indirect): binary greedy meshing of both faces of
+//!    one axis of the chunk's selected level (chosen by the `lod` pass, `gpu/lod.rs`) into
+//!    freshly popped pages;
 //! 5. `commit`   one invocation: takes the popped pages off the free stack.
 //!
 //! The CPU's part is constant per frame: reset the work list header, record four dispatches.
@@ -18,9 +19,9 @@ use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entr
 use super::profiling::stage;
 use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, shader_source};
 
-/// At most this many chunks are meshed per frame: six jobs each must stay under the 65535
-/// workgroups one indirect dispatch dimension allows.
-pub const MAX_CHUNKS_PER_FRAME: u32 = 65535 / 6;
+/// At most this many chunks are meshed per frame: three workgroups each (one per axis) must stay
+/// under the 65535 workgroups one indirect dispatch dimension allows.
+pub const MAX_CHUNKS_PER_FRAME: u32 = 65535 / 3;
 
 /// The buffers the passes read and write, owned by the chunk and quad pools.
 pub struct MeshBuffers<'a> {
@@ -53,6 +54,12 @@ pub struct Mesher {
     release_layout: wgpu::BindGroupLayout,
     mesh_layout: wgpu::BindGroupLayout,
 }
+
+/// Workgroup memory the mesh pass declares, in bytes: its four 4 KiB planes of the axis being
+/// meshed, the halo, the slice counts and a few words. Adapters offering less cannot run the
+/// mesher, which `GpuContext` reports before creating a device. `tests/shaders.rs` sums the
+/// shader's workgroup variables and checks this figure.
+pub const MESH_WORKGROUP_BYTES: u32 = 18852;
 
 const FACE_BYTES: u64 = size_of::<FaceMesh>() as u64;
 /// The allocator binding holds its header and at least one stack entry.

@@ -33,7 +33,7 @@ pub use layouts::{
     JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET,
     level_base,
 };
-pub use mesher::MAX_CHUNKS_PER_FRAME;
+pub use mesher::{MAX_CHUNKS_PER_FRAME, MESH_WORKGROUP_BYTES};
 pub use present::{Presented, Presenter};
 pub use profiling::{FrameTimings, StageTiming, stage};
 pub use quad_pool::{PAGE_QUADS, PAGE_QUADS_LOG2};

@@ -35,15 +35,6 @@
 //!    faces would. Samples outside the chunk come from the neighbours at the same level: the face
 //!    neighbours, and edge neighbours reached through a face neighbour (see [`Neighbours`]);
 //!    samples in a corner chunk (outside on all three axes) count as open.
-//! 7. **Ambient occlusion.** Each face corner gets a value 0..=3 from the three opaque-or-not
-//!    cells that touch it in the layer in front of the face (two sides and the diagonal; both
-//!    sides closed gives 0, else 3 minus the closed count). The four values are the quad's `ao`
-//!    byte and part of the merge key, so merged faces share them. Two faces merged along a row
-//!    share the vertex between them, and a shared vertex has one value seen from either face (the
-//!    front cells of both are open), so a merged quad's corners interpolate exactly as its unit
-//!    faces would. Samples outside the chunk come from the neighbours at the same level: the face
-//!    neighbours, and edge neighbours reached through a face neighbour (see [`Neighbours`]);
-//!    samples in a corner chunk (outside on all three axes) count as open.
 
 use std::ops::Range;
 
@@ -205,7 +196,7 @@ impl<'a> Surroundings<'a> {
 
     /// Whether the cell at `p` (grid coordinates, each in `-1..=size`) is an opaque block: in
     /// the grid itself or in the neighbour it falls into. Absent neighbours and corner chunks
-    /// are open. Twin of the shader's `occludes`.
+    /// are open. Twin of the shader's `build_halo`, which gathers these cells into bit rows.
     fn occludes(&self, grid: Grid, opaque: &[bool], p: IVec3) -> bool {
         let size = grid.size as i32;
         let offset = IVec3::select(p.cmplt(IVec3::ZERO), IVec3::NEG_ONE, IVec3::ZERO)
@@ -217,7 +208,7 @@ impl<'a> Surroundings<'a> {
 
     /// Ambient occlusion of the face towards `face` of the cell at depth `a`, tangent `(u, v)`:
     /// 2 bits per corner, corner `k` at the `+u` side when `k & 1` and the `+v` side when `k & 2`;
-    /// 3 is open, 0 closed. Twin of the shader's `face_ao`.
+    /// 3 is open, 0 closed. Twin of the shader's `ao_planes`, which works out 32 faces at once.
     fn face_ao(&self, grid: Grid, opaque: &[bool], face: Face, a: usize, u: usize, v: usize) -> u8 {
         if !self.ambient_occlusion {
             return 0xff;
@@ -357,8 +348,8 @@ fn voxel_at(n: usize, a: usize, u: usize, v: usize) -> [usize; 3] {
 }
 
 /// Solid and opaque column bitmasks of one chunk along one axis: bit `a` of `solid[v * 32 + u]`
-/// is the voxel at depth `a` and tangent coordinates `(u, v)`. The shader's `build_columns`
-/// fills the same arrays for one axis.
+/// is the voxel at depth `a` and tangent coordinates `(u, v)`. The shader keeps the same bits
+/// transposed, as rows of each slice (`build_planes`).
 struct AxisColumns {
     solid: [u32; N * N],
     opaque: [u32; N * N],
@@ -407,7 +398,7 @@ type Plane = [u32; N];
 /// across the border) is not opaque and, for transparent voxels, not the same block. Returns the
 /// visible bits and, of those, the skirt bit: the border voxel's face that the neighbour hides at
 /// this level but exposes at the level it is drawn at. Twin of the shader's
-/// `visible_column`.
+/// `visible_row`, which works out a row of 32 columns' bits at a slice at once.
 fn visible_column(
     cols: &AxisColumns,
     grid: Grid,
@@ -508,7 +499,8 @@ pub fn mesh_grid(grid: Grid, around: &Surroundings, opaque: &[bool]) -> ChunkMes
 
 /// Splits a slice's visible plane by (block, skirt, ambient occlusion) and greedily merges each
 /// part, so different blocks, skirts with ordinary faces, and faces shaded differently never
-/// merge. `skirts` marks the plane's skirt bits. Twin of the shader's `mesh_slice`.
+/// merge. `skirts` marks the plane's skirt bits. Twin of the shader's `walk`, which streams the same
+/// merge row by row (see there why the quads are the same).
 #[allow(clippy::too_many_arguments)]
 fn emit_slice(
     plane: &mut Plane,

@@ -1,12 +1,17 @@
 //! Meshing: the packed quad format shared with the GPU, face directions, and the CPU reference
-//! binary greedy mesher that is the test oracle for the compute mesher.
+//! binary greedy mesher that is the test oracle for the compute mesher, and the off-the-shelf
+//! crate `voxgpu bench` also compares against.
 
+mod crate_baseline;
 mod face;
 mod greedy;
 mod parallel;
 mod quad;
 mod stats;
 
+pub use crate_baseline::{
+    CRATE_FACES, CRATE_NAME, CrateInput, CrateMesh, all_opaque_table, crate_mesh, twin_face_areas,
+};
 pub use face::Face;
 pub use greedy::{
     ChunkMesh, FaceGroups, Grid, Neighbours, Surroundings, around_index, face_range, mesh_chunk, mesh_grid,

@@ -34,6 +34,9 @@ pub enum WorldSource {
     Flat,
     /// A 3D checkerboard: every solid block is isolated, the worst case for the mesher.
     Checker,
+    /// A 3D checkerboard of water and glass filling its box: every face shows as its own quad,
+    /// the most quads a face can hold.
+    GlassChecker,
     /// A solid layered ball: curved surfaces in every face direction.
     Sphere,
     /// A MagicaVoxel model read from this path, with its own palette.
@@ -41,7 +44,7 @@ pub enum WorldSource {
 }
 
 /// The names [`WorldSource::from_str`] accepts, for the error message and `--help`.
-const SOURCE_NAMES: &str = "terrain, flat, checker, sphere, vox:PATH";
+const SOURCE_NAMES: &str = "terrain, flat, checker, glass-checker, sphere, vox:PATH";
 
 impl FromStr for WorldSource {
     type Err = WorldError;
@@ -51,6 +54,7 @@ impl FromStr for WorldSource {
             "terrain" => Ok(Self::Terrain),
             "flat" => Ok(Self::Flat),
             "checker" => Ok(Self::Checker),
+            "glass-checker" => Ok(Self::GlassChecker),
             "sphere" => Ok(Self::Sphere),
             _ => match s.strip_prefix("vox:") {
                 Some(path) if !path.is_empty() => Ok(Self::Vox(PathBuf::from(path))),
@@ -67,6 +71,7 @@ impl std::fmt::Display for WorldSource {
             Self::Terrain => f.write_str("terrain"),
             Self::Flat => f.write_str("flat"),
             Self::Checker => f.write_str("checker"),
+            Self::GlassChecker => f.write_str("glass-checker"),
             Self::Sphere => f.write_str("sphere"),
             Self::Vox(path) => write!(f, "vox:{}", path.display()),
         }
@@ -119,6 +124,7 @@ pub fn generate(source: &WorldSource, params: &WorldParams) -> Result<World, Wor
         WorldSource::Terrain => Ok(terrain::generate(params, available_threads())),
         WorldSource::Flat => Ok(shapes::flat(params)),
         WorldSource::Checker => Ok(shapes::checker()),
+        WorldSource::GlassChecker => Ok(shapes::glass_checker()),
         WorldSource::Sphere => Ok(shapes::sphere()),
         WorldSource::Vox(path) => vox::load(path),
     }
@@ -145,7 +151,7 @@ pub fn default_view(source: &WorldSource, world: &World, params: &WorldParams) -
             let eye = at(ground(shapes::FLAT_SURFACE) + 20.0);
             (eye, eye + ahead * 60.0 - Vec3::Y * 20.0)
         }
-        WorldSource::Checker | WorldSource::Sphere | WorldSource::Vox(_) => {
+        WorldSource::Checker | WorldSource::GlassChecker | WorldSource::Sphere | WorldSource::Vox(_) => {
             let Some((min, max)) = voxel_bounds(world) else {
                 return (Vec3::new(32.0, 32.0, 32.0), Vec3::ZERO);
             };
@@ -226,6 +232,7 @@ mod tests {
             WorldSource::Terrain,
             WorldSource::Flat,
             WorldSource::Checker,
+            WorldSource::GlassChecker,
             WorldSource::Sphere,
             WorldSource::Vox(PathBuf::from("assets/sample.vox")),
         ];

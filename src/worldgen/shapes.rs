@@ -42,6 +42,19 @@ pub(super) fn checker() -> World {
     })
 }
 
+/// Glass checker: every cell of the same box filled, water where `x + y + z` is even and glass
+/// where it is odd.
+///
+/// Two different transparent blocks hide nothing of each other, so every face of every cell
+/// shows, and no two neighbouring faces share a block: each is its own quad. That is the most
+/// quads one face direction of one chunk can hold (32,768, which fill its 128 pages), the
+/// mesher's worst face.
+pub(super) fn glass_checker() -> World {
+    build_box(IVec3::new(-64, 0, -64), IVec3::new(64, 64, 64), |p| {
+        if (p.x + p.y + p.z).rem_euclid(2) == 0 { builtin::WATER } else { builtin::GLASS }
+    })
+}
+
 /// Centre and radius of the sphere world, in blocks.
 const SPHERE_CENTER: IVec3 = IVec3::new(0, 48, 0);
 const SPHERE_RADIUS: i32 = 40;
