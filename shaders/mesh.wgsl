@@ -35,7 +35,7 @@
 //    stream when it closes.
 // Then `commit` (one invocation) takes the popped pages off the free stack.
 // Meshing twice is cheaper than reserving worst-case space: the voxels stay in cache and the
-// stream is exactly as long as it needs to be. Workgroup memory: 18,852 bytes
+// stream is exactly as long as it needs to be. Workgroup memory: 19,108 bytes
 // (`gpu::MESH_WORKGROUP_BYTES`, checked against this file by tests/shaders.rs).
 
 @group(0) @binding(0) var<storage, read> work: array<u32>;
@@ -82,6 +82,12 @@ const HALO_AV: u32 = 196u;
 const HALO_UV: u32 = 200u;
 const HALO_WORDS: u32 = 204u;
 var<workgroup> halo: array<u32, HALO_WORDS>;
+// Per face of the pair (row v of the -axis face at v, of the +axis face at 32 + v): bit u set
+// where the face neighbour, drawn at another level, leaves part of the border face (u, v)
+// exposed to an opaque block (a cell of its drawn level over the face is not opaque); zero where
+// the neighbour is absent or drawn at this level. The border slices' skirts of opaque blocks
+// come from it, with no voxel reads in the walks.
+var<workgroup> drawn_open: array<u32, 64>;
 
 // The slots around the chunk by offset ((x + 1) + 3 (y + 1) + 9 (z + 1), `slot_at`), looked up
 // once per workgroup.
@@ -111,7 +117,7 @@ var<private> axis: u32;
 // see `cell`.
 var<private> skew: u32;
 
-// Word of row `row` of 32x32 bit matrix `block` in `solid` / `opaque`. Rows are rotated by the
+// Word of row `row` of 32x32 bit matrix `block` within each quarter of `planes`. Rows are rotated by the
 // block index where `skew` is 1, so that 32 invocations reading row v of 32 different slices
 // touch 32 different banks.
 fn cell(block: u32, row: u32) -> u32 {
@@ -233,12 +239,12 @@ fn add_pair(bits: RowBits, pair: u32, word: u32, word_y: u32, word_z: u32) -> Ro
 // of matrix z (Z and X axes) or row z of matrix y (Y axis). The Z planes are those rows as they
 // stand; the X and Y planes are each matrix transposed in place.
 fn build_planes(lid: u32) {
-    if dim < 32u {
-        for (var i = lid; i < 4096u; i += 64u) {
-            planes[i] = 0u;
-        }
-        workgroupBarrier();
+    // Levels below 32^3 fill only part of each matrix. (Every barrier here is reached by every
+    // invocation whatever the level and axis, as WGSL's uniformity rules ask.)
+    for (var i = lid; i < 4096u; i += 64u) {
+        planes[i] = 0u;
     }
+    workgroupBarrier();
     // Words per row; the 1^3 level is half a word, its upper id always air.
     let pairs = max(dim / 2u, 1u);
     let base = slot * SLOT_WORDS + (level_start >> 1u);
@@ -252,24 +258,18 @@ fn build_planes(lid: u32) {
         let has_y = need_y && y + 1u < dim;
         let has_z = need_z && z + 1u < dim;
         var bits = RowBits(0u, 0u, 0u, 0u, 0u, 0u);
-        // Eight words (16 ids) per step, all loaded before any is used, so that their
-        // latencies overlap; words past the row read as air, their bits past dim.
-        for (var pair = 0u; pair < pairs; pair += 8u) {
+        // Four words (eight ids) per step, with the same words of the next rows along y and
+        // z, all loaded before any is used, so that their latencies overlap; words past the row
+        // read as air, their bits past dim.
+        for (var pair = 0u; pair < pairs; pair += 4u) {
             let at = base + r * pairs + pair;
-            let w0 = words4(at, pair, pairs, true);
-            let w1 = words4(at + 4u, pair + 4u, pairs, true);
-            let y0 = words4(at + pairs, pair, pairs, has_y);
-            let y1 = words4(at + pairs + 4u, pair + 4u, pairs, has_y);
-            let z0 = words4(at + pairs * dim, pair, pairs, has_z);
-            let z1 = words4(at + pairs * dim + 4u, pair + 4u, pairs, has_z);
-            bits = add_pair(bits, pair, w0.x, y0.x, z0.x);
-            bits = add_pair(bits, pair + 1u, w0.y, y0.y, z0.y);
-            bits = add_pair(bits, pair + 2u, w0.z, y0.z, z0.z);
-            bits = add_pair(bits, pair + 3u, w0.w, y0.w, z0.w);
-            bits = add_pair(bits, pair + 4u, w1.x, y1.x, z1.x);
-            bits = add_pair(bits, pair + 5u, w1.y, y1.y, z1.y);
-            bits = add_pair(bits, pair + 6u, w1.z, y1.z, z1.z);
-            bits = add_pair(bits, pair + 7u, w1.w, y1.w, z1.w);
+            let w = words4(at, pair, pairs, true);
+            let wy = words4(at + pairs, pair, pairs, has_y);
+            let wz = words4(at + pairs * dim, pair, pairs, has_z);
+            bits = add_pair(bits, pair, w.x, wy.x, wz.x);
+            bits = add_pair(bits, pair + 1u, w.y, wy.y, wz.y);
+            bits = add_pair(bits, pair + 2u, w.z, wy.z, wz.z);
+            bits = add_pair(bits, pair + 3u, w.w, wy.w, wz.w);
         }
         var s = bits.solid;
         var o = bits.opaque;
@@ -300,10 +300,7 @@ fn build_planes(lid: u32) {
         planes[PLANES_SAME_U + at] = same_u & row_mask;
         planes[PLANES_SAME_V + at] = same_v & row_mask;
     }
-    if axis == 2u {
-        return;
-    }
-    // In-place transpose of each 32x32 matrix (bit c of row r <-> bit r of row c): at stage j,
+    // In-place transpose of each 32x32 matrix (X and Y axes only) (bit c of row r <-> bit r of row c): at stage j,
     // rows k and k + j (k without bit j) swap the j x j blocks off the diagonal. Item: quarter
     // (2 bits), matrix (5 bits), row pair (4 bits).
     var j = 16u;
@@ -311,7 +308,7 @@ fn build_planes(lid: u32) {
     for (var stage = 0u; stage < 5u; stage++) {
         workgroupBarrier();
         let lg = 4u - stage;
-        for (var item = lid; item < 4u * 512u; item += 64u) {
+        for (var item = lid; item < 4u * 512u && axis != 2u; item += 64u) {
             let block = (item >> 4u) & 31u;
             if block >= dim {
                 continue;
@@ -378,20 +375,56 @@ fn build_halo(lid: u32) {
         let start = vec3<u32>(p - offset * size);
         let step = vec3<u32>(grid_pos(vec3<i32>(vec3<u32>(varies) == vec3<u32>(0u, 1u, 2u))));
         var bits = 0u;
-        // Eight cells per step, so that their loads are in flight together (cells past dim
+        // Four cells per step, so that their loads are in flight together (cells past dim
         // repeat the last one and are masked off).
-        for (var i = 0u; i < dim && used && owner != NO_SLOT; i += 8u) {
+        for (var i = 0u; i < dim && used && owner != NO_SLOT; i += 4u) {
             let last = dim - 1u;
-            let low = vec4<u32>(min(i, last), min(i + 1u, last), min(i + 2u, last), min(i + 3u, last));
-            let high = vec4<u32>(min(i + 4u, last), min(i + 5u, last), min(i + 6u, last), min(i + 7u, last));
-            let ids_low = vec4<u32>(voxel(owner, start + step * low.x), voxel(owner, start + step * low.y),
-                voxel(owner, start + step * low.z), voxel(owner, start + step * low.w));
-            let ids_high = vec4<u32>(voxel(owner, start + step * high.x), voxel(owner, start + step * high.y),
-                voxel(owner, start + step * high.z), voxel(owner, start + step * high.w));
-            bits |= (opaque4(ids_low) | (opaque4(ids_high) << 4u)) << i;
+            let at = vec4<u32>(min(i, last), min(i + 1u, last), min(i + 2u, last), min(i + 3u, last));
+            let ids = vec4<u32>(voxel(owner, start + step * at.x), voxel(owner, start + step * at.y),
+                voxel(owner, start + step * at.z), voxel(owner, start + step * at.w));
+            bits |= opaque4(ids) << i;
         }
         halo[w] = bits & row_mask;
     }
+}
+
+// The neighbour across `face` and the level it is drawn at (the level being meshed when there is
+// none).
+fn drawn_neighbour(face: u32) -> vec2<u32> {
+    let neighbour = links[slot].neighbours[face];
+    if neighbour == NO_SLOT {
+        return vec2<u32>(NO_SLOT, level);
+    }
+    return vec2<u32>(neighbour, min(links[neighbour].lod, MAX_LEVEL));
+}
+
+// Step 2b: invocation i works out `drawn_open[i]`: row i & 31 of the -axis face for i < 32, of
+// the +axis face for the others. Each face cell covers several of the neighbour's cells when the neighbour is finer, part of one
+// when coarser (greedy.rs `drawn_exposes`, for an opaque block).
+fn build_drawn_open(lid: u32) {
+    let face = 2u * axis + 1u - (lid >> 5u);
+    let v = lid & 31u;
+    let across = drawn_neighbour(face);
+    var bits = 0u;
+    if across.x != NO_SLOT && across.y != level && v < dim {
+        let size = params.chunk_size >> across.y;
+        let start = level_base(across.y);
+        let depth = select(size - 1u, 0u, face_is_positive(face));
+        let v_low = v * size / dim;
+        let v_high = max((v + 1u) * size / dim, v_low + 1u);
+        for (var u = 0u; u < dim; u++) {
+            let u_low = u * size / dim;
+            let u_high = max((u + 1u) * size / dim, u_low + 1u);
+            var open = false;
+            for (var dv = v_low; dv < v_high && !open; dv++) {
+                for (var du = u_low; du < u_high && !open; du++) {
+                    open = !is_opaque(voxel_in(across.x, start, size, voxel_pos(axis, depth, du, dv)));
+                }
+            }
+            bits |= u32(open) << u;
+        }
+    }
+    drawn_open[lid] = bits;
 }
 
 // Row v (-1..=dim) of front layer `front` (-1..=dim): x the opaque bits over u, y the cell at
@@ -514,10 +547,15 @@ fn visible_row(f: SliceFace, a: u32, v: u32) -> vec2<u32> {
     // becomes a skirt.
     var skirt = 0u;
     if f.border && f.drawn != level {
-        var hidden = here & ~visible;
-        while hidden != 0u {
-            let u = firstTrailingBit(hidden);
-            hidden &= hidden - 1u;
+        let hidden = here & ~visible;
+        // Opaque blocks from the precomputed rows; transparent ones (whose own block in the
+        // neighbour also hides them) one by one.
+        let own = opaque_row(a, v);
+        skirt = hidden & own & drawn_open[select(0u, 32u, positive) + v];
+        var hidden_trans = hidden & ~own;
+        while hidden_trans != 0u {
+            let u = firstTrailingBit(hidden_trans);
+            hidden_trans &= hidden_trans - 1u;
             if drawn_exposes(f.neighbour, f.drawn, f.face, u, v, id_at(a, u, v)) {
                 skirt |= 1u << u;
             }
@@ -567,11 +605,13 @@ fn ao_equal_rows(p: AoPlanes, q: AoPlanes) -> u32 {
 // Meshes one slice, row by row. Counts quads per kind (x opaque, y transparent) and skirt quads
 // (z); when `emit`, also writes them from stream index `starts` on.
 //
-// The twin merges row-major: the lowest face left in the first non-empty row starts a quad, which
-// grows along u over consecutive faces with its key, then down over the rows that still hold the
-// whole run with that key. A quad started in row v can never find its run in a lower row taken
-// by another quad: every quad started before it either lies in other columns of row v or covers
-// row v in its own columns, so it cannot reach the run's columns below row v either. So a quad
+// The twin splits each slice's faces by key and merges each key's faces row-major: the lowest face
+// left in the first non-empty row starts a quad, which grows along u over consecutive faces, then
+// down over the rows that still hold the whole run. Quads only ever take faces of their own key,
+// so doing all keys at once, in one row-major pass, gives the same quads. A quad started in row v
+// can never find its run in a lower row taken by another quad: every quad started before it
+// either ended above row v, or lies in other columns of row v, or covers row v in its own
+// columns, and in the last two cases it cannot reach the run's columns below row v either. So a quad
 // grows down exactly while every face under it in the next row is visible and has the key of
 // the face above it, and the merge can stream: `open` marks the columns of quads still growing,
 // `starts_at` their first column, `first_row` (5 bit planes) the row each began in. Per row, an
@@ -580,12 +620,8 @@ fn ao_equal_rows(p: AoPlanes, q: AoPlanes) -> u32 {
 // open and one to close; everything else is a fixed number of operations per row.
 fn walk(face: u32, a: u32, emit: bool, starts: vec2<u32>) -> vec3<u32> {
     let positive = face_is_positive(face);
-    let neighbour = links[slot].neighbours[face];
-    var drawn = level;
-    if neighbour != NO_SLOT {
-        drawn = min(links[neighbour].lod, MAX_LEVEL);
-    }
-    let f = SliceFace(face, neighbour, drawn, a == select(0u, dim - 1u, positive));
+    let across = drawn_neighbour(face);
+    let f = SliceFace(face, across.x, across.y, a == select(0u, dim - 1u, positive));
     let front = i32(a) + select(-1, 1, positive);
     var counts = vec3<u32>(0u);
     var open = 0u;
@@ -597,8 +633,12 @@ fn walk(face: u32, a: u32, emit: bool, starts: vec2<u32>) -> vec3<u32> {
     var cached_index = vec2<u32>(NO_SLOT);
     var cached_page = vec2<u32>(0u);
     // Rows v - 1 and v of the layer in front; row v + 1 is fetched at the top of each step.
-    var below = front_row(front, -1);
-    var here = front_row(front, 0);
+    var below = vec3<u32>(0u);
+    var here = vec3<u32>(0u);
+    for (var row = -1; row < 1; row++) {
+        below = here;
+        here = front_row(front, row);
+    }
     // Rows 0..dim, the last pass (v = dim) only closing what is still open.
     for (var v = 0u; v <= dim; v++) {
         var visible = 0u;
@@ -730,6 +770,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
 
     build_planes(lid);
     build_halo(lid);
+    build_drawn_open(lid);
     workgroupBarrier();
 
     let half = lid >> 5u;
@@ -752,7 +793,11 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
         slice_skirts[lid] = counts.z;
         workgroupBarrier();
         if lid == 0u {
-            granted = allocate(pair_index, 0u) | (allocate(pair_index + 1u, 32u) << 1u);
+            var both = 0u;
+            for (var f = 0u; f < 2u; f++) {
+                both |= allocate(pair_index + f, 32u * f) << f;
+            }
+            granted = both;
         }
         // The page lists the emitting walks read were just written to `faces`.
         storageBarrier();
@@ -764,7 +809,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     }
 }
 
-// Sums the counts of the 32 slices from `first_lid` into the stream layout (all opaque quads by
+// Sums the counts of the `dim` slices from `first_lid` into the stream layout (all opaque quads by
 // slice, then all transparent quads by slice), pops the pages the face needs and records them;
 // returns 1 when granted. On failure the face is left empty and the chunk dirty.
 fn allocate(face_index: u32, first_lid: u32) -> u32 {

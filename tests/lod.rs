@@ -170,6 +170,54 @@ fn skirts(mesh: &ChunkMesh) -> usize {
     mesh.all_quads().filter(|q| q.unpack().skirt).count()
 }
 
+/// Every level, 0 through 5 (grids of 32 down to 1 cell), meets its neighbours' levels in one row
+/// of random chunks running away from the camera, with two different transparent blocks so
+/// transparent skirts occur, once with ambient occlusion and once without.
+#[test]
+fn gpu_meshes_at_every_level_with_and_without_ambient_occlusion_equal_the_cpu_twin() {
+    let palette = [ids::STONE, ids::DIRT, ids::WATER, ids::GLASS];
+    let mut rng = Rng(41);
+    let mut world = World::new(BlockRegistry::builtin());
+    for x in 0..14 {
+        for y in 0..2 {
+            let mut chunk = Chunk::empty();
+            for v in chunk.voxels_mut().iter_mut() {
+                if rng.below(100) < 55 {
+                    *v = palette[rng.below(4) as usize];
+                }
+            }
+            world.insert(ChunkPos::new(x, y, 0), chunk);
+        }
+    }
+    let pyramids: HashMap<ChunkPos, MipPyramid> = world.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
+    let eye = Vec3::new(-8.0, 32.0, 16.0);
+    for gpu in common::gpu_contexts() {
+        for ambient_occlusion in [true, false] {
+            let options = RendererOptions { ambient_occlusion, ..small(lod(24.0)) };
+            let mut r = renderer(&gpu, &world, options);
+            r.settle(&Camera::look_at(eye, eye + Vec3::X)).expect("settles");
+            let levels: HashMap<ChunkPos, u32> = r.read_levels().expect("levels").into_iter().collect();
+            let distinct: BTreeSet<u32> = levels.values().copied().collect();
+            assert_eq!(distinct, (0..=5).collect(), "every level is meshed");
+            let (mut skirts_opaque, mut skirts_transparent) = (0, 0);
+            for m in r.read_meshes().expect("meshes") {
+                let cpu =
+                    mesh_world_chunk_lod(&world, m.pos, &|p| &pyramids[&p], &|p| levels[&p], ambient_occlusion);
+                assert!(
+                    common::as_set(&m.mesh) == common::as_set(&cpu),
+                    "{:?} at level {} (AO {ambient_occlusion}) on {}: quads differ",
+                    m.pos,
+                    m.level,
+                    gpu.summary
+                );
+                skirts_opaque += m.mesh.opaque.quads.iter().filter(|q| q.unpack().skirt).count();
+                skirts_transparent += m.mesh.transparent.quads.iter().filter(|q| q.unpack().skirt).count();
+            }
+            assert!(skirts_opaque > 0 && skirts_transparent > 0, "{skirts_opaque} / {skirts_transparent} skirts");
+        }
+    }
+}
+
 #[test]
 fn gpu_lod_meshes_and_skirts_equal_the_cpu_twin() {
     let scenes = [

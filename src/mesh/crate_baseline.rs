@@ -46,9 +46,10 @@ pub const CRATE_FACES: [Face; 6] = [Face::PosY, Face::NegY, Face::PosX, Face::Ne
 static NO_TRANSPARENT: [u64; Mesher::CS_P2] = [0; Mesher::CS_P2];
 
 thread_local! {
-    /// One mesher per thread, reused from chunk to chunk as the crate intends (its buffers are
-    /// cleared, not reallocated); [`crate::mesh::map_parallel`] takes a shared closure, so the
-    /// mesher cannot be an argument.
+    /// One mesher per thread, reused from chunk to chunk within a run as the crate intends (its
+    /// buffers are cleared, not reallocated; `map_parallel` starts fresh threads each run, so
+    /// each run builds one per thread); [`crate::mesh::map_parallel`] takes a shared closure, so
+    /// the mesher cannot be an argument.
     static MESHER: RefCell<Mesher> = RefCell::new(Mesher::new());
 }
 

@@ -32,7 +32,8 @@ pub enum WorldSource {
     Terrain,
     /// Three flat layers: the simplest world that still has several materials.
     Flat,
-    /// A 3D checkerboard: every solid block is isolated, the worst case for the mesher.
+    /// A 3D checkerboard: every solid block is isolated, the most quads per chunk of any world
+    /// with air in it.
     Checker,
     /// A 3D checkerboard of water and glass filling its box: every face shows as its own quad,
     /// the most quads a face can hold.
