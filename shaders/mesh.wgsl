@@ -300,9 +300,9 @@ fn build_planes(lid: u32) {
         planes[PLANES_SAME_U + at] = same_u & row_mask;
         planes[PLANES_SAME_V + at] = same_v & row_mask;
     }
-    // In-place transpose of each 32x32 matrix (X and Y axes only) (bit c of row r <-> bit r of row c): at stage j,
-    // rows k and k + j (k without bit j) swap the j x j blocks off the diagonal. Item: quarter
-    // (2 bits), matrix (5 bits), row pair (4 bits).
+    // For the X and Y axes, an in-place transpose of each 32x32 matrix (bit c of row r <-> bit r
+    // of row c): at stage j, rows k and k + j (k without bit j) swap the j x j blocks off the
+    // diagonal. Item: quarter (2 bits), matrix (5 bits), row pair (4 bits).
     var j = 16u;
     var m = 0x0000ffffu;
     for (var stage = 0u; stage < 5u; stage++) {
