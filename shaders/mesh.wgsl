@@ -117,9 +117,9 @@ var<private> axis: u32;
 // see `cell`.
 var<private> skew: u32;
 
-// Word of row `row` of 32x32 bit matrix `block` within each quarter of `planes`. Rows are rotated by the
-// block index where `skew` is 1, so that 32 invocations reading row v of 32 different slices
-// touch 32 different banks.
+// Word of row `row` of 32x32 bit matrix `block` within each quarter of `planes`. Rows are rotated
+// by the block index where `skew` is 1, so that 32 invocations reading row v of 32 different
+// slices touch 32 different banks.
 fn cell(block: u32, row: u32) -> u32 {
     return block * 32u + ((row + block * skew) & 31u);
 }
