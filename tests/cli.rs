@@ -230,8 +230,10 @@ fn bench_holds_the_gpu_against_the_twin_and_the_crate_on_every_adapter() {
     for gpu in common::gpu_contexts() {
         let backend = format!("{:?}", gpu.summary.backend).to_lowercase();
         for (lod, compared) in [("off", true), ("on", false)] {
-            let args = ["bench", "--json", "--chunks", "3", "--view-distance", "1", "--repeats", "1", "--lod", lod];
-            let out = Command::new(env!("CARGO_BIN_EXE_voxgpu")).args(args).env("WGPU_BACKEND", &backend).output();
+            let args =
+                ["bench", "--json", "--chunks", "3", "--view-distance", "1", "--repeats", "1", "--lod", lod];
+            let out =
+                Command::new(env!("CARGO_BIN_EXE_voxgpu")).args(args).env("WGPU_BACKEND", &backend).output();
             let out = out.expect("binary runs");
             let stderr = String::from_utf8_lossy(&out.stderr);
             if !gpu.caps.timestamps {
@@ -245,11 +247,19 @@ fn bench_holds_the_gpu_against_the_twin_and_the_crate_on_every_adapter() {
             assert_eq!(report["chunks"], 3, "{backend}");
             assert_eq!(report["face_areas_equal"], true, "{backend}");
             assert_eq!(report["twin_face_areas"], report["crate_face_areas"], "{backend}");
-            let areas: Vec<u64> =
-                report["crate_face_areas"].as_array().expect("six areas").iter().map(|a| a.as_u64().unwrap()).collect();
+            let areas: Vec<u64> = report["crate_face_areas"]
+                .as_array()
+                .expect("six areas")
+                .iter()
+                .map(|a| a.as_u64().unwrap())
+                .collect();
             assert!(areas.len() == 6 && areas.iter().all(|&a| a > 0), "{backend}: {areas:?}");
             for key in ["gpu_ms", "cpu_ms", "cpu_1t_ms", "crate_ms", "crate_1t_ms"] {
-                assert!(report[key].as_f64().is_some_and(|ms| ms > 0.0), "{backend}: {key} = {}", report[key]);
+                assert!(
+                    report[key].as_f64().is_some_and(|ms| ms > 0.0),
+                    "{backend}: {key} = {}",
+                    report[key]
+                );
             }
             assert_eq!(report["gpu_over_crate"].is_number(), compared, "{backend} LOD {lod}");
         }

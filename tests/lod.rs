@@ -189,7 +189,8 @@ fn gpu_meshes_at_every_level_with_and_without_ambient_occlusion_equal_the_cpu_tw
             world.insert(ChunkPos::new(x, y, 0), chunk);
         }
     }
-    let pyramids: HashMap<ChunkPos, MipPyramid> = world.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
+    let pyramids: HashMap<ChunkPos, MipPyramid> =
+        world.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
     let eye = Vec3::new(-8.0, 32.0, 16.0);
     for gpu in common::gpu_contexts() {
         for ambient_occlusion in [true, false] {
@@ -201,8 +202,13 @@ fn gpu_meshes_at_every_level_with_and_without_ambient_occlusion_equal_the_cpu_tw
             assert_eq!(distinct, (0..=5).collect(), "every level is meshed");
             let (mut skirts_opaque, mut skirts_transparent) = (0, 0);
             for m in r.read_meshes().expect("meshes") {
-                let cpu =
-                    mesh_world_chunk_lod(&world, m.pos, &|p| &pyramids[&p], &|p| levels[&p], ambient_occlusion);
+                let cpu = mesh_world_chunk_lod(
+                    &world,
+                    m.pos,
+                    &|p| &pyramids[&p],
+                    &|p| levels[&p],
+                    ambient_occlusion,
+                );
                 assert!(
                     common::as_set(&m.mesh) == common::as_set(&cpu),
                     "{:?} at level {} (AO {ambient_occlusion}) on {}: quads differ",
@@ -213,7 +219,10 @@ fn gpu_meshes_at_every_level_with_and_without_ambient_occlusion_equal_the_cpu_tw
                 skirts_opaque += m.mesh.opaque.quads.iter().filter(|q| q.unpack().skirt).count();
                 skirts_transparent += m.mesh.transparent.quads.iter().filter(|q| q.unpack().skirt).count();
             }
-            assert!(skirts_opaque > 0 && skirts_transparent > 0, "{skirts_opaque} / {skirts_transparent} skirts");
+            assert!(
+                skirts_opaque > 0 && skirts_transparent > 0,
+                "{skirts_opaque} / {skirts_transparent} skirts"
+            );
         }
     }
 }

@@ -341,7 +341,9 @@ fn print_table(r: &BenchReport) {
         "GPU / crate",
         match r.gpu_over_crate {
             Some(ratio) => format!("{ratio:.2}x"),
-            None => "not compared: levels of detail are on (the crate meshes full detail); use --lod off".into(),
+            None => {
+                "not compared: levels of detail are on (the crate meshes full detail); use --lod off".into()
+            }
         },
     );
     line(

@@ -26,7 +26,11 @@ pub const CHUNK_LINKS: ShaderFile = shader!("chunk_links.wgsl");
 pub const CHUNK_DRAW: ShaderFile = shader!("chunk_draw.wgsl");
 pub const MESH_COLLECT: ShaderFile = shader!("mesh_collect.wgsl");
 pub const MESH_RELEASE: ShaderFile = shader!("mesh_release.wgsl");
-pub const MESH: ShaderFile = shader!("mesh.wgsl", CHUNK_LINKS);
+/// The mesher's build steps (planes, halo, skirt rows) and its ambient occlusion, included by
+/// `mesh.wgsl`.
+pub const MESH_BUILD: ShaderFile = shader!("mesh_build.wgsl");
+pub const MESH_AO: ShaderFile = shader!("mesh_ao.wgsl");
+pub const MESH: ShaderFile = shader!("mesh.wgsl", CHUNK_LINKS, MESH_BUILD, MESH_AO);
 pub const LOD: ShaderFile = shader!("lod.wgsl");
 pub const MIPS: ShaderFile = shader!("mips.wgsl");
 pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl", CHUNK_LINKS);
