@@ -68,7 +68,7 @@ pub const fn level_base(level: u32) -> u32 {
     }
     base
 }
-const _: () = assert!(SLOT_WORDS as usize * 4 <= 80 * 1024, "DESIGN.md: at most about 80 KiB per chunk");
+const _: () = assert!(SLOT_WORDS as usize * 4 <= 80 * 1024, "a resident chunk holds at most about 80 KiB");
 
 /// Bits of [`ChunkLinks::state`]: the work a slot is waiting for.
 pub struct ChunkState;

@@ -5,7 +5,7 @@
 //! chunk's slot: that is how the vertex shader finds a quad's chunk origin and LOD without
 //! per-draw instance data (GL has no `first_instance` in indirect draws).
 //!
-//! Properties (DESIGN.md §3.4):
+//! Properties:
 //! - no worst-case reservation: a face stream takes `ceil(quads / PAGE_QUADS)` pages;
 //! - re-meshing a chunk frees and re-allocates only its own pages;
 //! - pages are never shared, so live quads are never overwritten;

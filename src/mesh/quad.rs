@@ -11,9 +11,9 @@
 //! | 0    | 15..20 | w      | extent − 1 along the face's first tangent axis |
 //! | 0    | 20..25 | h      | extent − 1 along the face's second tangent axis |
 //! | 0    | 25..28 | face   | [`Face`] discriminant |
-//! | 0    | 28     | skirt  | LOD skirt quad, pushed back by a depth bias (issue 5) |
+//! | 0    | 28     | skirt  | LOD skirt quad, pushed back by a depth bias |
 //! | 1    | 0..16  | block  | [`BlockId`] |
-//! | 1    | 16..24 | ao     | ambient occlusion, 2 bits per corner (issue 8) |
+//! | 1    | 16..24 | ao     | ambient occlusion, 2 bits per corner |
 //!
 //! The tangent axes of a face on normal axis `n` are `(n + 1) % 3` and `(n + 2) % 3`, so an X face
 //! spans (Y, Z), a Y face (Z, X) and a Z face (X, Y). `shaders/common.wgsl` declares the same

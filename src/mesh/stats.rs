@@ -12,8 +12,8 @@ pub struct FaceStats {
     pub area: u64,
 }
 
-/// Totals over a set of chunk meshes. Serialises to the `stats --json` object; later issues add
-/// keys and never rename these.
+/// Totals over a set of chunk meshes. Serialises to the `stats --json` object, whose keys may
+/// grow but are never renamed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct MeshStats {
     /// Chunks that hold at least one solid voxel.

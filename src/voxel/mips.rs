@@ -1,5 +1,5 @@
 //! A chunk's mip pyramid, 32³ → 16³ → 8³ → 4³ → 2³ → 1³: the voxels a coarser level of detail
-//! meshes. This is the CPU reference the GPU mip pass (the LOD issue) must match exactly.
+//! meshes. This is the CPU reference the GPU mip pass (`shaders/mips.wgsl`, `mips_build.wgsl`) must match exactly.
 //!
 //! The rule, for each 2×2×2 cell of the level below:
 //! - the cell is solid when at least 4 of its 8 voxels are not air (water and glass count);

@@ -1,7 +1,7 @@
 //! Picking: which block a ray hits, through which face, and the empty cell in front of it.
 //!
 //! A voxel walk (Amanatides and Woo) over unit cells with the `floor()` convention: block `b`
-//! occupies `[b, b + 1)` on each axis, as everywhere else (DESIGN.md §2). The cell holding the
+//! occupies `[b, b + 1)` on each axis, as everywhere else (`docs/ARCHITECTURE.md`, conventions). The cell holding the
 //! origin is never a hit, so a camera standing in a leaf still picks what it looks at.
 
 use glam::{IVec3, Vec3};
