@@ -131,7 +131,7 @@ fn block_jitter(world: vec3<f32>, face: u32) -> f32 {
 }
 
 // Colour of each level of detail in the `lod` colour mode (linear RGB): green, yellow, orange,
-// red, magenta, blue from full detail to 1^3.
+// red, magenta, blue from full detail (cells of 1 block) to cells of 32 blocks, then again.
 fn lod_color(lod: u32) -> vec3<f32> {
     var colors = array<vec3<f32>, 6>(
         vec3<f32>(0.10, 0.60, 0.10),
@@ -141,7 +141,7 @@ fn lod_color(lod: u32) -> vec3<f32> {
         vec3<f32>(0.60, 0.05, 0.60),
         vec3<f32>(0.05, 0.15, 0.80),
     );
-    return colors[min(lod, 5u)];
+    return colors[lod % 6u];
 }
 
 // Block colours and tile averages are sRGB bytes; light and fog work in linear RGB, and the

@@ -1,9 +1,21 @@
 // Walking the neighbour links: prepended, after common.wgsl, to the shaders that declare
-// `links: array<ChunkLinks>` (mesh.wgsl, mips_build.wgsl).
+// `links: array<ChunkLinks>` and `chunks: array<ChunkMeta>` (mesh.wgsl, mips_build.wgsl).
 
-// The slot of the chunk at `offset` (each component -1, 0 or 1) from `slot`: a face neighbour
-// through its link, an edge neighbour through either face neighbour it shares with `slot` (the
-// first one resident), the slot itself for no offset; NO_SLOT for a corner chunk or one out of
+// The same-level node across `face` from `slot` when it is drawn, else NO_SLOT. A neighbour that
+// is not drawn (its region is drawn by its children or an ancestor) counts as absent, so every
+// border face towards it shows: each drawn node closes its own volume, whatever the level next
+// to it (see docs/LOD.md).
+fn link(slot: u32, face: u32) -> u32 {
+    let neighbour = links[slot].neighbours[face];
+    if neighbour == NO_SLOT || chunks[neighbour].shown == 0u {
+        return NO_SLOT;
+    }
+    return neighbour;
+}
+
+// The slot of the drawn node at `offset` (each component -1, 0 or 1) from `slot`: a face
+// neighbour through its link, an edge neighbour through either face neighbour it shares with
+// `slot` (the first one drawn), the slot itself for no offset; NO_SLOT for a corner chunk or one out of
 // reach. Twin of greedy.rs `reachable`. (Written without loops or early returns: llvmpipe
 // miscompiled a looped version inlined into the mesher's walks.)
 fn slot_at(slot: u32, offset: vec3<i32>) -> u32 {
@@ -17,14 +29,14 @@ fn slot_at(slot: u32, offset: vec3<i32>) -> u32 {
     if axes == 0u {
         found = slot;
     } else if axes == 1u {
-        found = links[slot].neighbours[first];
+        found = link(slot, first);
     } else if axes == 2u {
-        let through_first = links[slot].neighbours[first];
-        let through_second = links[slot].neighbours[second];
+        let through_first = link(slot, first);
+        let through_second = link(slot, second);
         if through_first != NO_SLOT {
-            found = links[through_first].neighbours[second];
+            found = link(through_first, second);
         } else if through_second != NO_SLOT {
-            found = links[through_second].neighbours[first];
+            found = link(through_second, first);
         }
     }
     return found;

@@ -83,15 +83,42 @@ const CHUNK_DIRTY: u32 = 1u;
 const CHUNK_EVICTED: u32 = 2u;
 // Voxels changed: rebuild the mip pyramid.
 const CHUNK_VOXELS: u32 = 4u;
-// The slot holds a chunk: the LOD pass gives it a level.
+// The slot holds a node: the LOD pass gives it a level.
 const CHUNK_RESIDENT: u32 = 8u;
+// Every child column of this node has been generated (its children are all resident or air), so
+// the children can be drawn in its place.
+const CHUNK_CHILDREN_READY: u32 = 16u;
+// Every child column of this node's parent has been generated: CHILDREN_READY of the parent.
+const CHUNK_SIBLINGS_READY: u32 = 32u;
 
-// Per-chunk record, indexed by chunk slot. Rust twin: gpu::ChunkMeta.
+// ChunkMeta::flags bits, written by the LOD pass. Rust twin: gpu::NodeFlags.
+// The node is closer than its level's threshold: its children are wanted in its place.
+const NODE_SPLIT: u32 = 1u;
+// The LOD pass has decided SPLIT at least once (hysteresis applies from then on).
+const NODE_SELECTED: u32 = 2u;
+
+// Per-node record, indexed by slot. Rust twin: gpu::ChunkMeta. A level-N node is a 32^3 grid of
+// cells 2^N blocks wide; level 0 is a chunk.
 struct ChunkMeta {
-    // World block coordinates of the chunk's minimum corner.
+    // World block coordinates of the node's minimum corner.
     origin: vec3<i32>,
-    // Level of detail: quad coordinates are scaled by 2^lod.
+    // The scale its quads are in: quad coordinates are scaled by 2^lod (the node level plus the
+    // mip level it was meshed at). Written by the mesher.
     lod: u32,
+    // The node's level: its box is 32 * 2^node_level blocks wide. Written by the CPU.
+    node_level: u32,
+    // The parent node's slot, NO_SLOT when it is not resident. Written by the CPU.
+    parent: u32,
+    // NODE_SPLIT | NODE_SELECTED, written by the LOD pass's first step.
+    flags: u32,
+    // 1 when the node is drawn (neither replaced by its children nor covered by an ancestor),
+    // written by the LOD pass's second step.
+    shown: u32,
+}
+
+// The node's box edge in blocks.
+fn node_size(record: ChunkMeta) -> f32 {
+    return f32(CHUNK_SIZE << record.node_level);
 }
 
 // Per-chunk links for the mesher, indexed by slot. Rust twin: gpu::ChunkLinks. The CPU writes
@@ -164,11 +191,13 @@ struct LodParams {
     eye: vec3<f32>,
     // Widening of each level's band, as a fraction of its threshold.
     hysteresis: f32,
-    // thresholds[k]: distance in blocks where level k + 1 begins.
-    thresholds: array<f32, 5>,
-    // Coarsest level used; 0 turns LOD off.
+    // thresholds[k]: distance in blocks where absolute level k + 1 begins (cells 2^(k+1) wide).
+    thresholds: array<f32, LEVEL_THRESHOLDS>,
+    // Coarsest mip a node is meshed at above its own level; 0 turns per-node mips off.
     max_level: u32,
 }
+// Absolute levels: node levels 0..=11 plus mips, capped at 16.
+const LEVEL_THRESHOLDS: u32 = 16u;
 
 // What the cull pass tests against, written once per frame from the culling camera (the view's,
 // or a frozen one). Rust twin: gpu::CullParams.

@@ -1,12 +1,13 @@
 // Culling and draw arguments: turns the face streams that can be seen into indexed indirect
 // draw commands. Twin of src/cull.rs (`Frustum::intersects_box`, `face_may_show`).
 //
-// Reads:  params, cull (frustum planes, eye, switches), chunks (origins), faces (counts and page
+// Reads:  params, cull (frustum planes, eye, switches), chunks (origins, levels, shown), faces (counts and page
 //         lists).
 // Writes: args (opaque commands in [0, capacity), transparent in [capacity, 2 capacity)),
 //         counts (see COUNT_* below), visible (per slot: 1 when it has quads and is in view),
 //         sort_keys and sort_buckets (each transparent command's distance key, and the commands
 //         per key, for transparent_sort.wgsl).
+//         A node's box is 32 * 2^node_level blocks wide; nodes not shown are skipped.
 // Dispatch: one invocation per (slot, face, kind), 64 per workgroup. The CPU zeroes counts, and
 //           on adapters without indirect count also the args, before.
 //
@@ -85,9 +86,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let slot = face_index / 6u;
     let face = face_index % 6u;
-    let low = vec3<f32>(chunks[slot].origin);
-    let high = low + vec3<f32>(f32(CHUNK_SIZE));
-    let in_view = (cull.flags & CULL_FRUSTUM) == 0u || box_in_frustum(low, high);
+    let record = chunks[slot];
+    let size = node_size(record);
+    let low = vec3<f32>(record.origin);
+    let high = low + vec3<f32>(size);
+    // A node not drawn (replaced by its children or covered by an ancestor) draws nothing, even
+    // before the mesher has emptied its faces.
+    let in_view = record.shown != 0u && ((cull.flags & CULL_FRUSTUM) == 0u || box_in_frustum(low, high));
 
     // One invocation per slot counts the chunk and records whether it is visible.
     if face == 0u && kind == 0u {
@@ -107,7 +112,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if !in_view || face_culled {
         return;
     }
-    let key = sort_key(low + vec3<f32>(0.5 * f32(CHUNK_SIZE)));
+    let key = sort_key(low + vec3<f32>(0.5 * size));
 
     let opaque = faces[face_index].opaque;
     if kind == 0u {

@@ -1,45 +1,57 @@
-// Level-of-detail selection: which mip level each chunk is meshed at. Twin of src/lod.rs
-// (`LodSettings::select`, `chunk_distance`), which must choose the same levels.
+// Level-of-detail selection, in two dispatches over every slot. Twin of src/lod.rs
+// (`LodSettings::split`, `LodSettings::select`, `NodeSelection`), which must decide the same.
 //
-// Reads:  params (slot_count), lod_params (eye, thresholds, hysteresis), chunks (origins).
-// Writes: links (lod; DIRTY on the chunk and its six neighbours when its level changes, since
-//         their skirts depend on it), lod_counts (resident chunks per level, for stats).
+// 1. `decide_split`: a level-N node (N > 0) is split when it is nearer than the distance where level N
+//    begins, with hysteresis: its children are wanted in its place.
+// 2. `decide_shown`: a node is drawn (`shown`) unless it is split with every child column generated
+//    (then its children are drawn), and only where its parent is split with every child column
+//    generated (else the parent is drawn), or has no resident parent. Parent and children read
+//    the same split bit and the same readiness (the CPU sets CHILDREN_READY on a node exactly
+//    when it sets SIBLINGS_READY on its children), so each place is drawn by exactly one level.
+//    Then the mip level the node is meshed at, from its distance with hysteresis.
+//
+// Reads:  params (slot_count), lod_params (eye, thresholds, hysteresis), chunks (origins, levels,
+//         parents), links (state bits).
+// Writes: chunks (flags, shown), links (lod; DIRTY on the node when it is shown or hidden or its level
+//         changes, and on its face and edge neighbours, whose meshes read it), lod_counts (drawn
+//         nodes per absolute level, for stats).
 // Dispatch: every frame before the mip and mesh passes, one invocation per slot, 64 per
-//           workgroup. The CPU zeroes lod_counts before.
+//           workgroup, `decide_split` then `decide_shown`. The CPU zeroes lod_counts before.
 //
-// Nothing is read back to decide a level: a change goes straight onto the mesher's work list.
+// Nothing is read back to decide: a change goes straight onto the mesher's work list.
 
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read> lod_params: LodParams;
-@group(0) @binding(2) var<storage, read> chunks: array<ChunkMeta>;
+@group(0) @binding(2) var<storage, read_write> chunks: array<ChunkMeta>;
 @group(0) @binding(3) var<storage, read_write> links: array<ChunkLinks>;
-@group(0) @binding(4) var<storage, read_write> lod_counts: array<atomic<u32>, 6>;
+@group(0) @binding(4) var<storage, read_write> lod_counts: array<atomic<u32>, LEVEL_THRESHOLDS>;
 
-// Distance from the eye to the nearest point of the chunk's box [origin, origin + 32].
-fn chunk_distance(origin: vec3<i32>) -> f32 {
-    let low = vec3<f32>(origin);
-    let high = low + vec3<f32>(f32(CHUNK_SIZE));
+// Distance from the eye to the nearest point of the node's box.
+fn node_distance(record: ChunkMeta) -> f32 {
+    let low = vec3<f32>(record.origin);
+    let high = low + vec3<f32>(node_size(record));
     let gap = max(max(low - lod_params.eye, lod_params.eye - high), vec3<f32>(0.0));
     return sqrt(gap.x * gap.x + gap.y * gap.y + gap.z * gap.z);
 }
 
-// The level for a distance with no history: how many thresholds lie at or below it.
-fn plain_level(distance: f32) -> u32 {
-    var level = 0u;
-    while level < lod_params.max_level && distance >= lod_params.thresholds[level] {
+// The level for a distance with no history: how many thresholds lie at or below it, within
+// [lowest, highest].
+fn plain_level(distance: f32, lowest: u32, highest: u32) -> u32 {
+    var level = lowest;
+    while level < highest && distance >= lod_params.thresholds[level] {
         level++;
     }
     return level;
 }
 
 // Keeps `current` while the distance stays inside its band widened by the hysteresis.
-fn select_level(distance: f32, current: u32) -> u32 {
-    if current <= lod_params.max_level {
+fn select_level(distance: f32, current: u32, lowest: u32, highest: u32) -> u32 {
+    if current >= lowest && current <= highest {
         var low = 0.0;
-        if current > 0u {
+        if current > lowest {
             low = lod_params.thresholds[current - 1u] * (1.0 - lod_params.hysteresis);
         }
-        let bounded = current < lod_params.max_level;
+        let bounded = current < highest;
         var high = 0.0;
         if bounded {
             high = lod_params.thresholds[current] * (1.0 + lod_params.hysteresis);
@@ -48,27 +60,94 @@ fn select_level(distance: f32, current: u32) -> u32 {
             return current;
         }
     }
-    return plain_level(distance);
+    return plain_level(distance, lowest, highest);
+}
+
+fn is_resident(slot: u32) -> bool {
+    return slot < params.slot_count && (atomicLoad(&links[slot].state) & CHUNK_RESIDENT) != 0u;
 }
 
 @compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn decide_split(@builtin(global_invocation_id) id: vec3<u32>) {
     let slot = id.x;
-    if slot >= params.slot_count || (atomicLoad(&links[slot].state) & CHUNK_RESIDENT) == 0u {
+    if !is_resident(slot) {
         return;
     }
-    let current = links[slot].lod;
-    let level = select_level(chunk_distance(chunks[slot].origin), current);
-    atomicAdd(&lod_counts[level], 1u);
-    if level == current {
-        return;
+    let record = chunks[slot];
+    var split = false;
+    if record.node_level > 0u {
+        let begins = lod_params.thresholds[record.node_level - 1u];
+        let distance = node_distance(record);
+        if (record.flags & NODE_SELECTED) == 0u {
+            split = distance < begins;
+        } else if (record.flags & NODE_SPLIT) != 0u {
+            split = distance < begins * (1.0 + lod_params.hysteresis);
+        } else {
+            split = distance < begins * (1.0 - lod_params.hysteresis);
+        }
     }
-    links[slot].lod = level;
-    atomicOr(&links[slot].state, CHUNK_DIRTY);
+    chunks[slot].flags = NODE_SELECTED | select(0u, NODE_SPLIT, split);
+}
+
+// Marks the face and edge neighbours of `slot` dirty (edges through either face neighbour).
+fn mark_around(slot: u32) {
     for (var face = 0u; face < 6u; face++) {
         let neighbour = links[slot].neighbours[face];
-        if neighbour != NO_SLOT {
-            atomicOr(&links[neighbour].state, CHUNK_DIRTY);
+        if neighbour == NO_SLOT {
+            continue;
+        }
+        atomicOr(&links[neighbour].state, CHUNK_DIRTY);
+        for (var other = 0u; other < 6u; other++) {
+            let edge = links[neighbour].neighbours[other];
+            if (other >> 1u) != (face >> 1u) && edge != NO_SLOT {
+                atomicOr(&links[edge].state, CHUNK_DIRTY);
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(64)
+fn decide_shown(@builtin(global_invocation_id) id: vec3<u32>) {
+    let slot = id.x;
+    if !is_resident(slot) {
+        return;
+    }
+    let record = chunks[slot];
+    let state = atomicLoad(&links[slot].state);
+    let replaced = (record.flags & NODE_SPLIT) != 0u && (state & CHUNK_CHILDREN_READY) != 0u;
+    var covered = false;
+    if record.parent != NO_SLOT {
+        let parent_split = (chunks[record.parent].flags & NODE_SPLIT) != 0u;
+        covered = !(parent_split && (state & CHUNK_SIBLINGS_READY) != 0u);
+    }
+    let shown = !replaced && !covered;
+
+    let current_mip = links[slot].lod;
+    var current = LEVEL_UNSET;
+    if current_mip != LEVEL_UNSET {
+        current = record.node_level + current_mip;
+    }
+    let highest = min(record.node_level + lod_params.max_level, LEVEL_THRESHOLDS - 1u);
+    let level = select_level(node_distance(record), current, record.node_level, highest);
+    let mip = level - record.node_level;
+    let was_shown = record.shown != 0u;
+    chunks[slot].shown = u32(shown);
+    if shown {
+        atomicAdd(&lod_counts[level], 1u);
+    }
+    if mip == current_mip && shown == was_shown {
+        return;
+    }
+    links[slot].lod = mip;
+    atomicOr(&links[slot].state, CHUNK_DIRTY);
+    if shown != was_shown {
+        mark_around(slot);
+    } else {
+        for (var face = 0u; face < 6u; face++) {
+            let neighbour = links[slot].neighbours[face];
+            if neighbour != NO_SLOT {
+                atomicOr(&links[neighbour].state, CHUNK_DIRTY);
+            }
         }
     }
 }

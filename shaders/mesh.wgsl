@@ -421,7 +421,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     slot = pair_index / 6u;
     axis = face_axis(pair_index % 6u);
     skew = u32(axis != 0u);
-    if (job & JOB_RELEASE_ONLY) != 0u {
+    // A node that left, or one not drawn (its children or an ancestor stand in for it), keeps no
+    // quads.
+    if (job & JOB_RELEASE_ONLY) != 0u || chunks[slot].shown == 0u {
         if lid < 2u {
             clear_face(pair_index + lid);
         }
@@ -429,7 +431,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     }
     if lid == 0u {
         shared_level = min(links[slot].lod, MAX_LEVEL);
-        chunks[slot].lod = shared_level;
+        chunks[slot].lod = chunks[slot].node_level + shared_level;
     }
     opaque_cache[lid] = opaque_bits[lid];
     if lid < 27u {

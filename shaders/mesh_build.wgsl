@@ -217,10 +217,10 @@ fn build_halo(lid: u32) {
     }
 }
 
-// The neighbour across `face` and the level it is drawn at (the level being meshed when there is
-// none).
+// The drawn neighbour across `face` and the mip level it is drawn at (the level being meshed
+// when there is none).
 fn drawn_neighbour(face: u32) -> vec2<u32> {
-    let neighbour = links[slot].neighbours[face];
+    let neighbour = link(slot, face);
     if neighbour == NO_SLOT {
         return vec2<u32>(NO_SLOT, level);
     }

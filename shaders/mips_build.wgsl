@@ -2,7 +2,7 @@
 // the collect step. A separate file because the slot list is read here as a read-only binding
 // (it is also this dispatch's indirect buffer).
 //
-// Reads:  mip_work (slot list), voxels (level 0, then each level as it is built), links.
+// Reads:  mip_work (slot list), voxels (level 0, then each level as it is built), links, chunks.
 // Writes: voxels (levels 1..5), links (DIRTY on neighbours that read these mips).
 // Dispatch: indirect from mip_work[0..3], one workgroup of 256 per listed slot.
 
@@ -10,6 +10,8 @@
 @group(0) @binding(0) var<storage, read> mip_work: array<u32>;
 @group(0) @binding(1) var<storage, read_write> links: array<ChunkLinks>;
 @group(0) @binding(2) var<storage, read_write> voxels: array<u32>;
+// Read by `slot_at`: only drawn neighbours are followed.
+@group(0) @binding(3) var<storage, read> chunks: array<ChunkMeta>;
 
 // How many of a cell's 8 ids (4 low halves, 4 high halves of its words) equal `id`.
 fn count_of(id: u32, low: vec4<u32>, high: vec4<u32>) -> u32 {

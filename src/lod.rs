@@ -1,9 +1,17 @@
-//! Level-of-detail selection: which mip level each chunk is meshed at, from its distance to the
-//! camera. This is the CPU reference of `shaders/lod.wgsl`, which must choose the same levels.
+//! Level-of-detail selection: which nodes are drawn, and at which mip level each is meshed, from
+//! their distance to the camera. This is the CPU reference of `shaders/lod.wgsl`, which must
+//! decide the same.
 //!
-//! Level `L` meshes the chunk's `(32 >> L)³` mip, so each voxel is `2^L` blocks wide. Thresholds
-//! double per level (`first_distance × 2^L`), which keeps a voxel's size on screen roughly constant
-//! across levels: a level-L voxel at its threshold looks like a level-0 voxel at `first_distance`.
+//! Levels are absolute: at level `L` a cell is `2^L` blocks wide. A level-`N` node meshed at mip
+//! `m` is at level `N + m`. Thresholds double per level (`first_distance × 2^L`), which keeps a
+//! cell's size on screen roughly constant across levels: a level-L cell at its threshold looks
+//! like a block at `first_distance`.
+//!
+//! **Which nodes are drawn.** A level-`N` node (`N > 0`) is *split* when it is nearer than the
+//! distance where level `N` begins. It is drawn unless it is split and every one of its child
+//! columns has been generated (then its children stand in for it), and only where its parent is
+//! split with every child column generated, or has no resident parent. A node's box lies inside
+//! its parent's, so a split node's parent is split too: the drawn nodes cover each place once.
 //!
 //! **Hysteresis.** A chunk keeps its level while its distance stays inside that level's band
 //! widened by `hysteresis` (a fraction of the threshold) on both sides. Only when it leaves the
@@ -13,10 +21,15 @@
 
 use glam::Vec3;
 
-use crate::voxel::{ChunkPos, MIP_LEVELS, chunk_aabb};
+use std::collections::HashMap;
 
-/// The coarsest level: 1³, the whole chunk as one voxel.
+use crate::voxel::{ChunkPos, MIP_LEVELS, NodeKey};
+
+/// The coarsest mip level within a node: 1³, the whole node as one cell.
 pub const MAX_LEVEL: u32 = MIP_LEVELS as u32;
+/// Absolute levels with a threshold: node levels up to `voxel::MAX_NODE_LEVEL` plus their mips,
+/// capped. Twin of `LEVEL_THRESHOLDS` in `shaders/common.wgsl`.
+pub const LEVELS: usize = 16;
 /// A chunk that has not been given a level yet (new in its slot).
 pub const LEVEL_UNSET: u32 = u32::MAX;
 
@@ -24,12 +37,13 @@ pub const LEVEL_UNSET: u32 = u32::MAX;
 /// nearest 4 chunks at full detail, the rest of the view at level 1.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LodSettings {
-    /// Distance in blocks from the camera to a chunk's box where level 1 begins; level `L` begins
+    /// Distance in blocks from the camera to a node's box where level 1 begins; level `L` begins
     /// at `first_distance × 2^(L-1)`.
     pub first_distance: f32,
-    /// Widening of each level's band, as a fraction of the threshold, before a chunk leaves it.
+    /// Widening of each level's band, as a fraction of the threshold, before a node leaves it.
     pub hysteresis: f32,
-    /// Coarsest level used; 0 turns LOD off.
+    /// Coarsest mip level a node is meshed at above its own level; 0 turns per-node mips off
+    /// (with chunks only, LOD off).
     pub max_level: u32,
 }
 
@@ -52,65 +66,157 @@ impl LodSettings {
         self.max_level > 0
     }
 
-    /// Distance where level `k + 1` begins, for `k` in `0..MAX_LEVEL`.
-    pub fn thresholds(&self) -> [f32; MIP_LEVELS] {
+    /// Distance where absolute level `k + 1` begins.
+    pub fn thresholds(&self) -> [f32; LEVELS] {
         std::array::from_fn(|k| self.first_distance * (1u32 << k) as f32)
     }
 
-    /// The level for `distance` with no history: the number of thresholds at or below it.
+    /// The level for `distance` with no history, for a chunk: the number of thresholds at or
+    /// below it, up to `max_level`.
     pub fn plain_level(&self, distance: f32) -> u32 {
+        self.plain_level_in(distance, 0, self.max_level)
+    }
+
+    /// The level for `distance` with no history, within `[lowest, highest]`.
+    pub fn plain_level_in(&self, distance: f32, lowest: u32, highest: u32) -> u32 {
         let thresholds = self.thresholds();
-        let mut level = 0;
-        while level < self.max_level && distance >= thresholds[level as usize] {
+        let mut level = lowest;
+        while level < highest && distance >= thresholds[level as usize] {
             level += 1;
         }
         level
     }
 
-    /// The level for `distance` given the chunk's `current` level ([`LEVEL_UNSET`] for a new
-    /// chunk). Twin of `select_level` in `shaders/lod.wgsl`.
+    /// The level for `distance` given a chunk's `current` level ([`LEVEL_UNSET`] for a new
+    /// chunk).
     pub fn select(&self, distance: f32, current: u32) -> u32 {
-        if current <= self.max_level {
-            let thresholds = self.thresholds();
-            let (low, high) = self.band(&thresholds, current);
+        self.select_in(distance, current, 0, self.max_level)
+    }
+
+    /// The level for `distance` given the `current` one, within `[lowest, highest]`. Twin of
+    /// `select_level` in `shaders/lod.wgsl`.
+    pub fn select_in(&self, distance: f32, current: u32, lowest: u32, highest: u32) -> u32 {
+        if (lowest..=highest).contains(&current) {
+            let (low, high) = self.band(current, lowest, highest);
             if distance >= low && high.is_none_or(|high| distance < high) {
                 return current;
             }
         }
-        self.plain_level(distance)
+        self.plain_level_in(distance, lowest, highest)
     }
 
-    /// The band `[low, high)` a chunk at `level` stays in; `None` is unbounded.
-    fn band(&self, thresholds: &[f32; MIP_LEVELS], level: u32) -> (f32, Option<f32>) {
-        let low = if level == 0 { 0.0 } else { thresholds[level as usize - 1] * (1.0 - self.hysteresis) };
-        let high = if level == self.max_level {
-            None
-        } else {
-            Some(thresholds[level as usize] * (1.0 + self.hysteresis))
-        };
+    /// The coarsest absolute level a level-`node_level` node is meshed at.
+    pub fn highest(&self, node_level: u32) -> u32 {
+        (node_level + self.max_level).min(LEVELS as u32 - 1)
+    }
+
+    /// The mip a level-`node_level` node at `distance` is meshed at, given its current mip
+    /// ([`LEVEL_UNSET`] for a new node).
+    pub fn node_mip(&self, node_level: u32, distance: f32, current_mip: u32) -> u32 {
+        let current = if current_mip == LEVEL_UNSET { LEVEL_UNSET } else { node_level + current_mip };
+        self.select_in(distance, current, node_level, self.highest(node_level)) - node_level
+    }
+
+    /// Whether a level-`node_level` node at `distance` is split, given its last decision (`None`
+    /// for a new node). Twin of `decide_split` in `shaders/lod.wgsl`.
+    pub fn split(&self, node_level: u32, distance: f32, previous: Option<bool>) -> bool {
+        if node_level == 0 {
+            return false;
+        }
+        let begins = self.thresholds()[node_level as usize - 1];
+        match previous {
+            None => distance < begins,
+            Some(true) => distance < begins * (1.0 + self.hysteresis),
+            Some(false) => distance < begins * (1.0 - self.hysteresis),
+        }
+    }
+
+    /// The band `[low, high)` a node at `level` stays in; `None` is unbounded.
+    fn band(&self, level: u32, lowest: u32, highest: u32) -> (f32, Option<f32>) {
+        let thresholds = self.thresholds();
+        let low = if level == lowest { 0.0 } else { thresholds[level as usize - 1] * (1.0 - self.hysteresis) };
+        let high = (level < highest).then(|| thresholds[level as usize] * (1.0 + self.hysteresis));
         (low, high)
     }
 
-    /// Whether `distance` is within `epsilon` of an edge that `select` compares against, for a
-    /// chunk at `current`: where the GPU's float rounding may legitimately disagree with the CPU's.
-    pub fn is_borderline(&self, distance: f32, current: u32, epsilon: f32) -> bool {
-        let thresholds = self.thresholds();
-        let mut edges: Vec<f32> = thresholds.to_vec();
-        if current <= self.max_level {
-            let (low, high) = self.band(&thresholds, current);
-            edges.push(low);
-            edges.extend(high);
-        }
-        edges.iter().any(|edge| (distance - edge).abs() <= epsilon * edge.max(1.0))
+    /// Whether `distance` is within `epsilon` of an edge that `select` or `split` compares
+    /// against: where the GPU's float rounding may legitimately disagree with the CPU's.
+    pub fn is_borderline(&self, distance: f32, epsilon: f32) -> bool {
+        let h = self.hysteresis;
+        self.thresholds()
+            .iter()
+            .flat_map(|t| [*t, t * (1.0 - h), t * (1.0 + h)])
+            .any(|edge| (distance - edge).abs() <= epsilon * edge.max(1.0))
     }
 }
 
-/// Distance from `eye` to the nearest point of the chunk's box (0 inside it). Twin of
-/// `chunk_distance` in `shaders/lod.wgsl`.
-pub fn chunk_distance(pos: ChunkPos, eye: Vec3) -> f32 {
-    let (min, max) = chunk_aabb(pos);
+/// One node's decisions, as the LOD pass keeps them between frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeState {
+    /// The last split decision (`None` before the first).
+    pub split: Option<bool>,
+    /// The mip level it is meshed at ([`LEVEL_UNSET`] before the first frame).
+    pub mip: u32,
+    pub shown: bool,
+}
+
+impl Default for NodeState {
+    fn default() -> Self {
+        Self { split: None, mip: LEVEL_UNSET, shown: false }
+    }
+}
+
+/// What the CPU tells the LOD pass about a resident node: whether all its child columns, and all
+/// its parent's, have been generated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Readiness {
+    pub children: bool,
+    pub siblings: bool,
+}
+
+/// One frame of the LOD pass over every resident node: the twin of `decide_split` then
+/// `decide_shown` in `shaders/lod.wgsl`. `states` carries the decisions from frame to frame
+/// (missing entries are new nodes; entries of nodes no longer resident are dropped).
+pub fn select_nodes(
+    settings: &LodSettings,
+    eye: Vec3,
+    nodes: &HashMap<NodeKey, Readiness>,
+    states: &mut HashMap<NodeKey, NodeState>,
+) {
+    states.retain(|key, _| nodes.contains_key(key));
+    for key in nodes.keys() {
+        let state = states.entry(*key).or_default();
+        state.split = Some(settings.split(key.level, node_distance(*key, eye), state.split));
+    }
+    let split = |key: &NodeKey, states: &HashMap<NodeKey, NodeState>| states[key].split == Some(true);
+    let decided: Vec<(NodeKey, bool, u32)> = nodes
+        .iter()
+        .map(|(key, ready)| {
+            let replaced = split(key, states) && ready.children;
+            let parent = key.parent();
+            let covered = nodes.contains_key(&parent) && !(split(&parent, states) && ready.siblings);
+            let mip = settings.node_mip(key.level, node_distance(*key, eye), states[key].mip);
+            (*key, !replaced && !covered, mip)
+        })
+        .collect();
+    for (key, shown, mip) in decided {
+        let state = states.get_mut(&key).expect("inserted above");
+        state.shown = shown;
+        state.mip = mip;
+    }
+}
+
+/// Distance from `eye` to the nearest point of the node's box (0 inside it). Twin of
+/// `node_distance` in `shaders/lod.wgsl`.
+pub fn node_distance(key: NodeKey, eye: Vec3) -> f32 {
+    let (min, max) = key.aabb();
     let gap = (min - eye).max(eye - max).max(Vec3::ZERO);
     (gap.x * gap.x + gap.y * gap.y + gap.z * gap.z).sqrt()
+}
+
+/// Distance from `eye` to the nearest point of the chunk's box (0 inside it).
+pub fn chunk_distance(pos: ChunkPos, eye: Vec3) -> f32 {
+    node_distance(NodeKey::chunk(pos), eye)
 }
 
 #[cfg(test)]
@@ -120,7 +226,7 @@ mod tests {
     #[test]
     fn levels_start_at_doubling_distances() {
         let s = LodSettings::default();
-        assert_eq!(s.thresholds(), [128.0, 256.0, 512.0, 1024.0, 2048.0]);
+        assert_eq!(s.thresholds()[..5], [128.0, 256.0, 512.0, 1024.0, 2048.0]);
         assert_eq!(s.plain_level(0.0), 0);
         assert_eq!(s.plain_level(127.9), 0);
         assert_eq!(s.plain_level(128.0), 1);
@@ -158,6 +264,41 @@ mod tests {
             }
             assert!(changes <= 1, "start {start}: {changes} changes");
         }
+    }
+
+    #[test]
+    fn a_split_node_keeps_its_decision_inside_the_margin() {
+        let s = LodSettings::default();
+        // Level 2 begins at 256: split nearer than that, 10% either way once decided.
+        assert!(s.split(2, 250.0, None));
+        assert!(!s.split(2, 260.0, None));
+        assert!(s.split(2, 270.0, Some(true)));
+        assert!(!s.split(2, 240.0, Some(false)));
+        assert!(!s.split(0, 0.0, None));
+        // A level-2 node is meshed at absolute level 2 or coarser, never finer.
+        assert_eq!(s.node_mip(2, 0.0, LEVEL_UNSET), 0);
+        assert_eq!(s.node_mip(2, 600.0, LEVEL_UNSET), 1);
+    }
+
+    #[test]
+    fn parent_or_children_are_drawn_never_both() {
+        let s = LodSettings::default();
+        let parent = NodeKey::new(1, glam::IVec3::ZERO);
+        let mut nodes: HashMap<NodeKey, Readiness> =
+            parent.children().into_iter().map(|c| (c, Readiness { children: false, siblings: true })).collect();
+        nodes.insert(parent, Readiness { children: true, siblings: false });
+        let mut states = HashMap::new();
+        // Near: the children are drawn.
+        select_nodes(&s, Vec3::new(10.0, 10.0, 10.0), &nodes, &mut states);
+        assert!(!states[&parent].shown && parent.children().iter().all(|c| states[c].shown));
+        // Far: the parent is.
+        select_nodes(&s, Vec3::new(1000.0, 10.0, 10.0), &nodes, &mut states);
+        assert!(states[&parent].shown && parent.children().iter().all(|c| !states[c].shown));
+        // Near, with a child column missing: the parent stays.
+        nodes.values_mut().for_each(|r| r.siblings = false);
+        nodes.get_mut(&parent).expect("inserted").children = false;
+        select_nodes(&s, Vec3::new(10.0, 10.0, 10.0), &nodes, &mut states);
+        assert!(states[&parent].shown && parent.children().iter().all(|c| !states[c].shown));
     }
 
     #[test]

@@ -18,8 +18,11 @@ use crate::worldgen::{WorldError, WorldParams, WorldSource};
 
 /// Largest image side `render` accepts: 8192² RGBA is 256 MiB of readback already.
 pub const MAX_IMAGE_SIDE: u32 = 8192;
-/// Largest `--view-distance`, in chunks.
-pub const MAX_VIEW_DISTANCE: u32 = 64;
+/// Largest `--view-distance`, in chunks: 65,536 blocks.
+pub const MAX_VIEW_DISTANCE: u32 = crate::stream::plan::MAX_VIEW_CHUNKS;
+/// Largest view distance, in chunks, of a world generated whole at full detail: every source but
+/// terrain, which streams level-of-detail nodes beyond 8 chunks.
+pub const MAX_FULL_DETAIL_VIEW: u32 = 64;
 
 #[derive(Debug, Parser)]
 #[command(name = "voxgpu", version, about = "A GPU-driven voxel renderer (no subcommand: the viewer)")]
@@ -54,15 +57,91 @@ pub struct WorldArgs {
     /// Seed of the procedural terrain.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub seed: u64,
-    /// Horizontal radius of generated terrain, in 32-block chunks.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=MAX_VIEW_DISTANCE as i64))]
-    pub view_distance: u32,
+    /// Horizontal radius of the world around the camera: `N` or `Nc` in 32-block chunks, `Nb` in
+    /// blocks (rounded up to whole chunks), up to 2048 chunks (65536 blocks). Terrain beyond 8
+    /// chunks is drawn with coarser level-of-detail nodes farther out. Default: 8 chunks; the
+    /// viewer on a discrete GPU: 8192 blocks.
+    #[arg(long, value_parser = parse_view_distance)]
+    pub view_distance: Option<u32>,
 }
 
+/// The view distance, in chunks, where `--view-distance` is not given.
+pub const DEFAULT_VIEW_DISTANCE: u32 = 8;
+
 impl WorldArgs {
-    pub fn params(&self, center: Vec3) -> WorldParams {
-        WorldParams { seed: self.seed, center: center.floor().as_ivec3(), view_distance: self.view_distance }
+    /// The view distance in chunks.
+    pub fn distance(&self) -> u32 {
+        self.view_distance.unwrap_or(DEFAULT_VIEW_DISTANCE)
     }
+
+    pub fn params(&self, center: Vec3) -> WorldParams {
+        WorldParams { seed: self.seed, center: center.floor().as_ivec3(), view_distance: self.distance() }
+    }
+
+    /// Whether the world is streamed as level-of-detail nodes (terrain beyond 8 chunks) rather
+    /// than generated whole at full detail.
+    pub fn uses_nodes(&self) -> bool {
+        self.world == WorldSource::Terrain && crate::stream::plan::top_level(self.distance()) > 0
+    }
+
+    /// Refuses a view distance the source cannot reach: every source but terrain is generated
+    /// whole at full detail.
+    pub fn check(&self) -> Result<(), CliError> {
+        if self.world != WorldSource::Terrain && self.distance() > MAX_FULL_DETAIL_VIEW {
+            return Err(CliError::Usage(format!(
+                "--view-distance {} chunks: only terrain streams level-of-detail nodes; --world {} is built whole, up to {MAX_FULL_DETAIL_VIEW} chunks",
+                self.distance(), self.world
+            )));
+        }
+        Ok(())
+    }
+
+    /// The streamer of this world's nodes (terrain), with the renderer's level thresholds.
+    pub fn streamer(&self, lod: LodSettings) -> crate::stream::Streamer {
+        let columns = crate::worldgen::TerrainColumns::new(self.seed);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let settings = crate::stream::StreamSettings { lod, ..crate::stream::StreamSettings::new(self.distance()) };
+        crate::stream::Streamer::new(settings, threads, std::sync::Arc::new(move |c| columns.node_column(c)))
+    }
+
+    /// The distance where fog reaches the sky colour: one chunk past the view distance.
+    pub fn fog_end(&self) -> f32 {
+        (self.distance() as f32 + 1.0) * crate::voxel::CHUNK_SIZE as f32
+    }
+}
+
+/// Puts the world into `renderer` around `eye` and waits until it is all in: the node clipmap for
+/// a streamed world (returning its streamer, to carry on with), every chunk of `world` otherwise.
+pub fn fill_renderer(
+    renderer: &mut crate::gpu::Renderer,
+    args: &WorldArgs,
+    world: &crate::voxel::World,
+    eye: Vec3,
+) -> Result<Option<crate::stream::Streamer>, CliError> {
+    if args.uses_nodes() {
+        let mut streamer = args.streamer(renderer.lod());
+        streamer.settle(eye, renderer)?;
+        return Ok(Some(streamer));
+    }
+    for (pos, chunk) in world.chunks() {
+        renderer.insert_chunk(pos, std::sync::Arc::clone(chunk))?;
+    }
+    Ok(None)
+}
+
+/// `--view-distance`: chunks (`N`, `Nc`) or blocks (`Nb`), 1..=2048 chunks.
+fn parse_view_distance(s: &str) -> Result<u32, String> {
+    let (number, blocks) = match s.strip_suffix('b') {
+        Some(n) => (n, true),
+        None => (s.strip_suffix('c').unwrap_or(s), false),
+    };
+    let bad = || format!("{s:?} is not a view distance: give chunks (8, 8c) or blocks (8192b), up to {MAX_VIEW_DISTANCE} chunks (65536b)");
+    let value: u64 = number.parse().map_err(|_| bad())?;
+    let chunks = if blocks { value.div_ceil(crate::voxel::CHUNK_SIZE as u64) } else { value };
+    if !(1..=MAX_VIEW_DISTANCE as u64).contains(&chunks) {
+        return Err(bad());
+    }
+    Ok(chunks as u32)
 }
 
 /// The picture's size and viewpoint, shared by `render` and the viewer.

@@ -90,7 +90,7 @@ pub struct ProfileReport {
     pub draw_commands: u32,
     pub quads: u64,
     pub skirt_quads: u64,
-    pub lod_levels: [u32; 6],
+    pub lod_levels: [u32; crate::lod::LEVELS],
     /// Chunks re-meshed per frame (six face jobs each), median and max over the measured frames
     /// (counted a frame or two late): the dig, plus level changes as the camera moves.
     pub remeshed_median: u32,
@@ -149,8 +149,8 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         return Err(GpuError::NoTimestamps { adapter: gpu.summary.to_string() }.into());
     }
     let world = worldgen::generate(&args.world.world, &args.world.params(Vec3::ZERO))?;
-    let radius = args.world.view_distance as f32 * CHUNK_SIZE as f32 * 0.6;
-    let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
+    let radius = args.world.distance() as f32 * CHUNK_SIZE as f32 * 0.6;
+    let fog_end = (args.world.distance() as f32 + 1.0) * CHUNK_SIZE as f32;
     let options = RendererOptions {
         lod: args.mesh.lod_settings(),
         ambient_occlusion: args.mesh.ambient_occlusion(),
@@ -242,7 +242,7 @@ fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings], flow
         resolution: format!("{}x{}", args.width, args.height),
         frames: frames.len(),
         world: args.world.world.to_string(),
-        view_distance: args.world.view_distance,
+        view_distance: args.world.distance(),
         lod: args.mesh.lod_settings().is_on(),
         lod_distance: args.mesh.lod_distance,
         cull: args.cull.cull == super::Switch::On,

@@ -1,17 +1,14 @@
 //! `voxgpu render`: one headless frame to a PNG.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
 use glam::Vec3;
 
-use super::{CliError, CullArgs, FrameArgs, MeshArgs, WorldArgs, parse_vec3};
+use super::{CliError, CullArgs, FrameArgs, MeshArgs, WorldArgs, fill_renderer, parse_vec3};
 use crate::camera::Camera;
 use crate::gpu::{Culling, GpuContext, RenderMode, Renderer, RendererOptions};
-use crate::stream::{StreamSettings, Streamer};
-use crate::voxel::CHUNK_SIZE;
-use crate::worldgen::{self, TerrainColumns, WorldSource};
+use crate::worldgen::{self, WorldSource};
 
 #[derive(Debug, Clone, Args)]
 pub struct RenderArgs {
@@ -55,8 +52,11 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     if !parent.is_dir() {
         return Err(CliError::Write { path: args.out.clone(), reason: "its folder does not exist".into() });
     }
+    args.world.check()?;
     let params = args.world.params(args.frame.camera.unwrap_or(Vec3::ZERO));
-    let world = worldgen::generate(&args.world.world, &params)?;
+    // A streamed world needs only the ground under the default camera from here.
+    let whole = if args.world.uses_nodes() { worldgen::WorldParams { view_distance: 1, ..params } } else { params };
+    let world = worldgen::generate(&args.world.world, &whole)?;
     let (eye, target) = args.frame.view(worldgen::default_view(&args.world.world, &world, &params))?;
     if args.freeze_cull_at.is_some_and(|at| (target - at).length_squared() < 1e-6) {
         return Err(CliError::Usage("--freeze-cull-at must differ from the target".into()));
@@ -65,7 +65,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         Culling { frozen: args.freeze_cull_at.map(|at| Camera::look_at(at, target)), ..args.cull.culling() };
 
     let gpu = GpuContext::new()?;
-    let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
+    let fog_end = args.world.fog_end();
     let mode = args.mode;
     let options = RendererOptions {
         lod: args.mesh.lod_settings(),
@@ -79,9 +79,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let start = Camera::look_at(eye, target);
     let camera = match args.flight {
         None => {
-            for (pos, chunk) in world.chunks() {
-                renderer.insert_chunk(pos, Arc::clone(chunk))?;
-            }
+            fill_renderer(&mut renderer, &args.world, &world, start.eye)?;
             start
         }
         Some(frames) => fly(&mut renderer, args, start, frames)?,
@@ -90,20 +88,28 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let image = renderer.read_pixels()?;
     image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
     println!(
-        "wrote {} ({}x{}) on {}: {} chunks (per level {:?}), {} of {} with quads visible, {} quads drawn ({} skirts), {} draw commands",
+        "wrote {} ({}x{}) on {}: {} nodes (per node level {:?}; drawn per level of detail {:?}), {} of {} with quads visible, {} quads drawn ({} skirts), {} draw commands, {:.1} MiB of GPU buffers",
         args.out.display(),
         args.frame.width,
         args.frame.height,
         gpu.summary,
         stats.chunks_resident,
-        stats.lod_levels,
+        renderer.nodes_per_level(),
+        trimmed(&stats.lod_levels),
         stats.chunks_visible,
         stats.chunks_tested,
         stats.quads,
         stats.skirt_quads,
-        stats.draw_commands
+        stats.draw_commands,
+        stats.gpu_bytes as f64 / (1024.0 * 1024.0)
     );
     Ok(())
+}
+
+/// Counts per level without the empty coarse levels at the end.
+pub fn trimmed(levels: &[u32]) -> &[u32] {
+    let used = levels.iter().rposition(|&n| n > 0).map_or(1, |i| i + 1);
+    &levels[..used]
 }
 
 /// Blocks per frame of `--flight`, along +X.
@@ -117,29 +123,33 @@ fn fly(renderer: &mut Renderer, args: &RenderArgs, start: Camera, frames: u32) -
             "--flight streams procedural terrain: use it with --world terrain".into(),
         ));
     }
-    let columns = TerrainColumns::new(args.world.seed);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let settings = StreamSettings::new(args.world.view_distance);
-    let mut streamer = Streamer::new(settings, threads, Arc::new(move |c| columns.column(c)));
+    let mut streamer = args.world.streamer(renderer.lod());
     let at = |frame: u32| {
         let offset = Vec3::X * FLIGHT_SPEED * frame as f32;
         Camera::look_at(start.eye + offset, start.target + offset)
     };
     let began = std::time::Instant::now();
     let (mut uploaded, mut peak_gpu_bytes) = (0u64, 0u64);
+    // Frames with a hole near the camera: a column within two chunks of it with no resident
+    // node at any level.
+    let mut near_holes = 0u32;
     for frame in 0..frames {
         let camera = at(frame);
         streamer.update(camera.eye, renderer)?;
+        near_holes += u32::from(streamer.manager.near_holes(camera.eye) > 0);
         let stats = renderer.render(&camera)?;
         uploaded += stats.uploaded_bytes;
         peak_gpu_bytes = peak_gpu_bytes.max(stats.gpu_bytes);
     }
     let end = at(frames);
+    let settling = std::time::Instant::now();
     streamer.settle(end.eye, renderer)?;
+    let settle_seconds = settling.elapsed().as_secs_f64();
     let seconds = began.elapsed().as_secs_f64();
     println!(
         "flew {frames} frames ({:.0} blocks) in {seconds:.1} s: {} columns generated ({:.0} per second), \
-         {:.1} KiB uploaded per frame, GPU pools at most {:.1} MiB, {} chunks resident",
+         {:.1} KiB uploaded per frame, GPU pools at most {:.1} MiB, {} nodes resident; \
+         {near_holes} frames with a hole within two chunks of the camera; the view completed {settle_seconds:.2} s after the last frame",
         FLIGHT_SPEED * frames as f32,
         streamer.generated,
         streamer.generated as f64 / seconds,

@@ -1,5 +1,9 @@
-//! The GPU chunk pool: one slot per resident chunk in the voxel pool, plus the per-slot records
-//! (`ChunkMeta` for drawing, `ChunkLinks` for meshing, six `FaceMesh` for the quads).
+//! The GPU chunk pool: one slot per resident node (a chunk, or a level-of-detail node of 32³
+//! cells) in the voxel pool, plus the per-slot records (`ChunkMeta` for drawing and level choice,
+//! `ChunkLinks` for meshing, six `FaceMesh` for the quads). Nodes link to their same-level face
+//! neighbours and to their parent; the CPU also tells each node whether its child columns and its
+//! parent's have been generated (`CHILDREN_READY`, `SIBLINGS_READY`), which the LOD pass needs to
+//! decide which level draws each place.
 //!
 //! Only new or changed voxels are uploaded, and uploads are staged: edits between frames queue
 //! them, and the frame records them as copies at its start (the "upload" profiling stage). When a
@@ -14,7 +18,7 @@
 //! clears them as it acts). The CPU never writes `lod`, which the LOD pass owns, except to reset it
 //! for a new chunk.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use glam::IVec3;
@@ -23,7 +27,7 @@ use super::GpuError;
 use super::buffers::GrowableBuffer;
 use super::layouts::{ChunkLinks, ChunkMeta, ChunkState, FaceMesh, NO_SLOT, SLOT_WORDS};
 use crate::mesh::{Face, meshes_reading, meshes_reading_block};
-use crate::voxel::{BlockId, Chunk, ChunkPos, voxel_index};
+use crate::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, NodeColumn, NodeKey, cell_block, voxel_index};
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
 
@@ -45,14 +49,24 @@ pub enum Remesh {
     Caller,
 }
 
-/// A resident chunk: its slot and the CPU copy edits start from.
+/// A resident node: its slot and the CPU copy edits start from.
 struct Resident {
     slot: u32,
     chunk: Arc<Chunk>,
 }
 
+/// The nodes a place around `key` holds: same-level neighbours of a node.
+fn reading(key: NodeKey) -> impl Iterator<Item = NodeKey> {
+    meshes_reading(ChunkPos(key.pos)).map(move |p| NodeKey::new(key.level, p.0))
+}
+
 pub struct ChunkPool {
-    resident: HashMap<ChunkPos, Resident>,
+    resident: HashMap<NodeKey, Resident>,
+    /// Resident node heights per column, to find a column's nodes.
+    by_column: HashMap<NodeColumn, BTreeSet<i32>>,
+    /// Columns whose generation has finished (their non-empty nodes are resident). Worlds
+    /// inserted chunk by chunk mark none: their chunks have no parents or children to wait for.
+    ready_columns: HashSet<NodeColumn>,
     /// CPU copy of every slot's links, so a record is always written whole.
     links: Vec<ChunkLinks>,
     free_slots: Vec<u32>,
@@ -78,6 +92,8 @@ impl ChunkPool {
         let size = |t: usize| t as u64;
         Self {
             resident: HashMap::new(),
+            by_column: HashMap::new(),
+            ready_columns: HashSet::new(),
             links: Vec::new(),
             free_slots: Vec::new(),
             quarantine: Vec::new(),
@@ -129,42 +145,65 @@ impl ChunkPool {
         self.resident.len()
     }
 
+    /// The chunk at `pos` (a level-0 node), if resident.
     pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
-        self.resident.get(&pos).map(|r| &r.chunk)
+        self.node(NodeKey::chunk(pos))
     }
 
-    /// Every resident chunk's position and slot.
+    pub fn node(&self, key: NodeKey) -> Option<&Arc<Chunk>> {
+        self.resident.get(&key).map(|r| &r.chunk)
+    }
+
+    /// Every resident chunk's (level-0 node's) position and slot.
     pub fn slots(&self) -> impl Iterator<Item = (ChunkPos, u32)> + '_ {
-        self.resident.iter().map(|(p, r)| (*p, r.slot))
+        self.resident.iter().filter_map(|(k, r)| k.as_chunk().map(|p| (p, r.slot)))
     }
 
-    /// Uploads `chunk` into its slot (a new one when it was not resident), asks for its mips to
-    /// be rebuilt, and marks it dirty, and its six neighbours too when `neighbours` says so (the
-    /// streaming manager re-meshes them itself, deduplicated). An all-air chunk is a removal.
+    /// Every resident node and its slot.
+    pub fn node_slots(&self) -> impl Iterator<Item = (NodeKey, u32)> + '_ {
+        self.resident.iter().map(|(k, r)| (*k, r.slot))
+    }
+
+    /// Resident nodes per level.
+    pub fn nodes_per_level(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        for key in self.resident.keys() {
+            let level = key.level as usize;
+            if out.len() <= level {
+                out.resize(level + 1, 0);
+            }
+            out[level] += 1;
+        }
+        out
+    }
+
+    /// Uploads `chunk` into the node's slot (a new one when it was not resident), asks for its
+    /// mips to be rebuilt, and marks it dirty, and its neighbours too when `neighbours` says so
+    /// (the streaming manager re-meshes them itself, deduplicated). An all-air node is a removal.
     pub fn insert(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        pos: ChunkPos,
+        key: NodeKey,
         chunk: Arc<Chunk>,
         neighbours: Remesh,
     ) -> Result<(), GpuError> {
         if chunk.is_empty() {
-            self.remove(pos, neighbours);
+            self.remove(key, neighbours);
             return Ok(());
         }
-        let slot = match self.resident.get(&pos) {
+        let slot = match self.resident.get(&key) {
             Some(r) => r.slot,
-            None => self.new_slot(device, queue, pos)?,
+            None => self.new_slot(device, queue, key)?,
         };
         let bytes: &[u8] = bytemuck::cast_slice(chunk.voxels().as_slice());
         self.stage(Target::Voxels, self.voxels.offset(slot as u64), bytes);
-        self.resident.insert(pos, Resident { slot, chunk });
+        self.resident.insert(key, Resident { slot, chunk });
         self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
         match neighbours {
-            Remesh::Neighbours => meshes_reading(pos).for_each(|p| self.mark_dirty(p)),
+            Remesh::Neighbours => reading(key).for_each(|n| self.mark_dirty(n)),
             // The face neighbours' links to the new slot still have to reach the GPU.
-            Remesh::Caller => Face::ALL.iter().for_each(|f| self.write_links_of(pos.neighbour(f.normal()))),
+            Remesh::Caller => Face::ALL.iter().for_each(|f| self.write_links_of(key.neighbour(f.normal()))),
         }
         Ok(())
     }
@@ -173,7 +212,7 @@ impl ChunkPool {
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        pos: ChunkPos,
+        key: NodeKey,
     ) -> Result<u32, GpuError> {
         let slot = match self.free_slots.pop() {
             Some(slot) => slot,
@@ -184,22 +223,86 @@ impl ChunkPool {
                 slot
             }
         };
-        let meta = ChunkMeta { origin: pos.origin().to_array(), lod: 0 };
+        let parent = self.resident.get(&key.parent()).map_or(NO_SLOT, |r| r.slot);
+        let meta = ChunkMeta {
+            origin: key.origin().to_array(),
+            lod: key.level,
+            node_level: key.level,
+            parent,
+            flags: 0,
+            shown: 0,
+        };
         self.stage(Target::Meta, self.meta.offset(slot as u64), bytemuck::bytes_of(&meta));
+        if key.level > 0 {
+            for child in key.children() {
+                self.write_parent(child, slot);
+            }
+        }
         // Link both ways with the resident neighbours.
         let mut neighbours = [NO_SLOT; 6];
         for face in Face::ALL {
-            if let Some(other) = self.resident.get(&pos.neighbour(face.normal())) {
+            if let Some(other) = self.resident.get(&key.neighbour(face.normal())) {
                 neighbours[face as usize] = other.slot;
                 self.links[other.slot as usize].neighbours[face.opposite() as usize] = slot;
             }
         }
+        self.by_column.entry(key.column()).or_default().insert(key.pos.y);
         // The whole record once, to reset the level; later writes leave `lod` to the GPU.
-        self.links[slot as usize] =
-            ChunkLinks { neighbours, state: ChunkState::RESIDENT, ..ChunkLinks::EMPTY };
+        let state = ChunkState::RESIDENT | self.readiness(key);
+        self.links[slot as usize] = ChunkLinks { neighbours, state, ..ChunkLinks::EMPTY };
         let record = self.links[slot as usize];
         self.stage(Target::Links, self.links_buffer.offset(slot as u64), bytemuck::bytes_of(&record));
         Ok(slot)
+    }
+
+    /// Points a resident node's parent field at `parent`.
+    fn write_parent(&mut self, key: NodeKey, parent: u32) {
+        if let Some(slot) = self.resident.get(&key).map(|r| r.slot) {
+            let offset = self.meta.offset(slot as u64) + ChunkMeta::PARENT_OFFSET;
+            self.stage(Target::Meta, offset, bytemuck::bytes_of(&parent));
+        }
+    }
+
+    /// The readiness bits of a node: whether its child columns, and its parent's, are generated.
+    fn readiness(&self, key: NodeKey) -> u32 {
+        let generated = |column: NodeColumn| column.children().iter().all(|c| self.ready_columns.contains(c));
+        let mut bits = 0;
+        if key.level > 0 && generated(key.column()) {
+            bits |= ChunkState::CHILDREN_READY;
+        }
+        if generated(key.column().parent()) {
+            bits |= ChunkState::SIBLINGS_READY;
+        }
+        bits
+    }
+
+    /// Records that `column` has been generated (its non-empty nodes inserted) or has left, and
+    /// updates the readiness bits of the nodes that depend on it: those of its parent column and
+    /// of its parent's four child columns.
+    pub fn set_column_ready(&mut self, column: NodeColumn, ready: bool) {
+        let changed = if ready { self.ready_columns.insert(column) } else { self.ready_columns.remove(&column) };
+        if !changed {
+            return;
+        }
+        let parent = column.parent();
+        let mut affected = vec![parent];
+        affected.extend(parent.children());
+        for col in affected {
+            let heights: Vec<i32> = self.by_column.get(&col).map(|h| h.iter().copied().collect()).unwrap_or_default();
+            for y in heights {
+                let key = col.node(y);
+                let Some(slot) = self.resident.get(&key).map(|r| r.slot) else { continue };
+                let bits = self.readiness(key);
+                let state = &mut self.links[slot as usize].state;
+                if *state & ChunkState::STANDING != ChunkState::RESIDENT | bits {
+                    *state = (*state & !ChunkState::STANDING) | ChunkState::RESIDENT | bits;
+                    // DIRTY too: the write replaces the whole state word, and a DIRTY the GPU set
+                    // (pages refused) must not be lost. The LOD pass re-meshes the node anyway
+                    // if this changes whether it is drawn.
+                    self.request(slot, ChunkState::DIRTY);
+                }
+            }
+        }
     }
 
     fn grow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, slots: u64) -> Result<(), GpuError> {
@@ -214,20 +317,32 @@ impl ChunkPool {
         Ok(())
     }
 
-    /// Drops the chunk: its slot is marked evicted (the release pass frees its pages), its
-    /// neighbours lose the link (and are re-meshed when `neighbours` says so).
-    pub fn remove(&mut self, pos: ChunkPos, neighbours: Remesh) {
-        let Some(resident) = self.resident.remove(&pos) else { return };
+    /// Drops the node: its slot is marked evicted (the release pass frees its pages), its
+    /// neighbours lose the link (and are re-meshed when `neighbours` says so), its children their
+    /// parent.
+    pub fn remove(&mut self, key: NodeKey, neighbours: Remesh) {
+        let Some(resident) = self.resident.remove(&key) else { return };
         let slot = resident.slot;
+        if let Some(heights) = self.by_column.get_mut(&key.column()) {
+            heights.remove(&key.pos.y);
+            if heights.is_empty() {
+                self.by_column.remove(&key.column());
+            }
+        }
         for face in Face::ALL {
-            let neighbour = pos.neighbour(face.normal());
+            let neighbour = key.neighbour(face.normal());
             if let Some(other) = self.resident.get(&neighbour) {
                 self.links[other.slot as usize].neighbours[face.opposite() as usize] = NO_SLOT;
                 self.write_links_of(neighbour);
             }
         }
+        if key.level > 0 {
+            for child in key.children() {
+                self.write_parent(child, NO_SLOT);
+            }
+        }
         if neighbours == Remesh::Neighbours {
-            meshes_reading(pos).for_each(|p| self.mark_dirty(p));
+            reading(key).for_each(|n| self.mark_dirty(n));
         }
         self.links[slot as usize] = ChunkLinks { state: ChunkState::EVICTED, ..ChunkLinks::EMPTY };
         self.write_links(slot);
@@ -238,7 +353,8 @@ impl ChunkPool {
     /// Sets one block: uploads the one changed word, asks for the chunk's mips to be rebuilt, and
     /// marks every chunk whose full-detail mesh reads the voxel dirty ([`meshes_reading_block`]).
     /// (Neighbours meshed at a coarser level read the rebuilt mips: the mip pass marks those
-    /// dirty itself.)
+    /// dirty itself.) Every resident ancestor node gets the one cell the edit can change,
+    /// recomputed by the mip rule from the eight cells below it, so far nodes show the edit too.
     pub fn set_block(
         &mut self,
         device: &wgpu::Device,
@@ -247,29 +363,86 @@ impl ChunkPool {
         block: BlockId,
     ) -> Result<(), GpuError> {
         let (pos, local) = ChunkPos::from_block(world);
-        let Some(resident) = self.resident.get_mut(&pos) else {
+        let key = NodeKey::chunk(pos);
+        let Some(resident) = self.resident.get_mut(&key) else {
             if block.is_air() {
                 return Ok(());
             }
             let mut chunk = Chunk::empty();
             chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
-            return self.insert(device, queue, pos, Arc::new(chunk), Remesh::Neighbours);
+            self.insert(device, queue, key, Arc::new(chunk), Remesh::Neighbours)?;
+            self.update_ancestors(world);
+            return Ok(());
         };
         let chunk = Arc::make_mut(&mut resident.chunk);
         chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
         if chunk.is_empty() {
-            self.remove(pos, Remesh::Neighbours);
+            self.remove(key, Remesh::Neighbours);
+            self.update_ancestors(world);
             return Ok(());
         }
-        // The u32 holding this voxel and its pair.
-        let index = voxel_index(local.x as usize, local.y as usize, local.z as usize) & !1;
-        let pair = [chunk.voxels()[index], chunk.voxels()[index + 1]];
-        let offset = self.voxels.offset(resident.slot as u64) + index as u64 * 2;
         let slot = resident.slot;
-        self.stage(Target::Voxels, offset, bytemuck::cast_slice(&pair));
+        self.stage_cell(key, local);
         self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
-        meshes_reading_block(world).for_each(|p| self.mark_dirty(p));
+        meshes_reading_block(world).for_each(|p| self.mark_dirty(NodeKey::chunk(p)));
+        self.update_ancestors(world);
         Ok(())
+    }
+
+    /// Stages the u32 of the node's level 0 holding `local` and its pair.
+    fn stage_cell(&mut self, key: NodeKey, local: IVec3) {
+        let Some(resident) = self.resident.get(&key) else { return };
+        let index = voxel_index(local.x as usize, local.y as usize, local.z as usize) & !1;
+        let pair = [resident.chunk.voxels()[index], resident.chunk.voxels()[index + 1]];
+        let offset = self.voxels.offset(resident.slot as u64) + index as u64 * 2;
+        self.stage(Target::Voxels, offset, bytemuck::cast_slice(&pair));
+    }
+
+    /// After the block at `world` changed at level 0: for each level up, the cell holding it is
+    /// recomputed from the eight cells below (the level below's node, or air where it is not
+    /// resident), until a level has no resident node there or the cell did not change.
+    fn update_ancestors(&mut self, world: IVec3) {
+        let size = CHUNK_SIZE as i32;
+        let mut level = 1;
+        while level <= crate::voxel::MAX_NODE_LEVEL {
+            let cell = world.div_euclid(IVec3::splat(1 << level));
+            let key = NodeKey::new(level, cell.div_euclid(IVec3::splat(size)));
+            let Some(current) = self.resident.get(&key).map(|r| Arc::clone(&r.chunk)) else { return };
+            let local = cell.rem_euclid(IVec3::splat(size));
+            let below: [BlockId; 8] = std::array::from_fn(|i| {
+                let fine = cell * 2 + crate::voxel::octant(i);
+                let child = NodeKey::new(level - 1, fine.div_euclid(IVec3::splat(size)));
+                let at = fine.rem_euclid(IVec3::splat(size));
+                self.node(child).map_or(BlockId::AIR, |c| c.get(at.x as usize, at.y as usize, at.z as usize))
+            });
+            let block = cell_block(&below);
+            let [x, y, z] = local.to_array().map(|c| c as usize);
+            if current.get(x, y, z) == block {
+                return;
+            }
+            let mut updated = (*current).clone();
+            updated.set(x, y, z, block);
+            if updated.is_empty() {
+                self.remove(key, Remesh::Neighbours);
+            } else {
+                let slot = self.resident[&key].slot;
+                self.resident.get_mut(&key).expect("resident").chunk = Arc::new(updated);
+                self.stage_cell(key, local);
+                self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
+                // Face and edge neighbours whose border layer reads this cell.
+                let touches = |d: IVec3| {
+                    (0..3).all(|a| match d[a] {
+                        0 => true,
+                        ..0 => local[a] == 0,
+                        _ => local[a] == size - 1,
+                    })
+                };
+                for n in reading(key).filter(|n| touches(n.pos - key.pos)) {
+                    self.mark_dirty(n);
+                }
+            }
+            level += 1;
+        }
     }
 
     /// Slots evicted and not yet released by a frame.
@@ -288,26 +461,26 @@ impl ChunkPool {
         }
     }
 
-    /// Marks every resident chunk dirty (benchmarks re-mesh the same chunks repeatedly).
+    /// Marks every resident node dirty (benchmarks re-mesh the same chunks repeatedly).
     pub fn mark_all_dirty(&mut self) {
-        let positions: Vec<ChunkPos> = self.resident.keys().copied().collect();
-        for pos in positions {
-            self.mark_dirty(pos);
+        let keys: Vec<NodeKey> = self.resident.keys().copied().collect();
+        for key in keys {
+            self.mark_dirty(key);
         }
     }
 
-    /// Re-meshes the chunk at `pos`, if resident.
-    pub fn mark_dirty(&mut self, pos: ChunkPos) {
-        if let Some(slot) = self.resident.get(&pos).map(|r| r.slot) {
+    /// Re-meshes the node `key`, if resident.
+    pub fn mark_dirty(&mut self, key: NodeKey) {
+        if let Some(slot) = self.resident.get(&key).map(|r| r.slot) {
             self.request(slot, ChunkState::DIRTY);
         }
     }
 
-    /// Stages the neighbour slots of the chunk at `pos`, if resident, and nothing else: its
-    /// state on the GPU may hold bits the GPU set (a retry after refused pages) that a whole
-    /// record would overwrite.
-    fn write_links_of(&mut self, pos: ChunkPos) {
-        if let Some(slot) = self.resident.get(&pos).map(|r| r.slot) {
+    /// Stages the neighbour slots of the node `key`, if resident, and nothing else: its state on
+    /// the GPU may hold bits the GPU set (a retry after refused pages) that a whole record would
+    /// overwrite.
+    fn write_links_of(&mut self, key: NodeKey) {
+        if let Some(slot) = self.resident.get(&key).map(|r| r.slot) {
             let record = self.links[slot as usize];
             let bytes = bytemuck::bytes_of(&record.neighbours).to_vec();
             self.stage(Target::Links, self.links_buffer.offset(slot as u64), &bytes);
@@ -352,7 +525,7 @@ impl ChunkPool {
         }
         // The GPU has the requests now; keep only what the slot is.
         for slot in self.requested.drain(..) {
-            self.links[slot as usize].state &= ChunkState::RESIDENT;
+            self.links[slot as usize].state &= ChunkState::STANDING;
         }
         uploaded
     }

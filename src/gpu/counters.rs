@@ -26,7 +26,7 @@ pub struct GpuCounters {
     pub chunks_tested: u32,
     pub chunks_visible: u32,
     /// Resident chunks per level of detail, as the LOD pass chose them.
-    pub lod_levels: [u32; 6],
+    pub lod_levels: [u32; crate::lod::LEVELS],
 }
 
 /// Where each counter is copied from: (buffer index, byte offset in that buffer, offset here).

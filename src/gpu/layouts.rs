@@ -4,15 +4,39 @@
 
 use glam::{Mat4, Vec3};
 
-/// Per-chunk record in the chunk metadata buffer, indexed by chunk slot. Read by the vertex
-/// shader (through the page table) to place a chunk's quads.
+/// Per-node record in the chunk metadata buffer, indexed by slot. Read by the vertex shader
+/// (through the page table) to place a node's quads, and by the LOD and cull passes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ChunkMeta {
-    /// World block coordinates of the chunk's minimum corner (`ChunkPos::origin`).
+    /// World block coordinates of the node's minimum corner (`NodeKey::origin`).
     pub origin: [i32; 3],
-    /// Level of detail; quad coordinates scale by `2^lod`.
+    /// The scale the node's quads are in: coordinates scale by `2^lod` (node level plus the mip
+    /// level it was meshed at). Written by the mesher.
     pub lod: u32,
+    /// The node's level (0: a chunk). Written by the CPU.
+    pub node_level: u32,
+    /// The parent node's slot, [`NO_SLOT`] when it is not resident. Written by the CPU.
+    pub parent: u32,
+    /// [`NodeFlags`], written by the LOD pass.
+    pub flags: u32,
+    /// 1 when the node is drawn, written by the LOD pass.
+    pub shown: u32,
+}
+
+impl ChunkMeta {
+    /// Byte offset of `parent`, which the CPU rewrites when the parent arrives or leaves.
+    pub const PARENT_OFFSET: u64 = std::mem::offset_of!(ChunkMeta, parent) as u64;
+}
+
+/// Bits of [`ChunkMeta::flags`]. Twin of `NODE_*` in `shaders/common.wgsl`.
+pub struct NodeFlags;
+
+impl NodeFlags {
+    /// Nearer than the distance where the node's level begins: its children are wanted.
+    pub const SPLIT: u32 = 1;
+    /// `SPLIT` has been decided once; hysteresis applies from then on.
+    pub const SELECTED: u32 = 2;
 }
 
 /// The camera uniform (group 0, binding 0 of the draw shader). Laid out by `encase`, so no
@@ -80,8 +104,15 @@ impl ChunkState {
     pub const EVICTED: u32 = 2;
     /// Voxels changed: rebuild the mip pyramid before anything meshes against it.
     pub const VOXELS: u32 = 4;
-    /// The slot holds a chunk: the LOD pass gives it a level.
+    /// The slot holds a node: the LOD pass gives it a level.
     pub const RESIDENT: u32 = 8;
+    /// Every child column of the node has been generated: its children may replace it.
+    pub const CHILDREN_READY: u32 = 16;
+    /// Every child column of the node's parent has been generated (the parent's
+    /// `CHILDREN_READY`).
+    pub const SIBLINGS_READY: u32 = 32;
+    /// The bits that say what a slot is, as opposed to work requested of the GPU.
+    pub const STANDING: u32 = Self::RESIDENT | Self::CHILDREN_READY | Self::SIBLINGS_READY;
 }
 
 /// The mesher's view of a slot: its six neighbours' slots (in [`crate::mesh::Face`] order,
@@ -144,10 +175,11 @@ impl CullParams {
 pub struct LodParams {
     pub eye: [f32; 3],
     pub hysteresis: f32,
-    /// `thresholds[k]`: distance in blocks where level `k + 1` begins.
-    pub thresholds: [f32; 5],
+    /// `thresholds[k]`: distance in blocks where absolute level `k + 1` begins.
+    pub thresholds: [f32; crate::lod::LEVELS],
+    /// Coarsest mip above a node's own level.
     pub max_level: u32,
-    pub _pad: [u32; 2],
+    pub _pad: [u32; 3],
 }
 
 impl LodParams {
@@ -157,7 +189,7 @@ impl LodParams {
             hysteresis: settings.hysteresis,
             thresholds: settings.thresholds(),
             max_level: settings.max_level,
-            _pad: [0; 2],
+            _pad: [0; 3],
         }
     }
 }

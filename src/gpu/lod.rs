@@ -1,8 +1,10 @@
 //! The two passes that run before meshing each frame, and the small buffers they own:
 //!
-//! 1. **`lod`** (`shaders/lod.wgsl`), one invocation per slot: picks each resident chunk's level
-//!    from its distance to the camera, with hysteresis; a change marks the chunk and its six
-//!    neighbours dirty, so they are re-meshed in this same frame. It also counts chunks per level.
+//! 1. **`lod`** (`shaders/lod.wgsl`), two dispatches of one invocation per slot: first whether
+//!    each node is split (nearer than where its level begins, with hysteresis), then whether it
+//!    is drawn (neither replaced by its children nor covered by its parent) and its mip level
+//!    from its distance, with hysteresis. A change marks the node and its neighbours dirty, so
+//!    they are re-meshed in this same frame. It also counts drawn nodes per absolute level.
 //! 2. **`mips`** (`shaders/mips.wgsl`, `mips_build.wgsl`): lists the slots whose voxels changed,
 //!    then rebuilds their levels 1..5 in place, one workgroup each (indirect). Neighbours meshed
 //!    at a coarser level read those mips across their border, so the build marks them dirty.
@@ -16,10 +18,10 @@ use super::layouts::{ChunkLinks, ChunkMeta, LodParams, PassParams, WORK_JOBS_OFF
 use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
 use super::profiling::stage;
 use super::shaders::{LOD, MIPS, MIPS_BUILD, shader_source};
-use crate::lod::MAX_LEVEL;
+use crate::lod::LEVELS;
 
-/// Chunks per level, as the `lod` pass counted them.
-pub const LOD_COUNT_BYTES: u64 = 4 * (MAX_LEVEL as u64 + 1);
+/// Drawn nodes per absolute level, as the `lod` pass counted them.
+pub const LOD_COUNT_BYTES: u64 = 4 * LEVELS as u64;
 
 /// The pool buffers the passes read and write.
 pub struct LodBuffers<'a> {
@@ -36,6 +38,7 @@ pub struct LodBindGroups {
 }
 
 pub struct LodPasses {
+    split: wgpu::ComputePipeline,
     select: wgpu::ComputePipeline,
     collect: wgpu::ComputePipeline,
     finalize: wgpu::ComputePipeline,
@@ -74,7 +77,7 @@ impl LodPasses {
             &[
                 uniform_entry(0, params),
                 storage_entry(1, true, size_of::<LodParams>() as u64),
-                storage_entry(2, true, size_of::<ChunkMeta>() as u64),
+                storage_entry(2, false, size_of::<ChunkMeta>() as u64),
                 storage_entry(3, false, links),
                 storage_entry(4, false, LOD_COUNT_BYTES),
             ],
@@ -85,7 +88,12 @@ impl LodPasses {
         );
         let build_layout = layout(
             "voxgpu.mips.build",
-            &[storage_entry(0, true, 16), storage_entry(1, false, links), storage_entry(2, false, 4)],
+            &[
+                storage_entry(0, true, 16),
+                storage_entry(1, false, links),
+                storage_entry(2, false, 4),
+                storage_entry(3, true, size_of::<ChunkMeta>() as u64),
+            ],
         );
         let mips_source = shader_source(MIPS);
         let collect = |entry: &str| {
@@ -101,8 +109,10 @@ impl LodPasses {
                 mapped_at_creation: false,
             })
         };
+        let lod_source = shader_source(LOD);
         Self {
-            select: compute_pipeline(device, "voxgpu.lod", &select_layout, &shader_source(LOD), "main"),
+            split: compute_pipeline(device, "voxgpu.lod.split", &select_layout, &lod_source, "decide_split"),
+            select: compute_pipeline(device, "voxgpu.lod.shown", &select_layout, &lod_source, "decide_shown"),
             collect: collect("collect"),
             finalize: collect("finalize"),
             build: compute_pipeline(
@@ -150,7 +160,7 @@ impl LodPasses {
                 device,
                 "voxgpu.mips.build",
                 &self.build_layout,
-                &[&self.mip_work, b.links, b.voxels],
+                &[&self.mip_work, b.links, b.voxels, b.meta],
             ),
         }
     }
@@ -184,8 +194,10 @@ impl LodPasses {
                 profiler.end_query(encoder, query);
             };
         timed_pass(encoder, stage::LOD, &|pass| {
-            pass.set_pipeline(&self.select);
             pass.set_bind_group(0, &groups.select, &[]);
+            pass.set_pipeline(&self.split);
+            pass.dispatch_workgroups(per_slot, 1, 1);
+            pass.set_pipeline(&self.select);
             pass.dispatch_workgroups(per_slot, 1, 1);
         });
         timed_pass(encoder, stage::MIPS, &|pass| {

@@ -68,6 +68,11 @@ impl QuadPool {
         self.quads.buffer.size()
     }
 
+    /// Bytes of the quad buffer, the page table and the free stack together.
+    pub fn total_bytes(&self) -> u64 {
+        self.quads.buffer.size() + self.page_owner.buffer.size() + self.allocator.buffer.size()
+    }
+
     /// Grows to hold at least `more` extra pages (at least doubling, up to the adapter's binding
     /// limit) and pushes the new pages onto the GPU free stack.
     pub fn grow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, more: u32) -> Result<(), GpuError> {

@@ -4,16 +4,20 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use glam::{IVec2, IVec3, Vec3};
 
+use super::plan::{centre_of, wanted_columns};
 use super::{ChunkSink, ColumnChunks, Finished, Job, next_token};
+use crate::lod::LodSettings;
 use crate::mesh::meshes_reading;
-use crate::voxel::{CHUNK_SIZE, ChunkPos};
-use crate::worldgen::columns_in_view;
+use crate::voxel::{CHUNK_SIZE, ChunkPos, NodeColumn, NodeKey};
 
-/// Radius and per-update budgets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Radius, levels and per-update budgets.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StreamSettings {
-    /// Chunk columns whose centre lies within this many chunks of the camera are resident.
+    /// The view distance in chunks: top-level node columns whose centre lies within it are
+    /// resident (see [`super::plan`]).
     pub view_distance: u32,
+    /// The thresholds the LOD pass splits nodes at, which decide the finer levels' extent.
+    pub lod: LodSettings,
     /// Chunks inserted per update at most (a finished column waits whole until it fits, unless
     /// it alone is larger than the budget).
     pub uploads_per_update: usize,
@@ -25,7 +29,13 @@ pub struct StreamSettings {
 
 impl StreamSettings {
     pub fn new(view_distance: u32) -> Self {
-        Self { view_distance, uploads_per_update: 64, remeshes_per_update: 128, max_in_flight: 16 }
+        Self {
+            view_distance,
+            lod: LodSettings::default(),
+            uploads_per_update: 64,
+            remeshes_per_update: 128,
+            max_in_flight: 16,
+        }
     }
 }
 
@@ -49,21 +59,21 @@ pub struct ChunkManager {
     settings: StreamSettings,
     /// The camera column of the last residency decision.
     center: Option<IVec2>,
-    wanted: HashSet<IVec2>,
-    /// Wanted columns, nearest first (recomputed when the camera changes column).
-    order: Vec<IVec2>,
+    wanted: HashSet<NodeColumn>,
+    /// Wanted columns, most urgent first (recomputed when the camera changes column).
+    order: Vec<NodeColumn>,
     /// The latest token issued for each column with a job in flight.
-    in_flight: HashMap<IVec2, u64>,
+    in_flight: HashMap<NodeColumn, u64>,
     /// Finished columns accepted and waiting for the upload budget.
-    ready: VecDeque<(IVec2, ColumnChunks)>,
-    /// Applied columns and their chunks.
-    resident: HashMap<IVec2, Vec<ChunkPos>>,
-    resident_chunks: HashSet<ChunkPos>,
+    ready: VecDeque<(NodeColumn, ColumnChunks)>,
+    /// Applied columns and their nodes.
+    resident: HashMap<NodeColumn, Vec<NodeKey>>,
+    resident_chunks: HashSet<NodeKey>,
     /// Re-meshes asked for and not yet sent, in order, without duplicates.
-    remesh_queue: VecDeque<ChunkPos>,
-    remesh_set: HashSet<ChunkPos>,
-    /// Chunks inserted by the current update: meshed anyway, never queued for a re-mesh.
-    fresh: HashSet<ChunkPos>,
+    remesh_queue: VecDeque<NodeKey>,
+    remesh_set: HashSet<NodeKey>,
+    /// Nodes inserted by the current update: meshed anyway, never queued for a re-mesh.
+    fresh: HashSet<NodeKey>,
 }
 
 impl ChunkManager {
@@ -87,13 +97,13 @@ impl ChunkManager {
         self.settings
     }
 
-    /// Resident chunk positions.
-    pub fn resident_chunks(&self) -> &HashSet<ChunkPos> {
+    /// Resident nodes (chunks are level 0).
+    pub fn resident_chunks(&self) -> &HashSet<NodeKey> {
         &self.resident_chunks
     }
 
     /// Resident columns.
-    pub fn resident_columns(&self) -> impl Iterator<Item = IVec2> + '_ {
+    pub fn resident_columns(&self) -> impl Iterator<Item = NodeColumn> + '_ {
         self.resident.keys().copied()
     }
 
@@ -104,8 +114,28 @@ impl ChunkManager {
     }
 
     /// Columns that should be resident for the last camera position.
-    pub fn wanted_columns(&self) -> &HashSet<IVec2> {
+    pub fn wanted_columns(&self) -> &HashSet<NodeColumn> {
         &self.wanted
+    }
+
+    /// Chunk columns within two chunks of `eye` that no resident column covers at any level: the
+    /// holes a camera there would see (a coarse ancestor stands in for missing chunks).
+    pub fn near_holes(&self, eye: Vec3) -> usize {
+        let block = eye.floor().as_ivec3();
+        let home = IVec2::new(block.x, block.z).div_euclid(IVec2::splat(CHUNK_SIZE as i32));
+        let mut holes = 0;
+        for dz in -2..=2 {
+            for dx in -2..=2 {
+                let mut column = NodeColumn::new(0, home + IVec2::new(dx, dz));
+                let mut covered = self.resident.contains_key(&column);
+                while !covered && column.level < crate::voxel::MAX_NODE_LEVEL {
+                    column = column.parent();
+                    covered = self.resident.contains_key(&column);
+                }
+                holes += usize::from(!covered);
+            }
+        }
+        holes
     }
 
     /// Whether every wanted column is resident, nothing is waiting, and no re-mesh is pending.
@@ -147,7 +177,7 @@ impl ChunkManager {
     }
 
     /// Recomputes the wanted set when the camera changed column, and evicts what left it. The
-    /// circle is centred on the camera's column, not the exact eye, so residency depends only on
+    /// plan is centred on the camera's column, not the exact eye, so residency depends only on
     /// the column the camera is in, never on the path that led there.
     fn decide_residency<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S, report: &mut UpdateReport) {
         let block = eye.floor().as_ivec3();
@@ -156,22 +186,27 @@ impl ChunkManager {
             return;
         }
         self.center = Some(column);
-        let mut order = columns_in_view(Self::column_centre(column), self.settings.view_distance);
-        order.sort_by_key(|c| ((*c - column).length_squared(), c.x, c.y));
+        let centre = centre_of(IVec2::new(block.x, block.z));
+        let mut order = wanted_columns(centre, self.settings.view_distance, &self.settings.lod);
+        // Most urgent first: distance in node sizes (a coarse node near the camera before a fine
+        // one farther away), coarser first on a tie, so the view is covered before it refines.
+        let urgency = |c: &NodeColumn| (c.distance(centre) / c.size() as f32 * 1024.0) as u64;
+        order.sort_by_key(|c| (urgency(c), std::cmp::Reverse(c.level), c.xz.x, c.xz.y));
         self.wanted = order.iter().copied().collect();
         self.order = order;
         // Jobs for unwanted columns are forgotten: their results will find no token.
         self.in_flight.retain(|c, _| self.wanted.contains(c));
         self.ready.retain(|(c, _)| self.wanted.contains(c));
-        let leaving: Vec<IVec2> =
+        let leaving: Vec<NodeColumn> =
             self.resident.keys().filter(|c| !self.wanted.contains(*c)).copied().collect();
         for column in leaving {
-            for pos in self.resident.remove(&column).unwrap_or_default() {
-                self.resident_chunks.remove(&pos);
-                sink.remove(pos);
+            for key in self.resident.remove(&column).unwrap_or_default() {
+                self.resident_chunks.remove(&key);
+                sink.remove(key);
                 report.removed += 1;
-                self.remesh_neighbours(pos);
+                self.remesh_neighbours(key);
             }
+            sink.column_ready(column, false);
         }
     }
 
@@ -211,13 +246,14 @@ impl ChunkManager {
                 self.remesh_neighbours(pos);
             }
             self.resident.insert(column, positions);
+            sink.column_ready(column, true);
         }
         Ok(())
     }
 
-    /// Asks for the resident chunks whose meshes read `pos` to be re-meshed.
-    fn remesh_neighbours(&mut self, pos: ChunkPos) {
-        for neighbour in meshes_reading(pos) {
+    /// Asks for the resident same-level nodes whose meshes read `key` to be re-meshed.
+    fn remesh_neighbours(&mut self, key: NodeKey) {
+        for neighbour in meshes_reading(ChunkPos(key.pos)).map(|p| NodeKey::new(key.level, p.0)) {
             let stale = self.resident_chunks.contains(&neighbour) && !self.fresh.contains(&neighbour);
             if stale && self.remesh_set.insert(neighbour) {
                 self.remesh_queue.push_back(neighbour);
@@ -228,8 +264,8 @@ impl ChunkManager {
     /// Jobs for the nearest wanted columns that are neither resident, waiting nor in flight.
     fn request_jobs(&mut self) -> Vec<Job> {
         let room = self.settings.max_in_flight.saturating_sub(self.in_flight.len());
-        let waiting: HashSet<IVec2> = self.ready.iter().map(|(c, _)| *c).collect();
-        let columns: Vec<IVec2> = self
+        let waiting: HashSet<NodeColumn> = self.ready.iter().map(|(c, _)| *c).collect();
+        let columns: Vec<NodeColumn> = self
             .order
             .iter()
             .filter(|c| {

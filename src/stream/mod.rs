@@ -1,11 +1,14 @@
-//! Streaming: which chunks are resident around a moving camera, generated off the render thread.
+//! Streaming: which nodes are resident around a moving camera, generated off the render thread.
 //!
 //! - [`ChunkManager`] is a pure state machine with no GPU inside. Each update it takes the
-//!   camera's position and the generation results that arrived, and decides: which chunk columns
-//!   should be resident (a cylinder of `view_distance` chunks, nearest first), which to ask the
-//!   workers for, which finished columns to upload, which to evict, and which neighbours to
-//!   re-mesh. Uploads and re-mesh requests are bounded per update, and pending re-meshes are
-//!   deduplicated. It talks to the renderer through [`ChunkSink`].
+//!   camera's position and the generation results that arrived, and decides: which node columns
+//!   should be resident at each level ([`plan`]: chunks near the camera, coarser nodes out to
+//!   the view distance), which to ask the workers for (by distance over node size, so the
+//!   horizon arrives coarse before the near field refines), which finished columns to upload,
+//!   which to evict, and which neighbours to re-mesh. Uploads and re-mesh requests are bounded
+//!   per update, and pending re-meshes are deduplicated. It talks to the renderer through
+//!   [`ChunkSink`], and tells it when a column is complete, which lets children replace their
+//!   parent.
 //! - [`GenerationPool`] runs generation jobs on worker threads. A job is an owned snapshot (a
 //!   column and a token); its result comes back through a channel.
 //! - **Generation tokens** come from one global monotonic counter ([`next_token`]). A result is
@@ -13,6 +16,7 @@
 //!   that column; otherwise it is dropped and nothing else happens.
 
 mod manager;
+pub mod plan;
 mod workers;
 
 pub use manager::{ChunkManager, StreamSettings, UpdateReport};
@@ -23,36 +27,39 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use std::time::Duration;
 
-use glam::{IVec2, Vec3};
+use glam::Vec3;
 
-use crate::voxel::{Chunk, ChunkPos};
+use crate::voxel::{Chunk, NodeColumn, NodeKey};
 
 /// Where the manager's decisions go. The renderer implements it; tests use a recording fake.
 pub trait ChunkSink {
     type Error;
-    /// Makes `chunk` resident at `pos`. Neighbours are not re-meshed by this: the manager asks
-    /// for that itself, deduplicated and within its budget.
-    fn insert(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> Result<(), Self::Error>;
-    /// Drops the chunk at `pos` (neighbours again left to the manager).
-    fn remove(&mut self, pos: ChunkPos);
-    /// Re-meshes the chunk at `pos` (a neighbour arrived or left).
-    fn mark_dirty(&mut self, pos: ChunkPos);
+    /// Makes `chunk` resident as node `key`. Neighbours are not re-meshed by this: the manager
+    /// asks for that itself, deduplicated and within its budget.
+    fn insert(&mut self, key: NodeKey, chunk: Arc<Chunk>) -> Result<(), Self::Error>;
+    /// Drops the node `key` (neighbours again left to the manager).
+    fn remove(&mut self, key: NodeKey);
+    /// Re-meshes the node `key` (a neighbour arrived or left).
+    fn mark_dirty(&mut self, key: NodeKey);
+    /// A column's nodes are all in (`true`, after its inserts) or it has left (`false`, after its
+    /// removals).
+    fn column_ready(&mut self, column: NodeColumn, ready: bool);
 }
 
-/// A generation job: generate chunk column `column`; the result must carry `token` back.
+/// A generation job: generate node column `column`; the result must carry `token` back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Job {
-    pub column: IVec2,
+    pub column: NodeColumn,
     pub token: u64,
 }
 
-/// A column's non-empty chunks, bottom up.
-pub type ColumnChunks = Vec<(ChunkPos, Arc<Chunk>)>;
+/// A column's non-empty nodes, bottom up.
+pub type ColumnChunks = Vec<(NodeKey, Arc<Chunk>)>;
 
-/// A finished job: the column's chunks.
+/// A finished job: the column's nodes.
 #[derive(Clone, Debug)]
 pub struct Finished {
-    pub column: IVec2,
+    pub column: NodeColumn,
     pub token: u64,
     pub chunks: ColumnChunks,
 }

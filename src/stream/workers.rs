@@ -5,13 +5,13 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use glam::IVec2;
-
 use super::{Finished, Job};
-use crate::voxel::{Chunk, ChunkPos};
+use crate::voxel::{Chunk, NodeColumn, NodeKey};
 
-/// Generates one chunk column: its non-empty chunks.
-pub type ColumnSource = dyn Fn(IVec2) -> Vec<(ChunkPos, Chunk)> + Send + Sync;
+/// Generates one node column: its non-empty nodes. Any world can be a source: level 0 is its
+/// chunks, and coarser levels are either generated at their resolution (terrain) or built from
+/// the chunks by the mip rule.
+pub type ColumnSource = dyn Fn(NodeColumn) -> Vec<(NodeKey, Chunk)> + Send + Sync;
 
 /// A fixed set of worker threads running generation jobs. Dropping the pool lets the workers
 /// finish the jobs already queued, then stops them. Jobs the manager has since forgotten are

@@ -21,9 +21,9 @@ use crate::gpu::{
     Culling, FrameStats, GpuContext, Presented, Presenter, RenderMode, Renderer, RendererOptions,
 };
 use crate::lod::LodSettings;
-use crate::stream::{StreamSettings, Streamer};
+use crate::stream::Streamer;
 use crate::voxel::{BlockId, CHUNK_SIZE};
-use crate::worldgen::{self, TerrainColumns, WorldSource};
+use crate::worldgen::{self, WorldSource};
 
 /// Frame time of a scripted run, so it is repeatable.
 const SCRIPT_DT: f32 = 1.0 / 60.0;
@@ -31,6 +31,8 @@ const SCRIPT_DT: f32 = 1.0 / 60.0;
 const REACH: f32 = 8.0;
 /// Mouse look in radians per pixel of motion.
 const LOOK_PER_PIXEL: f32 = 0.0025;
+/// The viewer's view distance on a discrete GPU, in chunks: 8192 blocks.
+const DISCRETE_VIEW_DISTANCE: u32 = 256;
 
 pub fn run(args: ViewArgs, script: Option<Script>) -> Result<(), CliError> {
     let event_loop = EventLoop::new().map_err(|e| CliError::Window(e.to_string()))?;
@@ -86,6 +88,8 @@ struct Viewer {
     /// The backend's name, lower case, for the overlay.
     backend: String,
     lod: LodSettings,
+    /// The view distance in chunks and what chose it, for the overlay.
+    view_distance: (u32, &'static str),
     /// The window has a zero side (minimised): frames go on, nothing is drawn.
     minimised: bool,
     stats: Option<FrameStats>,
@@ -186,16 +190,30 @@ impl Viewer {
         let size = window.inner_size();
         let presenter = Presenter::new(&gpu, surface, size.width, size.height)?;
 
-        let params = args.world.params(args.frame.camera.unwrap_or(Vec3::ZERO));
-        let streaming = args.world.world == WorldSource::Terrain;
+        // The view distance: as given, or the horizon on a discrete GPU and a small default on
+        // others (software adapters draw every quad on the CPU).
+        let mut world_args = args.world.clone();
+        let chosen_by = match world_args.view_distance {
+            Some(_) => "--view-distance",
+            None if gpu.summary.device_type == wgpu::DeviceType::DiscreteGpu
+                && world_args.world == WorldSource::Terrain =>
+            {
+                world_args.view_distance = Some(DISCRETE_VIEW_DISTANCE);
+                "discrete GPU"
+            }
+            None => "default",
+        };
+        world_args.check()?;
+        let params = world_args.params(args.frame.camera.unwrap_or(Vec3::ZERO));
+        let streaming = world_args.world == WorldSource::Terrain;
         // Terrain streams around the camera; the other sources are small and loaded whole.
         let world = if streaming {
-            worldgen::generate(&args.world.world, &worldgen::WorldParams { view_distance: 1, ..params })?
+            worldgen::generate(&world_args.world, &worldgen::WorldParams { view_distance: 1, ..params })?
         } else {
-            worldgen::generate(&args.world.world, &params)?
+            worldgen::generate(&world_args.world, &params)?
         };
-        let (eye, target) = args.frame.view(worldgen::default_view(&args.world.world, &world, &params))?;
-        let fog_end = (args.world.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
+        let (eye, target) = args.frame.view(worldgen::default_view(&world_args.world, &world, &params))?;
+        let fog_end = world_args.fog_end();
         let lod = args.mesh.lod_settings();
         let options = RendererOptions {
             lod,
@@ -206,17 +224,14 @@ impl Viewer {
         // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
         let _ = renderer.set_profiling(true);
         let streamer = if streaming {
-            let columns = TerrainColumns::new(args.world.seed);
-            let threads =
-                std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
-            let settings = StreamSettings::new(args.world.view_distance);
-            Some(Streamer::new(settings, threads, Arc::new(move |c| columns.column(c))))
+            Some(world_args.streamer(lod))
         } else {
             for (pos, chunk) in world.chunks() {
                 renderer.insert_chunk(pos, Arc::clone(chunk))?;
             }
             None
         };
+        let view_distance = (world_args.distance(), chosen_by);
         let overlay = Overlay::new(&window, &gpu.device, presenter.format());
         println!(
             "voxgpu viewer on {} ({})",
@@ -242,6 +257,7 @@ impl Viewer {
             block_names: world.registry.iter().map(|(_, info)| info.name.clone()).collect(),
             backend: format!("{:?}", gpu.summary.backend).to_lowercase(),
             lod,
+            view_distance,
             minimised: size.width == 0 || size.height == 0,
             stats: None,
             fps: 0.0,
@@ -494,6 +510,8 @@ impl Viewer {
             backend: &self.backend,
             mode: self.renderer.mode().name(),
             lod_on: self.renderer.lod().is_on(),
+            view_distance: self.view_distance,
+            nodes_per_level: self.renderer.nodes_per_level(),
             culling_frozen: self.renderer.culling().frozen.is_some(),
             speed: self.fly.speed,
             selected_block: self.block_names.get(self.selected.0 as usize).map_or("?", String::as_str),

@@ -21,6 +21,10 @@ pub struct OverlayData<'a> {
     pub backend: &'a str,
     pub mode: &'a str,
     pub lod_on: bool,
+    /// View distance in chunks, and what chose it.
+    pub view_distance: (u32, &'a str),
+    /// Resident nodes per node level (0: chunks).
+    pub nodes_per_level: Vec<u32>,
     pub culling_frozen: bool,
     pub speed: f32,
     pub selected_block: &'a str,
@@ -147,16 +151,22 @@ fn panel(ctx: &egui::Context, d: &OverlayData) {
             };
             row("frame", format!("{:.0} fps, {:.2} ms", d.fps, d.frame_ms));
             row(
-                "chunks",
+                "nodes",
                 format!(
-                    "{} resident, {} visible of {} with quads",
+                    "{} resident, {} visible of {} drawn with quads",
                     s.chunks_resident, s.chunks_visible, s.chunks_tested
                 ),
             );
             row("meshed", format!("{} chunks this frame", s.face_jobs / 6));
             row("quads drawn", format!("{} ({} skirts), {} draws", s.quads, s.skirt_quads, s.draw_commands));
-            row("LOD", format!("{} {:?}", if d.lod_on { "on" } else { "off" }, s.lod_levels));
-            row("GPU memory", format!("{:.1} MiB (voxels + quads)", s.gpu_bytes as f64 / (1024.0 * 1024.0)));
+            row(
+                "view",
+                format!("{} blocks ({})", d.view_distance.0 * crate::voxel::CHUNK_SIZE as u32, d.view_distance.1),
+            );
+            row("per level", format!("{:?} nodes (0: chunks)", d.nodes_per_level));
+            let used = s.lod_levels.iter().rposition(|&n| n > 0).map_or(1, |i| i + 1);
+            row("LOD", format!("{} {:?}", if d.lod_on { "on" } else { "off" }, &s.lod_levels[..used]));
+            row("GPU memory", format!("{:.1} MiB of pool buffers", s.gpu_bytes as f64 / (1024.0 * 1024.0)));
             row("camera", format!("{:.1}, {:.1}, {:.1}", d.position.x, d.position.y, d.position.z));
             row("chunk", format!("{}, {}, {}", d.chunk.x, d.chunk.y, d.chunk.z));
             row("speed", format!("{:.0} blocks/s", d.speed));

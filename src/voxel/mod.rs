@@ -4,6 +4,7 @@
 mod atlas;
 mod chunk;
 mod mips;
+mod node;
 mod raycast;
 mod registry;
 mod world;
@@ -11,6 +12,7 @@ mod world;
 pub use atlas::{ATLAS_COLUMNS, Atlas, FaceTiles, TILE_SIZE, Tile};
 pub use chunk::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, chunk_aabb, voxel_index};
 pub use mips::{MIP_LEVELS, MipPyramid, cell_block, downsample};
+pub use node::{MAX_NODE_LEVEL, NodeColumn, NodeKey, node_from_children, octant};
 pub use raycast::{RayHit, raycast};
 pub use registry::{BlockInfo, BlockRegistry, Opacity, builtin as blocks};
 pub use world::World;

@@ -6,10 +6,11 @@ use glam::{IVec2, IVec3};
 use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 
 use super::{WorldParams, builtin, columns_in_view};
-use crate::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, World, voxel_index};
+use crate::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, NodeColumn, NodeKey, World, voxel_index};
 use caves::{CAVE_CELL, CaveLattice, carves, cave_value};
 
 mod caves;
+mod coarse;
 #[cfg(test)]
 mod tests;
 
@@ -214,6 +215,15 @@ impl TerrainColumns {
     /// All non-empty chunks of chunk column `column` (x, z), bottom up.
     pub fn column(&self, column: IVec2) -> Vec<(ChunkPos, Chunk)> {
         generate_column(&self.noise, column)
+    }
+
+    /// All non-empty nodes of a node column, bottom up: chunks at level 0, cells generated at
+    /// the node's resolution above (`coarse.rs`).
+    pub fn node_column(&self, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
+        if column.level == 0 {
+            return self.column(column.xz).into_iter().map(|(p, c)| (NodeKey::chunk(p), c)).collect();
+        }
+        coarse::node_column(&self.noise, column)
     }
 }
 

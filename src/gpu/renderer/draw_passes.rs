@@ -10,7 +10,7 @@ use crate::gpu::chunk_pool::Remesh;
 use crate::gpu::draw::CountingPass;
 use crate::gpu::profiling::stage;
 use crate::stream::ChunkSink;
-use crate::voxel::{Chunk, ChunkPos};
+use crate::voxel::{Chunk, NodeColumn, NodeKey};
 
 impl Renderer {
     /// Records the draw passes; returns how many render-pass commands they hold.
@@ -99,15 +99,19 @@ impl Renderer {
 impl ChunkSink for Renderer {
     type Error = GpuError;
 
-    fn insert(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> Result<(), GpuError> {
-        self.pool.insert(&self.device, &self.queue, pos, chunk, Remesh::Caller)
+    fn insert(&mut self, key: NodeKey, chunk: Arc<Chunk>) -> Result<(), GpuError> {
+        self.pool.insert(&self.device, &self.queue, key, chunk, Remesh::Caller)
     }
 
-    fn remove(&mut self, pos: ChunkPos) {
-        self.pool.remove(pos, Remesh::Caller);
+    fn remove(&mut self, key: NodeKey) {
+        self.pool.remove(key, Remesh::Caller);
     }
 
-    fn mark_dirty(&mut self, pos: ChunkPos) {
-        self.pool.mark_dirty(pos);
+    fn mark_dirty(&mut self, key: NodeKey) {
+        self.pool.mark_dirty(key);
+    }
+
+    fn column_ready(&mut self, column: NodeColumn, ready: bool) {
+        self.pool.set_column_ready(column, ready);
     }
 }

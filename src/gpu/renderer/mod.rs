@@ -50,7 +50,7 @@ use super::{Capabilities, GpuContext, GpuError};
 use crate::camera::Camera;
 use crate::cull::Frustum;
 use crate::lod::LodSettings;
-use crate::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos};
+use crate::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos, NodeColumn, NodeKey};
 
 /// Staging belt chunk size, and the upload size in one frame beyond which the belt is replaced.
 const BELT_CHUNK_BYTES: u64 = 1 << 20;
@@ -241,12 +241,26 @@ impl Renderer {
     /// Makes `chunk` resident at `pos` (uploading its voxels), replacing what was there. It and
     /// its six neighbours are re-meshed on the next frame. An all-air chunk is a removal.
     pub fn insert_chunk(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> Result<(), GpuError> {
-        self.pool.insert(&self.device, &self.queue, pos, chunk, Remesh::Neighbours)
+        self.insert_node(NodeKey::chunk(pos), chunk)
+    }
+
+    /// Makes a level-of-detail node resident (level 0 is a chunk), as [`Self::insert_chunk`].
+    /// Which level draws a place is decided on the GPU each frame; a coarse node is drawn where
+    /// its children are not all generated ([`Self::set_column_ready`]) or the camera is far.
+    pub fn insert_node(&mut self, key: NodeKey, chunk: Arc<Chunk>) -> Result<(), GpuError> {
+        self.pool.insert(&self.device, &self.queue, key, chunk, Remesh::Neighbours)
     }
 
     /// Drops the chunk at `pos`; its slot and pages are recycled and its neighbours re-meshed.
     pub fn remove_chunk(&mut self, pos: ChunkPos) {
-        self.pool.remove(pos, Remesh::Neighbours);
+        self.pool.remove(NodeKey::chunk(pos), Remesh::Neighbours);
+    }
+
+    /// Records that a column of nodes has been generated in full (its non-empty nodes inserted),
+    /// or has left. Children replace their parent only once all four of its child columns are
+    /// ready, so a half-generated place never shows a hole.
+    pub fn set_column_ready(&mut self, column: NodeColumn, ready: bool) {
+        self.pool.set_column_ready(column, ready);
     }
 
     /// Sets one block. Its chunk is re-meshed, and so is each neighbour whose border layer
@@ -335,6 +349,15 @@ impl Renderer {
 
     pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
         self.pool.chunk(pos)
+    }
+
+    pub fn node(&self, key: NodeKey) -> Option<&Arc<Chunk>> {
+        self.pool.node(key)
+    }
+
+    /// Resident nodes per level (index 0: chunks).
+    pub fn nodes_per_level(&self) -> Vec<u32> {
+        self.pool.nodes_per_level()
     }
 
     pub fn chunk_count(&self) -> usize {
@@ -533,9 +556,18 @@ impl Renderer {
             quad_buffer_bytes: self.quad_pool.bytes(),
             free_pages: c.free_pages,
             slots: self.pool.slot_count(),
-            gpu_bytes: self.quad_pool.bytes() + self.pool.voxels.buffer.size(),
+            gpu_bytes: self.gpu_bytes(),
             uploaded_bytes: self.uploaded_bytes,
         }
+    }
+
+    /// Bytes of every buffer that grows with the world: the voxel pool and its per-slot records,
+    /// the mega quad buffer with its page table and free stack, and the draw lists.
+    pub fn gpu_bytes(&self) -> u64 {
+        let pool = &self.pool;
+        [&pool.voxels, &pool.meta, &pool.links_buffer, &pool.faces].iter().map(|b| b.buffer.size()).sum::<u64>()
+            + self.quad_pool.total_bytes()
+            + self.draws.bytes()
     }
 
     pub(in crate::gpu) fn inspect_parts(&self) -> (&wgpu::Device, &wgpu::Queue, &ChunkPool, &QuadPool) {

@@ -91,8 +91,8 @@ pub struct FrameStats {
     /// Chunks with quads, all tested by the cull pass, and those in the frustum.
     pub chunks_tested: u32,
     pub chunks_visible: u32,
-    /// Resident chunks per level of detail.
-    pub lod_levels: [u32; 6],
+    /// Drawn nodes per absolute level of detail (cells 2^level blocks wide).
+    pub lod_levels: [u32; crate::lod::LEVELS],
     pub quad_buffer_bytes: u64,
     pub free_pages: u32,
     /// Voxel pool slots in use: the highest slot + 1 (freed slots below it are reused first).
