@@ -101,6 +101,10 @@ fn chunk_meta_layout_matches_between_rust_and_wgsl() {
         vec![
             ("origin".to_string(), std::mem::offset_of!(ChunkMeta, origin) as u32),
             ("lod".to_string(), std::mem::offset_of!(ChunkMeta, lod) as u32),
+            ("node_level".to_string(), std::mem::offset_of!(ChunkMeta, node_level) as u32),
+            ("parent".to_string(), std::mem::offset_of!(ChunkMeta, parent) as u32),
+            ("flags".to_string(), std::mem::offset_of!(ChunkMeta, flags) as u32),
+            ("shown".to_string(), std::mem::offset_of!(ChunkMeta, shown) as u32),
         ]
     );
     assert_eq!(span as usize, std::mem::size_of::<ChunkMeta>());
@@ -236,6 +240,11 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("CHUNK_EVICTED", voxgpu::gpu::ChunkState::EVICTED),
         ("CHUNK_VOXELS", voxgpu::gpu::ChunkState::VOXELS),
         ("CHUNK_RESIDENT", voxgpu::gpu::ChunkState::RESIDENT),
+        ("CHUNK_CHILDREN_READY", voxgpu::gpu::ChunkState::CHILDREN_READY),
+        ("CHUNK_SIBLINGS_READY", voxgpu::gpu::ChunkState::SIBLINGS_READY),
+        ("NODE_SPLIT", voxgpu::gpu::NodeFlags::SPLIT),
+        ("NODE_SELECTED", voxgpu::gpu::NodeFlags::SELECTED),
+        ("LEVEL_THRESHOLDS", voxgpu::lod::LEVELS as u32),
         ("MAX_LEVEL", voxgpu::lod::MAX_LEVEL),
         ("CULL_FRUSTUM", voxgpu::gpu::CullParams::FRUSTUM),
         ("CULL_FACES", voxgpu::gpu::CullParams::FACES),

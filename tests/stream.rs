@@ -9,20 +9,23 @@ use std::time::Duration;
 use glam::{IVec2, IVec3, Vec3};
 use voxgpu::stream::{ChunkManager, ChunkSink, Finished, GenerationPool, Job, StreamSettings, next_token};
 use voxgpu::voxel::blocks as ids;
-use voxgpu::voxel::{Chunk, ChunkPos};
+use voxgpu::stream::plan;
+use voxgpu::voxel::{Chunk, ChunkPos, NodeColumn, NodeKey};
 use voxgpu::worldgen::{TerrainColumns, WorldParams, WorldSource, columns_in_view, generate};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Event {
-    Insert(ChunkPos),
-    Remove(ChunkPos),
-    Dirty(ChunkPos),
+    Insert(NodeKey),
+    Remove(NodeKey),
+    Dirty(NodeKey),
+    Ready(NodeColumn, bool),
 }
 
 /// Records every call, per update.
 #[derive(Default)]
 struct Fake {
-    resident: HashSet<ChunkPos>,
+    resident: HashSet<NodeKey>,
+    ready: HashSet<NodeColumn>,
     updates: Vec<Vec<Event>>,
 }
 
@@ -39,28 +42,37 @@ impl Fake {
 impl ChunkSink for Fake {
     type Error = std::convert::Infallible;
 
-    fn insert(&mut self, pos: ChunkPos, _: Arc<Chunk>) -> Result<(), Self::Error> {
+    fn insert(&mut self, pos: NodeKey, _: Arc<Chunk>) -> Result<(), Self::Error> {
         assert!(self.resident.insert(pos), "{pos:?} inserted twice");
+        assert!(!self.ready.contains(&pos.column()), "{pos:?} inserted into a column already complete");
         self.log(Event::Insert(pos));
         Ok(())
     }
 
-    fn remove(&mut self, pos: ChunkPos) {
+    fn remove(&mut self, pos: NodeKey) {
         assert!(self.resident.remove(&pos), "{pos:?} removed while absent");
         self.log(Event::Remove(pos));
     }
 
-    fn mark_dirty(&mut self, pos: ChunkPos) {
+    fn mark_dirty(&mut self, pos: NodeKey) {
         assert!(self.resident.contains(&pos), "{pos:?} re-meshed while absent");
         self.log(Event::Dirty(pos));
     }
+
+    fn column_ready(&mut self, column: NodeColumn, ready: bool) {
+        if ready {
+            assert!(self.ready.insert(column), "{column:?} ready twice");
+        } else {
+            assert!(self.ready.remove(&column), "{column:?} left while not ready");
+            assert!(!self.resident.iter().any(|k| k.column() == column), "{column:?} left with nodes");
+        }
+        self.log(Event::Ready(column, ready));
+    }
 }
 
-/// Two stone chunks per column (y = 0 and 1): small and predictable.
+/// Two stone nodes per column (y = 0 and 1): small and predictable.
 fn generate_now(job: Job) -> Finished {
-    let chunks = (0..2)
-        .map(|y| (ChunkPos::new(job.column.x, y, job.column.y), Arc::new(Chunk::filled(ids::STONE))))
-        .collect();
+    let chunks = (0..2).map(|y| (job.column.node(y), Arc::new(Chunk::filled(ids::STONE)))).collect();
     Finished { column: job.column, token: job.token, chunks }
 }
 
@@ -83,11 +95,11 @@ fn settle(manager: &mut ChunkManager, fake: &mut Fake, eye: Vec3) -> usize {
     panic!("never settled");
 }
 
-fn expected_chunks(eye: Vec3, view_distance: u32) -> HashSet<ChunkPos> {
+fn expected_chunks(eye: Vec3, view_distance: u32) -> HashSet<NodeKey> {
     let column = IVec2::new(eye.x.floor() as i32, eye.z.floor() as i32).div_euclid(IVec2::splat(32));
     columns_in_view(ChunkManager::column_centre(column), view_distance)
         .into_iter()
-        .flat_map(|c| (0..2).map(move |y| ChunkPos::new(c.x, y, c.y)))
+        .flat_map(|c| (0..2).map(move |y| NodeKey::chunk(ChunkPos::new(c.x, y, c.y))))
         .collect()
 }
 
@@ -140,9 +152,9 @@ fn the_per_update_budgets_are_never_exceeded() {
 
 /// Whether the mesh of `pos` reads chunk `other`: a face neighbour (borders) or an edge neighbour
 /// (ambient occlusion), written out here independently of `mesh::meshes_reading`.
-fn reads(pos: ChunkPos, other: ChunkPos) -> bool {
-    let d = (other.0 - pos.0).abs();
-    d.max_element() == 1 && d.element_sum() <= 2
+fn reads(pos: NodeKey, other: NodeKey) -> bool {
+    let d = (other.pos - pos.pos).abs();
+    pos.level == other.level && d.max_element() == 1 && d.element_sum() <= 2
 }
 
 #[test]
@@ -164,10 +176,10 @@ fn a_burst_of_arrivals_remeshes_each_affected_neighbour_once() {
     fake.begin();
     manager.update(eye, jobs.into_iter().map(generate_now), &mut fake).unwrap();
     let burst = fake.updates.last().unwrap().clone();
-    let arrived: HashSet<ChunkPos> =
+    let arrived: HashSet<NodeKey> =
         burst.iter().filter_map(|e| if let Event::Insert(p) = e { Some(*p) } else { None }).collect();
     assert!(arrived.len() >= 8, "a burst: {} chunks", arrived.len());
-    let mut remeshed: HashMap<ChunkPos, usize> = HashMap::new();
+    let mut remeshed: HashMap<NodeKey, usize> = HashMap::new();
     for e in &burst {
         if let Event::Dirty(p) = e {
             *remeshed.entry(*p).or_default() += 1;
@@ -252,10 +264,10 @@ fn the_worker_pool_generates_what_the_one_shot_generator_does() {
     let params = WorldParams { seed: 9, center: IVec3::ZERO, view_distance: 2 };
     let world = generate(&WorldSource::Terrain, &params).unwrap();
     let columns = TerrainColumns::new(9);
-    let pool = GenerationPool::new(2, Arc::new(move |c| columns.column(c)));
+    let pool = GenerationPool::new(2, Arc::new(move |c| columns.node_column(c)));
     let jobs: Vec<Job> = columns_in_view(params.center, 2)
         .into_iter()
-        .map(|column| Job { column, token: next_token() })
+        .map(|column| Job { column: NodeColumn::new(0, column), token: next_token() })
         .collect();
     pool.submit(jobs.iter().copied());
     let mut results = Vec::new();
@@ -267,9 +279,59 @@ fn the_worker_pool_generates_what_the_one_shot_generator_does() {
         let job = jobs.iter().find(|j| j.column == finished.column).expect("a job's column");
         assert_eq!(finished.token, job.token);
         for (pos, chunk) in finished.chunks {
+            let pos = pos.as_chunk().expect("level 0");
             assert_eq!(world.chunk(pos).map(|c| &**c), Some(&*chunk), "{pos:?}");
             chunks += 1;
         }
     }
     assert_eq!(chunks, world.len());
+}
+
+/// The nodes `plan::wanted_columns` asks for around `eye`, two per column as `generate_now` makes.
+fn expected_nodes(eye: Vec3, view_distance: u32) -> HashSet<NodeKey> {
+    let centre = plan::centre_of(IVec2::new(eye.x.floor() as i32, eye.z.floor() as i32));
+    plan::wanted_columns(centre, view_distance, &voxgpu::lod::LodSettings::default())
+        .into_iter()
+        .flat_map(|c| (0..2).map(move |y| c.node(y)))
+        .collect()
+}
+
+#[test]
+fn nodes_of_every_level_follow_the_camera_and_complete_columns_are_reported() {
+    // 32 chunks: top level 2, so chunks, level-1 and level-2 nodes.
+    let settings = StreamSettings { uploads_per_update: 40, remeshes_per_update: 40, ..StreamSettings::new(32) };
+    let mut manager = ChunkManager::new(settings);
+    let mut fake = Fake::default();
+    let start = eye_over(IVec2::ZERO);
+    settle(&mut manager, &mut fake, start);
+    let first = fake.resident.clone();
+    assert_eq!(first, expected_nodes(start, 32));
+    let levels: HashSet<u32> = first.iter().map(|k| k.level).collect();
+    assert_eq!(levels, HashSet::from([0, 1, 2]));
+    // Far enough that every level's columns change, through level boundaries both ways.
+    for step in [3, 9, 20, 41, 7] {
+        let eye = eye_over(IVec2::new(step, -step / 3));
+        settle(&mut manager, &mut fake, eye);
+        assert_eq!(fake.resident, expected_nodes(eye, 32), "step {step}");
+        assert_eq!(&fake.resident, manager.resident_chunks());
+        // Every resident column was reported complete; every wanted one is resident.
+        let columns: HashSet<NodeColumn> = fake.resident.iter().map(|k| k.column()).collect();
+        assert_eq!(columns, fake.ready, "step {step}");
+    }
+    settle(&mut manager, &mut fake, start);
+    assert_eq!(fake.resident, first, "back at the start, the same nodes");
+}
+
+#[test]
+fn the_horizon_arrives_coarse_before_the_near_field_refines() {
+    let settings = StreamSettings { uploads_per_update: 2, max_in_flight: 4, ..StreamSettings::new(64) };
+    let mut manager = ChunkManager::new(settings);
+    let mut fake = Fake::default();
+    let eye = eye_over(IVec2::ZERO);
+    fake.begin();
+    let (jobs, _) = manager.update(eye, [], &mut fake).unwrap();
+    // The first jobs are the camera's own column at every level, coarsest first.
+    let top = plan::top_level(64);
+    let first: Vec<u32> = jobs.iter().map(|j| j.column.level).collect();
+    assert_eq!(first, (top - 3..=top).rev().collect::<Vec<_>>());
 }
