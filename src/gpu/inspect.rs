@@ -1,5 +1,5 @@
-//! Reading GPU state back: every resident chunk's quads, pages and levels, and a chunk's mip
-//! pyramid. For `stats`, tests and debugging; it waits for the GPU.
+//! Reading GPU state back: every resident node's quads, pages and levels, which nodes are drawn,
+//! and a chunk's mip pyramid. For `stats`, tests and debugging; it waits for the GPU.
 
 use super::layouts::{ChunkLinks, ChunkMeta, FaceMesh, SLOT_WORDS, level_base};
 use super::quad_pool::PAGE_QUADS_LOG2;
@@ -7,11 +7,13 @@ use super::readback::read_buffer;
 use super::{GpuError, Renderer};
 use crate::lod::MAX_LEVEL;
 use crate::mesh::{ChunkMesh, Face, PackedQuad};
-use crate::voxel::{BlockId, CHUNK_SIZE, ChunkPos};
+use crate::voxel::{BlockId, CHUNK_SIZE, ChunkPos, NodeKey};
 
-/// One chunk's GPU mesh and where its quads live.
+/// One node's GPU mesh and where its quads live.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GpuChunkMesh {
+    pub key: NodeKey,
+    /// `key`'s position (a chunk's, for level 0).
     pub pos: ChunkPos,
     pub slot: u32,
     /// Quads grouped by face like the CPU mesher's output; within a face, in the GPU's order.
@@ -22,8 +24,18 @@ pub struct GpuChunkMesh {
     pub level: u32,
 }
 
+/// What the LOD pass decided for one node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuNodeState {
+    pub key: NodeKey,
+    pub shown: bool,
+    pub split: bool,
+    /// The mip level chosen within the node ([`crate::lod::LEVEL_UNSET`] before any frame).
+    pub mip: u32,
+}
+
 impl Renderer {
-    /// Every resident chunk's mesh as the GPU holds it, sorted by position.
+    /// Every resident node's mesh as the GPU holds it, sorted by level, then position.
     pub fn read_meshes(&self) -> Result<Vec<GpuChunkMesh>, GpuError> {
         let (device, queue, pool, quad_pool) = self.inspect_parts();
         let face_bytes = size_of::<FaceMesh>() as u64;
@@ -42,8 +54,9 @@ impl Renderer {
         let meta: &[ChunkMeta] = bytemuck::cast_slice(&meta_raw);
 
         let mut out: Vec<GpuChunkMesh> = pool
-            .slots()
-            .map(|(pos, slot)| {
+            .node_slots()
+            .map(|(key, slot)| {
+                let pos = ChunkPos(key.pos);
                 let mut mesh = ChunkMesh::default();
                 let mut pages: [Vec<u32>; 6] = Default::default();
                 for face in Face::ALL {
@@ -59,10 +72,34 @@ impl Renderer {
                     mesh.transparent.counts[face as usize] = record.transparent;
                     pages[face as usize] = record.pages[..record.page_count as usize].to_vec();
                 }
-                GpuChunkMesh { pos, slot, mesh, pages, level: meta[slot as usize].lod }
+                GpuChunkMesh { key, pos, slot, mesh, pages, level: meta[slot as usize].lod }
             })
             .collect();
-        out.sort_by_key(|m| m.pos);
+        out.sort_by_key(|m| m.key);
+        Ok(out)
+    }
+
+    /// Every resident node's drawn, split and mip decisions, sorted by key.
+    pub fn read_nodes(&self) -> Result<Vec<GpuNodeState>, GpuError> {
+        let (device, queue, pool, _) = self.inspect_parts();
+        let count = pool.slot_count() as u64;
+        let meta_raw = read_buffer(device, queue, &pool.meta.buffer, 0, count * size_of::<ChunkMeta>() as u64)?;
+        let meta: &[ChunkMeta] = bytemuck::cast_slice(&meta_raw);
+        let links_raw = read_buffer(device, queue, &pool.links_buffer.buffer, 0, count * size_of::<ChunkLinks>() as u64)?;
+        let links: &[ChunkLinks] = bytemuck::cast_slice(&links_raw);
+        let mut out: Vec<GpuNodeState> = pool
+            .node_slots()
+            .map(|(key, slot)| {
+                let m = meta[slot as usize];
+                GpuNodeState {
+                    key,
+                    shown: m.shown != 0,
+                    split: m.flags & super::NodeFlags::SPLIT != 0,
+                    mip: links[slot as usize].lod,
+                }
+            })
+            .collect();
+        out.sort_by_key(|n| n.key);
         Ok(out)
     }
 

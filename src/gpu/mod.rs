@@ -27,7 +27,7 @@ pub use context::{AdapterSummary, Capabilities, GpuContext, list_adapters};
 pub use counters::GpuCounters;
 pub use draw::{DrawSubmission, MAX_DRAW_QUADS};
 pub use error::GpuError;
-pub use inspect::GpuChunkMesh;
+pub use inspect::{GpuChunkMesh, GpuNodeState};
 pub use layouts::{
     AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, FaceMesh, NodeFlags,
     JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET,

@@ -71,7 +71,12 @@ impl Noise {
     /// Cave noise at lattice point `cell` (world position `cell * CAVE_CELL`). Vertically
     /// stretched so caves run more sideways than up.
     fn cave_sample(&self, cell: IVec3) -> f64 {
-        let p = (cell * CAVE_CELL).as_dvec3();
+        self.cave_at(cell * CAVE_CELL)
+    }
+
+    /// Cave noise at world block `p`, as `cave_sample` takes it at lattice points.
+    fn cave_at(&self, p: IVec3) -> f64 {
+        let p = p.as_dvec3();
         self.caves.get([p.x, p.y * 1.6, p.z])
     }
 

@@ -1,0 +1,387 @@
+//! Level-of-detail nodes on every adapter, against the CPU twins: which nodes the LOD pass draws
+//! (split, shown, mip) along a random flight; every drawn node's mesh; an edit reaching its
+//! ancestors; the crack test across node levels (chunk next to a coarse node, node next to a
+//! coarser node); and, on the CPU, how well coarse terrain matches the mip of full detail.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use common::Rng;
+use glam::{IVec2, IVec3, Vec3};
+use voxgpu::camera::Camera;
+use voxgpu::gpu::{GpuNodeState, Renderer, RendererOptions};
+use voxgpu::lod::{LodSettings, NodeState, Readiness, node_distance, select_nodes};
+use voxgpu::mesh::{ChunkMesh, mesh_world_chunk_lod};
+use voxgpu::voxel::blocks as ids;
+use voxgpu::voxel::{
+    BlockId, BlockRegistry, Chunk, ChunkPos, MipPyramid, NodeColumn, NodeKey, World, node_from_children, raycast,
+};
+use voxgpu::worldgen::{TerrainColumns, WorldParams, WorldSource, generate};
+
+/// Node levels of the test world: chunks, and nodes of 2 and 4 blocks per cell.
+const TOP: u32 = 2;
+
+/// A node world built bottom up from full-detail terrain: every node's cells are its children's
+/// mip, so it is the world the LOD pass and the mesher must draw exactly.
+struct Nodes {
+    nodes: BTreeMap<NodeKey, Chunk>,
+    /// Columns generated (every level's, over the terrain's footprint).
+    ready: HashSet<NodeColumn>,
+    registry: BlockRegistry,
+}
+
+impl Nodes {
+    fn terrain(seed: u64, view_distance: u32) -> Self {
+        let world = generate(&WorldSource::Terrain, &WorldParams { seed, center: IVec3::ZERO, view_distance })
+            .expect("terrain");
+        let mut nodes: BTreeMap<NodeKey, Chunk> =
+            world.chunks().map(|(p, c)| (NodeKey::chunk(p), (**c).clone())).collect();
+        let mut ready: HashSet<NodeColumn> =
+            world.chunks().map(|(p, _)| NodeKey::chunk(p).column()).collect();
+        for level in 1..=TOP {
+            let parents: HashSet<NodeKey> =
+                nodes.keys().filter(|k| k.level == level - 1).map(|k| k.parent()).collect();
+            for parent in parents {
+                let children = parent.children().map(|c| nodes.get(&c));
+                let node = node_from_children(&children);
+                ready.insert(parent.column());
+                if !node.is_empty() {
+                    nodes.insert(parent, node);
+                }
+            }
+        }
+        Self { nodes, ready, registry: world.registry.clone() }
+    }
+
+    fn readiness(&self, key: NodeKey) -> Readiness {
+        let generated = |c: NodeColumn| c.children().iter().all(|c| self.ready.contains(c));
+        Readiness { children: key.level > 0 && generated(key.column()), siblings: generated(key.column().parent()) }
+    }
+
+    fn renderer(&self, gpu: &voxgpu::gpu::GpuContext, options: RendererOptions) -> Renderer {
+        let mut r = Renderer::new(gpu, options, &self.registry).expect("renderer");
+        for column in &self.ready {
+            r.set_column_ready(*column, true);
+        }
+        for (key, node) in &self.nodes {
+            r.insert_node(*key, Arc::new(node.clone())).expect("node fits");
+        }
+        r
+    }
+
+    /// The nodes of one level as a world of chunks at their node positions, keeping only `keep`.
+    fn level_world(&self, level: u32, keep: &impl Fn(NodeKey) -> bool) -> World {
+        let mut world = World::new(self.registry.clone());
+        for (key, node) in self.nodes.iter().filter(|(k, _)| k.level == level && keep(**k)) {
+            world.insert(ChunkPos(key.pos), node.clone());
+        }
+        world
+    }
+}
+
+fn lod(first_distance: f32) -> LodSettings {
+    LodSettings { first_distance, ..LodSettings::default() }
+}
+
+fn states_of(gpu: &[GpuNodeState]) -> HashMap<NodeKey, NodeState> {
+    gpu.iter().map(|n| (n.key, NodeState { split: Some(n.split), mip: n.mip, shown: n.shown })).collect()
+}
+
+#[test]
+fn gpu_node_choices_equal_the_cpu_twin_along_a_random_flight() {
+    let nodes = Nodes::terrain(3, 4);
+    let settings = lod(24.0);
+    let readiness: HashMap<NodeKey, Readiness> = nodes.nodes.keys().map(|k| (*k, nodes.readiness(*k))).collect();
+    let mut rng = Rng(11);
+    let eyes: Vec<Vec3> = (0..24)
+        .map(|i| {
+            let mut r = |n: u64, off: f32| rng.below(n) as f32 - off + if i % 2 == 0 { 0.0 } else { 0.37 };
+            Vec3::new(r(300, 150.0), r(200, 0.0), r(300, 150.0))
+        })
+        .collect();
+    for gpu in common::gpu_contexts() {
+        let mut r = nodes.renderer(&gpu, RendererOptions { lod: settings, ..RendererOptions::new(16, 16, 1000.0) });
+        let mut states: HashMap<NodeKey, NodeState> = HashMap::new();
+        let (mut compared, mut borderline, mut shown_levels) = (0usize, 0usize, HashSet::new());
+        for &eye in &eyes {
+            // The twin steps from the GPU's state before this frame, so a borderline decision
+            // (float rounding either way) never carries into later frames.
+            let mut expected = states.clone();
+            select_nodes(&settings, eye, &readiness, &mut expected);
+            r.render(&Camera::look_at(eye, eye + Vec3::X)).expect("frame");
+            let gpu_nodes = r.read_nodes().expect("readback");
+            let near_edge = |key: NodeKey| settings.is_borderline(node_distance(key, eye), 1e-5);
+            for n in &gpu_nodes {
+                // A node's shown bit also reads its parent's split.
+                if near_edge(n.key) || near_edge(n.key.parent()) {
+                    borderline += 1;
+                    continue;
+                }
+                let want = expected[&n.key];
+                assert_eq!(
+                    (n.split, n.shown, n.mip),
+                    (want.split == Some(true), want.shown, want.mip),
+                    "{:?} from {eye} on {}",
+                    n.key,
+                    gpu.summary
+                );
+                compared += 1;
+                if n.shown {
+                    shown_levels.insert(n.key.level);
+                }
+            }
+            states = states_of(&gpu_nodes);
+        }
+        assert_eq!(shown_levels.len() as u32, TOP + 1, "the flight draws every node level");
+        assert!(borderline * 50 < compared, "{borderline} borderline of {compared}");
+    }
+}
+
+/// Each drawn node's GPU mesh against the twin: the node's level-world of drawn nodes only (an
+/// undrawn neighbour counts as absent), meshed at the GPU's mip levels.
+fn assert_meshes_match(nodes: &Nodes, r: &Renderer, what: &str) -> usize {
+    let states: HashMap<NodeKey, GpuNodeState> =
+        r.read_nodes().expect("nodes").into_iter().map(|n| (n.key, n)).collect();
+    let mut drawn = 0;
+    for level in 0..=TOP {
+        let world = nodes.level_world(level, &|k| states[&k].shown);
+        let pyramids: HashMap<ChunkPos, MipPyramid> = world.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
+        let mip = |p: ChunkPos| states[&NodeKey::new(level, p.0)].mip;
+        for m in r.read_meshes().expect("meshes").into_iter().filter(|m| m.key.level == level) {
+            let cpu = if states[&m.key].shown {
+                drawn += 1;
+                mesh_world_chunk_lod(&world, m.pos, &|p| &pyramids[&p], &mip, true)
+            } else {
+                ChunkMesh::default()
+            };
+            assert!(common::as_set(&m.mesh) == common::as_set(&cpu), "{what}: {:?}", m.key);
+            if states[&m.key].shown {
+                assert_eq!(m.level, level + states[&m.key].mip, "{what}: {:?} quads' scale", m.key);
+            }
+        }
+    }
+    drawn
+}
+
+#[test]
+fn drawn_node_meshes_equal_the_cpu_twin_and_an_edit_reaches_every_ancestor() {
+    let mut nodes = Nodes::terrain(5, 4);
+    let camera = Camera::look_at(Vec3::new(-70.0, 110.0, -20.0), Vec3::new(60.0, 60.0, 40.0));
+    for gpu in common::gpu_contexts() {
+        let mut r = nodes.renderer(&gpu, RendererOptions { lod: lod(24.0), ..RendererOptions::new(64, 64, 1000.0) });
+        r.settle(&camera).expect("settles");
+        let drawn = assert_meshes_match(&nodes, &r, "settled");
+        let levels: HashSet<u32> = r.read_nodes().expect("nodes").iter().filter(|n| n.shown).map(|n| n.key.level).collect();
+        assert_eq!(levels.len() as u32, TOP + 1, "every node level is drawn ({drawn} nodes)");
+
+        // Dig a 4x4x4 hole at the surface far from the camera, inside a drawn coarse node: every
+        // ancestor's cells must follow (the mip rule over the edited children).
+        let column = IVec2::new(100, 60);
+        let surface = (0..256).rev().find(|&y| !r.block(IVec3::new(column.x, y, column.y)).is_air()).expect("ground");
+        let mut edited = nodes.nodes.clone();
+        for d in 0..64 {
+            let p = IVec3::new(column.x + d % 4, surface - 3 + d / 16, column.y + d / 4 % 4);
+            r.set_block(p, BlockId::AIR).expect("edit");
+            let (pos, local) = ChunkPos::from_block(p);
+            if let Some(chunk) = edited.get_mut(&NodeKey::chunk(pos)) {
+                chunk.set(local.x as usize, local.y as usize, local.z as usize, BlockId::AIR);
+            }
+        }
+        for level in 1..=TOP {
+            let keys: Vec<NodeKey> = edited.keys().filter(|k| k.level == level).copied().collect();
+            for key in keys {
+                let children = key.children().map(|c| edited.get(&c).cloned());
+                let node = node_from_children(&children.each_ref().map(|c| c.as_ref()));
+                edited.insert(key, node);
+            }
+        }
+        let before = nodes.nodes.clone();
+        nodes.nodes = edited;
+        for (key, node) in &nodes.nodes {
+            assert_eq!(r.node(*key).map(|c| &**c), Some(node).filter(|n| !n.is_empty()), "{key:?} after the edit");
+        }
+        let changed = nodes.nodes.iter().filter(|(k, n)| k.level == TOP && before.get(k) != Some(*n)).count();
+        assert!(changed > 0, "the edit changed a level-{TOP} node");
+        r.settle(&camera).expect("settles");
+        assert_meshes_match(&nodes, &r, "after the edit");
+        nodes.nodes = before;
+    }
+}
+
+/// The sky colour of the crack scenes: magenta, which no block has, with fog pushed out of view.
+const SKY: Vec3 = Vec3::new(1.0, 0.0, 1.0);
+const SKY_SRGB: [u8; 4] = [255, 0, 255, 255];
+
+/// The world as the nodes draw it: a block is solid when the drawn node over it holds a non-air
+/// cell there at the mip it is meshed at.
+struct NodeShape {
+    drawn: HashMap<NodeKey, (MipPyramid, Chunk, u32)>,
+}
+
+impl NodeShape {
+    fn solid(&self, block: IVec3) -> bool {
+        for level in 0..=TOP {
+            let cell = block.div_euclid(IVec3::splat(1 << level));
+            let key = NodeKey::new(level, cell.div_euclid(IVec3::splat(32)));
+            if let Some((pyramid, node, mip)) = self.drawn.get(&key) {
+                let local = cell.rem_euclid(IVec3::splat(32)).as_uvec3() >> *mip;
+                let [x, y, z] = local.to_array().map(|c| c as usize);
+                let id = if *mip == 0 { node.get(x, y, z) } else { pyramid.get(*mip as usize, x, y, z) };
+                return !id.is_air();
+            }
+        }
+        false
+    }
+
+    fn ray_hits(&self, origin: Vec3, dir: Vec3, reach: f32) -> bool {
+        raycast(origin, dir, reach, |p| if self.solid(p) { ids::STONE } else { BlockId::AIR }).is_some()
+    }
+}
+
+/// Background pixels drawn with nodes where the full-detail picture has surface and rays through
+/// the pixel and four points 0.35 px around it all enter the node shape: light through a seam.
+fn crack_pixels(on: &image::RgbaImage, off: &image::RgbaImage, camera: &Camera, shape: &NodeShape) -> Vec<(u32, u32)> {
+    let (w, h) = on.dimensions();
+    let inverse = camera.view_proj(w as f32 / h as f32).inverse();
+    let ray = |x: f32, y: f32| {
+        let ndc = Vec3::new(x / w as f32 * 2.0 - 1.0, 1.0 - y / h as f32 * 2.0, 0.5);
+        (inverse.project_point3(ndc) - camera.eye).normalize()
+    };
+    let mut cracks = Vec::new();
+    for (x, y, pixel) in on.enumerate_pixels() {
+        if pixel.0 != SKY_SRGB || off.get_pixel(x, y).0 == SKY_SRGB {
+            continue;
+        }
+        let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+        let offsets = [(0.0, 0.0), (-0.35, -0.35), (0.35, -0.35), (-0.35, 0.35), (0.35, 0.35)];
+        if offsets.iter().all(|(dx, dy)| shape.ray_hits(camera.eye, ray(cx + dx, cy + dy), 2000.0)) {
+            cracks.push((x, y));
+        }
+    }
+    cracks
+}
+
+#[test]
+fn no_background_shows_through_seams_between_node_levels() {
+    let nodes = Nodes::terrain(7, 4);
+    let scenes = [
+        ("grazing", Vec3::new(-60.0, 95.0, -60.0), Vec3::new(60.0, 70.0, 60.0), 20.0),
+        ("seam", Vec3::new(40.0, 120.0, 16.0), Vec3::new(100.0, 60.0, 16.0), 24.0),
+        ("above", Vec3::new(-10.0, 180.0, 5.0), Vec3::new(40.0, 60.0, 30.0), 28.0),
+    ];
+    for gpu in common::gpu_contexts() {
+        for (name, eye, target, first) in scenes {
+            let options = |settings| RendererOptions {
+                sky_color: SKY,
+                procedural_sky: false,
+                lod: settings,
+                ..RendererOptions::new(256, 256, 1.0e6)
+            };
+            let camera = Camera::look_at(eye, target);
+            let mut r = nodes.renderer(&gpu, options(lod(first)));
+            r.settle(&camera).expect("settles");
+            let on = r.read_pixels().expect("pixels");
+            let states = r.read_nodes().expect("nodes");
+            let drawn_levels: HashSet<u32> = states.iter().filter(|n| n.shown).map(|n| n.key.level).collect();
+            assert!(drawn_levels.len() >= 2, "{name}: the scene must straddle node levels, drew {drawn_levels:?}");
+            let drawn = states
+                .iter()
+                .filter(|n| n.shown)
+                .map(|n| {
+                    let node = nodes.nodes[&n.key].clone();
+                    (n.key, (MipPyramid::build(&node), node, n.mip))
+                })
+                .collect();
+            let shape = NodeShape { drawn };
+            // Full detail: the chunks alone, LOD off.
+            let mut full = Renderer::new(&gpu, options(LodSettings::OFF), &nodes.registry).expect("renderer");
+            for (key, node) in nodes.nodes.iter().filter(|(k, _)| k.level == 0) {
+                full.insert_node(*key, Arc::new(node.clone())).expect("fits");
+            }
+            full.settle(&camera).expect("settles");
+            let off = full.read_pixels().expect("pixels");
+            assert!(off.pixels().filter(|p| p.0 != SKY_SRGB).count() > 256 * 256 / 10, "{name}: surface fills the view");
+            let cracks = crack_pixels(&on, &off, &camera, &shape);
+            // The measure has teeth: a one-pixel hole punched near the middle counts.
+            let middle = (0..64 * 64)
+                .map(|i| (96 + i % 64, 96 + i / 64))
+                .find(|&(x, y)| {
+                    let around =
+                        |img: &image::RgbaImage| (0..9).all(|k| img.get_pixel(x + k % 3 - 1, y + k / 3 - 1).0 != SKY_SRGB);
+                    around(&on) && around(&off)
+                })
+                .expect("surface near the middle");
+            let mut holed = on.clone();
+            holed.put_pixel(middle.0, middle.1, image::Rgba(SKY_SRGB));
+            assert_eq!(crack_pixels(&holed, &off, &camera, &shape).len(), cracks.len() + 1, "{name}: a hole");
+            if !cracks.is_empty() {
+                let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/output");
+                std::fs::create_dir_all(&dir).expect("output dir");
+                on.save(dir.join(format!("node-crack-{name}-on.png"))).expect("write");
+                off.save(dir.join(format!("node-crack-{name}-off.png"))).expect("write");
+            }
+            assert!(
+                cracks.is_empty(),
+                "{name} on {}: {} background pixels through node seams, first {:?} (images in tests/output)",
+                gpu.summary,
+                cracks.len(),
+                &cracks[..cracks.len().min(8)]
+            );
+        }
+    }
+}
+
+#[test]
+fn coarse_terrain_matches_the_mip_of_full_detail() {
+    let terrain = TerrainColumns::new(2);
+    // Columns of levels 1 to 3 over varied ground (sea, hills, mountains), against the mip rule
+    // applied level by level to full detail.
+    let sets: [(u32, &[IVec2]); 3] = [
+        (1, &[IVec2::new(0, 0), IVec2::new(7, -3), IVec2::new(-20, 11)]),
+        (2, &[IVec2::new(0, 0), IVec2::new(4, 9), IVec2::new(-9, -2)]),
+        (3, &[IVec2::new(1, -1), IVec2::new(-3, 2)]),
+    ];
+    for (level, columns) in sets {
+        let (mut same, mut cells, mut solid_same, mut solid_cells) = (0u64, 0u64, 0u64, 0u64);
+        for &xz in columns {
+            let column = NodeColumn::new(level, xz);
+            let coarse: HashMap<NodeKey, Chunk> = terrain.node_column(column).into_iter().collect();
+            let exact = exact_column(&terrain, column);
+            for (key, node) in &exact {
+                let empty = Chunk::empty();
+                let got = coarse.get(key).unwrap_or(&empty);
+                for (a, b) in node.voxels().iter().zip(got.voxels().iter()) {
+                    cells += 1;
+                    same += u64::from(a == b);
+                    if !a.is_air() || !b.is_air() {
+                        solid_cells += 1;
+                        solid_same += u64::from(a == b);
+                    }
+                }
+            }
+        }
+        let rate = same as f64 / cells as f64;
+        let solid_rate = solid_same as f64 / solid_cells as f64;
+        println!("coarse level {level}: {:.2}% of cells match, {:.2}% of non-air cells", rate * 100.0, solid_rate * 100.0);
+        assert!(rate >= 0.95, "level {level}: {:.2}% of cells match the mip of full detail", rate * 100.0);
+    }
+}
+
+/// A node column built exactly: full-detail chunks, then the mip rule level by level.
+fn exact_column(terrain: &TerrainColumns, column: NodeColumn) -> HashMap<NodeKey, Chunk> {
+    if column.level == 0 {
+        return terrain.node_column(column).into_iter().collect();
+    }
+    let mut below: HashMap<NodeKey, Chunk> = HashMap::new();
+    for child in column.children() {
+        below.extend(exact_column(terrain, child));
+    }
+    let parents: HashSet<NodeKey> = below.keys().map(|k| k.parent()).collect();
+    parents
+        .into_iter()
+        .map(|p| (p, node_from_children(&p.children().map(|c| below.get(&c)))))
+        .filter(|(_, n)| !n.is_empty())
+        .collect()
+}
