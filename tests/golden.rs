@@ -120,7 +120,23 @@ fn scenes() -> Vec<Scene> {
                 Some((Vec3::new(-20.0, 110.0, 20.0), Vec3::new(40.0, 70.0, -30.0))),
             )
         },
+        // The horizon: 1,200 blocks up over a 5,120-block view streamed as level-of-detail
+        // nodes (top level 5), several thousand blocks of terrain in sight.
+        Scene {
+            lod: LodSettings::default(),
+            ..full(
+                "horizon",
+                WorldSource::Terrain,
+                WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 160 },
+                Some((Vec3::new(0.0, 1200.0, 0.0), Vec3::new(3000.0, 0.0, 1500.0))),
+            )
+        },
     ]
+}
+
+/// Whether a scene's view is streamed as level-of-detail nodes rather than generated whole.
+fn streamed(scene: &Scene) -> bool {
+    scene.source == WorldSource::Terrain && voxgpu::stream::plan::top_level(scene.params.view_distance) > 0
 }
 
 /// The deepest water column within 48 blocks of the origin: its (x, z) and surface y.
@@ -204,7 +220,8 @@ fn block_row(world: &mut World) -> (Vec3, Vec3) {
 }
 
 fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
-    let mut world = worldgen::generate(&scene.source, &scene.params).expect("scene world generates");
+    let whole = if streamed(scene) { WorldParams { view_distance: 1, ..scene.params } } else { scene.params };
+    let mut world = worldgen::generate(&scene.source, &whole).expect("scene world generates");
     let setup_view = scene.setup.map(|setup| setup(&mut world));
     let (eye, target) = if let Some(view) = setup_view {
         view
@@ -219,8 +236,16 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     let options =
         RendererOptions { lod: scene.lod, mode: scene.mode, ..RendererOptions::new(SIZE, SIZE, fog_end) };
     let mut renderer = Renderer::new(gpu, options, &world.registry).expect("renderer");
-    for (pos, chunk) in world.chunks() {
-        renderer.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
+    if streamed(scene) {
+        let columns = worldgen::TerrainColumns::new(scene.params.seed);
+        let settings =
+            voxgpu::stream::StreamSettings { lod: scene.lod, ..voxgpu::stream::StreamSettings::new(scene.params.view_distance) };
+        let mut streamer = voxgpu::stream::Streamer::new(settings, 2, Arc::new(move |c| columns.node_column(c)));
+        streamer.settle(eye, &mut renderer).expect("the view streams in");
+    } else {
+        for (pos, chunk) in world.chunks() {
+            renderer.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
+        }
     }
     let camera = Camera::look_at(eye, target);
     if scene.pick {

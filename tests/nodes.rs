@@ -269,7 +269,7 @@ fn no_background_shows_through_seams_between_node_levels() {
     let scenes = [
         ("grazing", Vec3::new(-60.0, 95.0, -60.0), Vec3::new(60.0, 70.0, 60.0), 20.0),
         ("seam", Vec3::new(40.0, 120.0, 16.0), Vec3::new(100.0, 60.0, 16.0), 24.0),
-        ("above", Vec3::new(-10.0, 180.0, 5.0), Vec3::new(40.0, 60.0, 30.0), 28.0),
+        ("above", Vec3::new(-10.0, 150.0, 5.0), Vec3::new(40.0, 60.0, 30.0), 40.0),
     ];
     for gpu in common::gpu_contexts() {
         for (name, eye, target, first) in scenes {

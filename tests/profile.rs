@@ -128,7 +128,12 @@ fn without_timestamps_profile_fails_in_one_line_and_rendering_still_works() {
             speed: None,
             mesh: MeshArgs { lod: Switch::On, lod_distance: 128.0, ao: Switch::On },
             cull: CullArgs { cull: Switch::On, depth_prepass: Switch::Off },
-            world: WorldArgs { world: WorldSource::Sphere, seed: 1, view_distance: Some(2) },
+            world: WorldArgs {
+                world: WorldSource::Sphere,
+                seed: 1,
+                view_distance: Some(2),
+                gpu_memory_budget: voxgpu::cli::DEFAULT_GPU_BUDGET_MIB,
+            },
         };
         let err = profile(&plain, &args).expect_err("no timestamps, no profile");
         assert!(matches!(err, CliError::Gpu(GpuError::NoTimestamps { .. })), "{err:?}");

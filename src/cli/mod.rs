@@ -63,7 +63,19 @@ pub struct WorldArgs {
     /// viewer on a discrete GPU: 8192 blocks.
     #[arg(long, value_parser = parse_view_distance)]
     pub view_distance: Option<u32>,
+    /// GPU memory for the world's buffers, in MiB: past it the farthest nodes (for their size)
+    /// are not loaded. Streamed worlds only.
+    #[arg(long, default_value_t = DEFAULT_GPU_BUDGET_MIB, value_parser = clap::value_parser!(u32).range(16..=1 << 20))]
+    pub gpu_memory_budget: u32,
 }
+
+/// The default `--gpu-memory-budget`, in MiB: what the horizon needs with room to spare (wgpu
+/// does not report an adapter's memory size).
+pub const DEFAULT_GPU_BUDGET_MIB: u32 = 2048;
+/// GPU bytes one resident node is budgeted at: its voxel slot (75,008 bytes), its records (3,232)
+/// and 12 KiB of quad pages (six faces' last pages partly filled; terrain nodes average under
+/// 2 KiB of quads).
+pub const NODE_BUDGET_BYTES: u64 = 75_008 + 3_232 + 12 * 1024;
 
 /// The view distance, in chunks, where `--view-distance` is not given.
 pub const DEFAULT_VIEW_DISTANCE: u32 = 8;
@@ -96,11 +108,20 @@ impl WorldArgs {
         Ok(())
     }
 
-    /// The streamer of this world's nodes (terrain), with the renderer's level thresholds.
-    pub fn streamer(&self, lod: LodSettings) -> crate::stream::Streamer {
+    /// The streamer of this world's nodes (terrain) for `renderer`: its level thresholds, and at
+    /// most the nodes the memory budget and the adapter's voxel pool (with a tenth to spare for
+    /// the estimate) allow.
+    pub fn streamer(&self, renderer: &crate::gpu::Renderer) -> crate::stream::Streamer {
         let columns = crate::worldgen::TerrainColumns::new(self.seed);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let settings = crate::stream::StreamSettings { lod, ..crate::stream::StreamSettings::new(self.distance()) };
+        let lod = renderer.lod();
+        let budget = self.gpu_memory_budget as u64 * 1024 * 1024 / NODE_BUDGET_BYTES;
+        let max_nodes = budget.min(renderer.max_nodes() * 9 / 10) as usize;
+        let settings = crate::stream::StreamSettings {
+            lod,
+            max_nodes: Some(max_nodes),
+            ..crate::stream::StreamSettings::new(self.distance())
+        };
         crate::stream::Streamer::new(settings, threads, std::sync::Arc::new(move |c| columns.node_column(c)))
     }
 
@@ -119,7 +140,7 @@ pub fn fill_renderer(
     eye: Vec3,
 ) -> Result<Option<crate::stream::Streamer>, CliError> {
     if args.uses_nodes() {
-        let mut streamer = args.streamer(renderer.lod());
+        let mut streamer = args.streamer(renderer);
         streamer.settle(eye, renderer)?;
         return Ok(Some(streamer));
     }

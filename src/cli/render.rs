@@ -79,7 +79,15 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let start = Camera::look_at(eye, target);
     let camera = match args.flight {
         None => {
-            fill_renderer(&mut renderer, &args.world, &world, start.eye)?;
+            let started = std::time::Instant::now();
+            if let Some(streamer) = fill_renderer(&mut renderer, &args.world, &world, start.eye)? {
+                let capped = if streamer.manager.is_capped() {
+                    " (memory-capped: the farthest nodes for their size were left out)"
+                } else {
+                    ""
+                };
+                println!("streamed the view in {:.2} s{capped}", started.elapsed().as_secs_f64());
+            }
             start
         }
         Some(frames) => fly(&mut renderer, args, start, frames)?,
@@ -88,7 +96,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let image = renderer.read_pixels()?;
     image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
     println!(
-        "wrote {} ({}x{}) on {}: {} nodes (per node level {:?}; drawn per level of detail {:?}), {} of {} with quads visible, {} quads drawn ({} skirts), {} draw commands, {:.1} MiB of GPU buffers",
+        "wrote {} ({}x{}) on {}: {} nodes (per node level {:?}; drawn per level of detail {:?}), {} of {} with quads visible, {} quads drawn ({} skirts), {} draw commands, {:.1} MiB of GPU buffers (budget {} MiB)",
         args.out.display(),
         args.frame.width,
         args.frame.height,
@@ -101,7 +109,8 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         stats.quads,
         stats.skirt_quads,
         stats.draw_commands,
-        stats.gpu_bytes as f64 / (1024.0 * 1024.0)
+        stats.gpu_bytes as f64 / (1024.0 * 1024.0),
+        args.world.gpu_memory_budget
     );
     Ok(())
 }
@@ -123,7 +132,7 @@ fn fly(renderer: &mut Renderer, args: &RenderArgs, start: Camera, frames: u32) -
             "--flight streams procedural terrain: use it with --world terrain".into(),
         ));
     }
-    let mut streamer = args.world.streamer(renderer.lod());
+    let mut streamer = args.world.streamer(renderer);
     let at = |frame: u32| {
         let offset = Vec3::X * FLIGHT_SPEED * frame as f32;
         Camera::look_at(start.eye + offset, start.target + offset)

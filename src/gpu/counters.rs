@@ -25,7 +25,7 @@ pub struct GpuCounters {
     /// Chunks with quads (all tested by the cull pass), and those in the frustum.
     pub chunks_tested: u32,
     pub chunks_visible: u32,
-    /// Resident chunks per level of detail, as the LOD pass chose them.
+    /// Drawn nodes per absolute level of detail, as the LOD pass chose them.
     pub lod_levels: [u32; crate::lod::LEVELS],
 }
 
@@ -72,7 +72,7 @@ fn copy_all(encoder: &mut wgpu::CommandEncoder, s: &CounterSources, target: &wgp
     encoder.copy_buffer_to_buffer(s.work, 12, target, 0, 4);
     encoder.copy_buffer_to_buffer(s.allocator, 0, target, 4, 8);
     encoder.copy_buffer_to_buffer(s.draw_counts, 0, target, 12, 28);
-    encoder.copy_buffer_to_buffer(s.lod_counts, 0, target, 40, 24);
+    encoder.copy_buffer_to_buffer(s.lod_counts, 0, target, 40, super::lod::LOD_COUNT_BYTES);
 }
 
 impl CounterReadback {

@@ -25,6 +25,10 @@ pub struct StreamSettings {
     pub remeshes_per_update: usize,
     /// Generation jobs in flight at most.
     pub max_in_flight: usize,
+    /// Resident nodes at most (a GPU memory budget, or the adapter's pool limit, converted by the
+    /// caller): the least urgent columns (farthest for their size) are not wanted once the
+    /// estimate of their nodes reaches it.
+    pub max_nodes: Option<usize>,
 }
 
 impl StreamSettings {
@@ -35,6 +39,7 @@ impl StreamSettings {
             uploads_per_update: 64,
             remeshes_per_update: 128,
             max_in_flight: 16,
+            max_nodes: None,
         }
     }
 }
@@ -74,6 +79,11 @@ pub struct ChunkManager {
     remesh_set: HashSet<NodeKey>,
     /// Nodes inserted by the current update: meshed anyway, never queued for a re-mesh.
     fresh: HashSet<NodeKey>,
+    /// Columns and nodes generated so far per level: the estimate of nodes per column that
+    /// `max_nodes` is applied with.
+    generated: HashMap<u32, (u64, u64)>,
+    /// The last plan was cut short by `max_nodes`.
+    capped: bool,
 }
 
 impl ChunkManager {
@@ -90,7 +100,14 @@ impl ChunkManager {
             remesh_queue: VecDeque::new(),
             remesh_set: HashSet::new(),
             fresh: HashSet::new(),
+            generated: HashMap::new(),
+            capped: false,
         }
+    }
+
+    /// Whether the last plan was cut short by `max_nodes` (the budget binds).
+    pub fn is_capped(&self) -> bool {
+        self.capped
     }
 
     pub fn settings(&self) -> StreamSettings {
@@ -182,7 +199,9 @@ impl ChunkManager {
     fn decide_residency<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S, report: &mut UpdateReport) {
         let block = eye.floor().as_ivec3();
         let column = IVec2::new(block.x, block.z).div_euclid(IVec2::splat(CHUNK_SIZE as i32));
-        if self.center == Some(column) {
+        // A capped plan is decided again every update: the estimate of nodes per column improves
+        // as columns arrive.
+        if self.center == Some(column) && !self.capped {
             return;
         }
         self.center = Some(column);
@@ -192,6 +211,20 @@ impl ChunkManager {
         // one farther away), coarser first on a tie, so the view is covered before it refines.
         let urgency = |c: &NodeColumn| (c.distance(centre) / c.size() as f32 * 1024.0) as u64;
         order.sort_by_key(|c| (urgency(c), std::cmp::Reverse(c.level), c.xz.x, c.xz.y));
+        if let Some(cap) = self.settings.max_nodes {
+            // The most urgent prefix that fits. A parent is always more urgent than its child
+            // (no farther, twice the size), so the prefix keeps every kept column's ancestors.
+            let mut estimate = 0.0;
+            let fits = order
+                .iter()
+                .take_while(|c| {
+                    estimate += self.nodes_per_column(c.level);
+                    estimate <= cap as f64
+                })
+                .count();
+            self.capped = fits < order.len();
+            order.truncate(fits.max(1));
+        }
         self.wanted = order.iter().copied().collect();
         self.order = order;
         // Jobs for unwanted columns are forgotten: their results will find no token.
@@ -210,8 +243,21 @@ impl ChunkManager {
         }
     }
 
+    /// Nodes per column of `level` generated so far; before any, a guess on the high side for
+    /// terrain (a chunk column holds 3 to 7 chunks, a coarse column 1 or 2 nodes).
+    fn nodes_per_column(&self, level: u32) -> f64 {
+        match self.generated.get(&level) {
+            Some(&(columns, nodes)) if columns > 0 => nodes as f64 / columns as f64,
+            _ if level == 0 => 6.0,
+            _ => 2.0,
+        }
+    }
+
     /// Queues a finished column when it is still wanted and its token is the latest.
     fn accept(&mut self, result: Finished, report: &mut UpdateReport) {
+        let seen = self.generated.entry(result.column.level).or_default();
+        seen.0 += 1;
+        seen.1 += result.chunks.len() as u64;
         if self.in_flight.get(&result.column) != Some(&result.token) {
             report.dropped += 1;
             return;

@@ -16,8 +16,13 @@ use glam::{IVec2, Vec2};
 use crate::lod::LodSettings;
 use crate::voxel::{CHUNK_SIZE, MAX_NODE_LEVEL, NodeColumn};
 
-/// Top-level nodes reach at most this many node sizes from the camera.
+/// Top-level nodes reach at most this many node sizes from the camera (below the coarsest top
+/// level, which reaches the whole view).
 pub const TOP_RADIUS_NODES: u32 = 8;
+/// The coarsest top level: 128-block cells. A cell is solid when half its blocks are, so cells
+/// taller than half of terrain's 256 blocks would keep only mountains; views beyond 32,768 blocks
+/// use more level-7 nodes instead.
+pub const MAX_TOP_LEVEL: u32 = 7;
 /// Blocks added to every split distance: the eye lies up to 16·√2 blocks from its column's
 /// centre, which residency is decided around.
 pub const EYE_SLACK: f32 = 32.0;
@@ -27,7 +32,7 @@ pub const MAX_VIEW_CHUNKS: u32 = 2048;
 /// The coarsest node level for a view distance of `view_distance` chunks.
 pub fn top_level(view_distance: u32) -> u32 {
     let mut level = 0;
-    while (TOP_RADIUS_NODES << level) < view_distance && level < MAX_NODE_LEVEL {
+    while (TOP_RADIUS_NODES << level) < view_distance && level < MAX_TOP_LEVEL.min(MAX_NODE_LEVEL) {
         level += 1;
     }
     level
@@ -92,7 +97,7 @@ mod tests {
         assert_eq!(top_level(16), 1);
         assert_eq!(top_level(256), 5);
         assert_eq!(top_level(1024), 7);
-        assert_eq!(top_level(MAX_VIEW_CHUNKS), 8);
+        assert_eq!(top_level(MAX_VIEW_CHUNKS), MAX_TOP_LEVEL);
     }
 
     #[test]
@@ -121,9 +126,14 @@ mod tests {
                     assert!(c.parent().children().iter().all(|s| set.contains(s)), "siblings of {c:?}");
                 }
             }
-            // Far fewer columns than the chunk circle: bounded per level.
-            let per_level = columns.len() / (top as usize + 1);
-            assert!(per_level < 300, "view {view}: {} columns over {} levels", columns.len(), top + 1);
+            // Far fewer columns than the chunk circle: bounded per level below the top, and the
+            // top level's circle (16 nodes wide at 65,536 blocks).
+            for level in 0..top {
+                let n = columns.iter().filter(|c| c.level == level).count();
+                assert!(n <= 200, "view {view}: {n} columns at level {level}");
+            }
+            let n = columns.iter().filter(|c| c.level == top).count();
+            assert!(n <= 850, "view {view}: {n} top-level columns");
         }
     }
 }

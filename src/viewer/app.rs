@@ -224,7 +224,7 @@ impl Viewer {
         // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
         let _ = renderer.set_profiling(true);
         let streamer = if streaming {
-            Some(world_args.streamer(lod))
+            Some(world_args.streamer(&renderer))
         } else {
             for (pos, chunk) in world.chunks() {
                 renderer.insert_chunk(pos, Arc::clone(chunk))?;

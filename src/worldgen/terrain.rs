@@ -222,6 +222,11 @@ impl TerrainColumns {
         generate_column(&self.noise, column)
     }
 
+    /// The y above the top of the ground or the sea in column `(x, z)`, trees and caves aside.
+    pub fn surface(&self, x: i32, z: i32) -> i32 {
+        self.noise.height(x, z).max(SEA_LEVEL) + 1
+    }
+
     /// All non-empty nodes of a node column, bottom up: chunks at level 0, cells generated at
     /// the node's resolution above (`coarse.rs`).
     pub fn node_column(&self, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {

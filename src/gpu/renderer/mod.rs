@@ -355,6 +355,11 @@ impl Renderer {
         self.pool.node(key)
     }
 
+    /// The most nodes the voxel pool can hold on this adapter (one storage binding).
+    pub fn max_nodes(&self) -> u64 {
+        self.pool.voxels.max_capacity(&self.device)
+    }
+
     /// Resident nodes per level (index 0: chunks).
     pub fn nodes_per_level(&self) -> Vec<u32> {
         self.pool.nodes_per_level()
