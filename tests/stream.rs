@@ -335,3 +335,34 @@ fn the_horizon_arrives_coarse_before_the_near_field_refines() {
     let first: Vec<u32> = jobs.iter().map(|j| j.column.level).collect();
     assert_eq!(first, (top - 3..=top).rev().collect::<Vec<_>>());
 }
+
+#[test]
+fn a_node_budget_drops_the_farthest_columns_for_their_size_and_keeps_every_parent() {
+    let cap = 150;
+    let settings = StreamSettings {
+        uploads_per_update: 40,
+        remeshes_per_update: 40,
+        max_nodes: Some(cap),
+        ..StreamSettings::new(64)
+    };
+    let mut manager = ChunkManager::new(settings);
+    let mut fake = Fake::default();
+    let eye = eye_over(IVec2::new(3, 1));
+    settle(&mut manager, &mut fake, eye);
+    assert!(manager.is_capped(), "the budget binds");
+    assert!(fake.resident.len() <= cap, "{} nodes resident over a budget of {cap}", fake.resident.len());
+    let full = expected_nodes(eye, 64);
+    assert!(fake.resident.len() < full.len() && fake.resident.is_subset(&full));
+    // What is kept is closed under parents, and nearer (for its size) than anything dropped.
+    let top = plan::top_level(64);
+    let centre = plan::centre_of(IVec2::new(eye.x.floor() as i32, eye.z.floor() as i32));
+    let urgency = |c: &NodeColumn| c.distance(centre) / c.size() as f32;
+    let kept: HashSet<NodeColumn> = fake.resident.iter().map(|k| k.column()).collect();
+    let dropped: HashSet<NodeColumn> = full.iter().map(|k| k.column()).filter(|c| !kept.contains(c)).collect();
+    for c in &kept {
+        assert!(c.level == top || kept.contains(&c.parent()), "{c:?} kept without its parent");
+    }
+    let kept_max = kept.iter().map(urgency).fold(0.0f32, f32::max);
+    let dropped_min = dropped.iter().map(urgency).fold(f32::INFINITY, f32::min);
+    assert!(kept_max <= dropped_min + 1e-3, "kept up to {kept_max}, dropped from {dropped_min}");
+}

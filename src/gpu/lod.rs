@@ -9,7 +9,7 @@
 //!    then rebuilds their levels 1..5 in place, one workgroup each (indirect). Neighbours meshed
 //!    at a coarser level read those mips across their border, so the build marks them dirty.
 //!
-//! The CPU's part is constant per frame: write the parameters, reset two headers, record five
+//! The CPU's part is constant per frame: write the parameters, reset two headers, record six
 //! dispatches.
 
 use wgpu_profiler::GpuProfiler;

@@ -227,13 +227,31 @@ impl TerrainColumns {
         self.noise.height(x, z).max(SEA_LEVEL) + 1
     }
 
-    /// All non-empty nodes of a node column, bottom up: chunks at level 0, cells generated at
-    /// the node's resolution above (`coarse.rs`).
+    /// All non-empty nodes of a node column, bottom up: chunks at level 0; at level 1 the mip
+    /// of the four chunk columns under it (generated and dropped: exact, and faster than
+    /// sampling every block column coarsely); above, cells generated at the node's resolution
+    /// (`coarse.rs`).
     pub fn node_column(&self, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
-        if column.level == 0 {
-            return self.column(column.xz).into_iter().map(|(p, c)| (NodeKey::chunk(p), c)).collect();
+        match column.level {
+            0 => self.column(column.xz).into_iter().map(|(p, c)| (NodeKey::chunk(p), c)).collect(),
+            1 => {
+                let chunks: std::collections::HashMap<NodeKey, Chunk> = column
+                    .children()
+                    .iter()
+                    .flat_map(|c| self.column(c.xz))
+                    .map(|(p, c)| (NodeKey::chunk(p), c))
+                    .collect();
+                let mut parents: Vec<NodeKey> = chunks.keys().map(|k| k.parent()).collect();
+                parents.sort();
+                parents.dedup();
+                parents
+                    .into_iter()
+                    .map(|p| (p, crate::voxel::node_from_children(&p.children().map(|c| chunks.get(&c)))))
+                    .filter(|(_, node)| !node.is_empty())
+                    .collect()
+            }
+            _ => coarse::node_column(&self.noise, column),
         }
-        coarse::node_column(&self.noise, column)
     }
 }
 

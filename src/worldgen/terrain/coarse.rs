@@ -1,13 +1,12 @@
-//! Terrain at a node's resolution: a level-`L` node's cells, each `2^L` blocks wide, generated
-//! without any full-detail chunk.
+//! Terrain at a node's resolution: a level-`L` node's cells (`L ≥ 2`), each `2^L` blocks wide,
+//! generated without any full-detail chunk.
 //!
-//! Each cell samples the ground at 2×2 block columns spread over its footprint (for level 1 that
-//! is every column, exactly), classified as the full generator does, and counts the blocks each
+//! Each cell samples the ground at 2×2 block columns spread over its footprint, classified as the full generator does, and counts the blocks each
 //! sample column puts in the cell's height range (water, surface, soil, stone), weighted by the
 //! columns it stands for. Solid ground is carved where the cave noise says so, tested at up to
 //! four heights per sample and cell on a lattice of the cave noise (the full generator's lattice
-//! at levels 1 and 2, one point per cell above). Trees are added block by block at levels 1 and 2,
-//! where their leaf blobs can survive the rule. The counts stand in for the cell's blocks under the
+//! at level 2, one point per cell above). Trees are added block by block at level 2, where their
+//! leaf blobs can still survive the rule. The counts stand in for the cell's blocks under the
 //! mip rule: the cell is solid when at least half of them are not air, and takes the most frequent
 //! block, ties to the lowest id. `tests/nodes.rs` measures the match against the mip of full
 //! detail.
