@@ -1,5 +1,5 @@
 //! Streaming and editing on every adapter: a long flight over streamed terrain stays bounded and
-//! comes back to the same state and picture; a block edit at a chunk corner shows in the very
+//! comes back to the same state and picture, and so does a fast one across node levels; a block edit at a chunk corner shows in the very
 //! next frame, exactly there, and undoing it restores the picture and every other chunk's quads.
 
 mod common;
@@ -214,5 +214,52 @@ fn streaming_holds_the_columns_the_generator_would() {
             columns_in_view(ChunkManager::column_centre(column_of(eye)), VIEW).into_iter().collect();
         assert_eq!(columns, expected);
         assert_eq!(renderer.chunk_count(), stream.manager.resident_chunks().len());
+    }
+}
+
+#[test]
+fn a_flight_across_node_levels_stays_bounded_and_returns_to_the_same_state_and_picture() {
+    // 17 chunks: chunks, level-1 and level-2 nodes (top level 2, 128-block nodes). Out 320
+    // blocks along +X and back, 16 blocks per frame: every level's columns change, across two
+    // level-2 node boundaries, and places change level both ways.
+    const FRAMES: u32 = 20;
+    const SPEED: f32 = 16.0;
+    let registry = voxgpu::voxel::BlockRegistry::builtin();
+    for gpu in common::gpu_contexts() {
+        // No hysteresis: it makes levels depend on the path (its purpose, tested in lod.rs), and
+        // this test wants the state at the start to be a function of the camera alone.
+        let lod = LodSettings { hysteresis: 0.0, ..LodSettings::default() };
+        let options = RendererOptions { lod, ..RendererOptions::new(64, 48, 800.0) };
+        let mut renderer = Renderer::new(&gpu, options, &registry).expect("renderer");
+        let settings = StreamSettings { uploads_per_update: 400, lod, ..StreamSettings::new(17) };
+        let source = TerrainColumns::new(SEED);
+        let mut stream = Streamer::new(settings, 2, Arc::new(move |c| source.node_column(c)));
+        let start = camera_at(16.0);
+        stream.settle(start.eye, &mut renderer).expect("streams");
+        let first = renderer.settle(&start).expect("frame");
+        let first_nodes = stream.manager.resident_chunks().clone();
+        let levels: BTreeSet<u32> = first_nodes.iter().map(|k| k.level).collect();
+        assert_eq!(levels, BTreeSet::from([0, 1, 2]));
+        let first_picture = renderer.read_pixels().expect("pixels");
+        let bound = (first_nodes.len() as f32 * 1.5) as u32;
+        let (mut most_nodes, mut most_slots) = (0, 0);
+        for frame in 0..2 * FRAMES {
+            let x = 16.0 + SPEED * if frame < FRAMES { frame } else { 2 * FRAMES - frame } as f32;
+            let camera = camera_at(x);
+            stream.update(camera.eye, &mut renderer).expect("streams");
+            let stats = renderer.render(&camera).expect("frame");
+            most_nodes = most_nodes.max(stats.chunks_resident);
+            most_slots = most_slots.max(stats.slots);
+        }
+        assert!(most_nodes <= bound, "resident nodes peaked at {most_nodes} (start {})", first.chunks_resident);
+        assert!(most_slots <= bound, "slots peaked at {most_slots}");
+        stream.settle(start.eye, &mut renderer).expect("streams");
+        let back = renderer.settle(&start).expect("frame");
+        assert_eq!(stream.manager.resident_chunks(), &first_nodes, "the same nodes at the start");
+        assert_eq!(back.chunks_resident, first.chunks_resident);
+        assert_eq!(back.pages_in_use(), first.pages_in_use(), "the same quad storage in use");
+        assert_eq!(back.quads, first.quads, "the same quads drawn");
+        let picture = renderer.read_pixels().expect("pixels");
+        assert!(picture == first_picture, "{}: the picture at the start differs after the flight", gpu.summary);
     }
 }

@@ -122,14 +122,16 @@ fn parse_speed(s: &str) -> Result<f32, String> {
 
 /// The flight: a circle around the world's centre at 60% of the view distance (of at most 8
 /// chunks: a streamed horizon is flown near its centre), 40 blocks above the ground under the
-/// eye, looking ahead and down; `angle` is the position on the circle.
-fn flight(ground: &dyn Fn(i32, i32) -> i32, radius: f32, angle: f32) -> Camera {
+/// eye, looking ahead and down at the ground, or for a streamed horizon ahead and slightly down
+/// (`horizon`: the far field fills the upper part of the frame); `angle` is the position on the
+/// circle.
+fn flight(ground: &dyn Fn(i32, i32) -> i32, radius: f32, angle: f32, horizon: bool) -> Camera {
     let at = |a: f32| Vec3::new(a.cos() * radius, 0.0, a.sin() * radius);
     let ground = |p: Vec3| ground(p.x.floor() as i32, p.z.floor() as i32) as f32;
     let mut eye = at(angle);
     eye.y = ground(eye) + 40.0;
     let mut target = at(angle + 0.35);
-    target.y = ground(target);
+    target.y = if horizon { eye.y - 15.0 } else { ground(target) };
     Camera::look_at(eye, target)
 }
 
@@ -173,7 +175,8 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         ..RendererOptions::new(args.width, args.height, args.world.fog_end())
     };
     let mut renderer = Renderer::new(gpu, options, &world.registry)?;
-    let start = flight(&ground, radius, 0.0);
+    let horizon = args.world.uses_nodes();
+    let start = flight(&ground, radius, 0.0, horizon);
     let mut streamer = fill_renderer(&mut renderer, &args.world, &world, start.eye)?;
     renderer.settle(&start)?;
     renderer.set_profiling(true)?;
@@ -196,7 +199,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let mut last = FrameStats::default();
     let mut remeshed = Vec::new();
     for i in 0..total {
-        let camera = flight(&ground, radius, i as f32 * step);
+        let camera = flight(&ground, radius, i as f32 * step, horizon);
         stream(&mut renderer, &camera)?;
         // Dig one block under the target every frame, so meshing has real work each frame.
         let dig = camera.target.floor().as_ivec3() - IVec3::Y;
@@ -216,7 +219,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     renderer.set_profiling(false)?;
     let mut unprofiled = Vec::new();
     for i in 0..args.frames {
-        let camera = flight(&ground, radius, (total + i) as f32 * step);
+        let camera = flight(&ground, radius, (total + i) as f32 * step, horizon);
         stream(&mut renderer, &camera)?;
         renderer.set_block(camera.target.floor().as_ivec3() - IVec3::Y, BlockId::AIR)?;
         let started = std::time::Instant::now();

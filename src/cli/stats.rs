@@ -92,7 +92,83 @@ struct Meshed {
     frame: Option<FrameStats>,
 }
 
+/// What `stats --json` writes for a streamed horizon: the GPU's view of the nodes.
+#[derive(Debug, Serialize)]
+pub struct NodeStatsReport {
+    pub camera: [f32; 3],
+    pub view_distance_blocks: u32,
+    /// Resident nodes per node level (0: chunks).
+    pub nodes_per_level: Vec<u32>,
+    /// Drawn nodes per absolute level of detail (cells of 2^level blocks).
+    pub drawn_per_level: Vec<u32>,
+    pub quads_drawn: u64,
+    pub skirt_quads: u64,
+    pub draw_commands: u32,
+    pub gpu_bytes: u64,
+    pub gpu_memory_budget_mib: u32,
+    /// Whether the budget (or the adapter's pool) left the farthest nodes out.
+    pub capped: bool,
+}
+
+/// `stats` for a streamed horizon (terrain beyond 8 chunks): streams the view in on the GPU and
+/// reports the nodes. The per-face tables need every chunk at full detail, which a horizon does
+/// not have.
+fn node_stats(args: &StatsArgs) -> Result<(), CliError> {
+    if args.mesher == Mesher::Cpu {
+        return Err(CliError::Usage(
+            "--mesher cpu meshes whole worlds of chunks: use a view distance of 8 chunks or less".into(),
+        ));
+    }
+    let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
+    let near = worldgen::generate(&args.world.world, &worldgen::WorldParams { view_distance: 1, ..params })?;
+    let (default_eye, target) = worldgen::default_view(&args.world.world, &near, &params);
+    let eye = args.camera.unwrap_or(default_eye);
+    let gpu = GpuContext::new()?;
+    let options = RendererOptions {
+        lod: args.mesh.lod_settings(),
+        ambient_occlusion: args.mesh.ambient_occlusion(),
+        ..RendererOptions::new(STATS_ASPECT.0 * 80, STATS_ASPECT.1 * 80, args.world.fog_end())
+    };
+    let mut renderer = Renderer::new(&gpu, options, &near.registry)?;
+    let streamer = super::fill_renderer(&mut renderer, &args.world, &near, eye)?;
+    let frame = renderer.settle(&Camera::look_at(eye, target))?;
+    let report = NodeStatsReport {
+        camera: eye.to_array(),
+        view_distance_blocks: args.world.distance() * crate::voxel::CHUNK_SIZE as u32,
+        nodes_per_level: renderer.nodes_per_level(),
+        drawn_per_level: super::render::trimmed(&frame.lod_levels).to_vec(),
+        quads_drawn: frame.quads,
+        skirt_quads: frame.skirt_quads,
+        draw_commands: frame.draw_commands,
+        gpu_bytes: frame.gpu_bytes,
+        gpu_memory_budget_mib: args.world.gpu_memory_budget,
+        capped: streamer.is_some_and(|s| s.manager.is_capped()),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("plain struct serialises"));
+    } else {
+        println!(
+            "view {} blocks from {:?}: nodes per node level {:?}, drawn per level of detail {:?}",
+            report.view_distance_blocks, report.camera, report.nodes_per_level, report.drawn_per_level
+        );
+        println!(
+            "quads drawn {} ({} skirts), {} draw commands; GPU buffers {:.1} MiB of a {} MiB budget{}",
+            report.quads_drawn,
+            report.skirt_quads,
+            report.draw_commands,
+            report.gpu_bytes as f64 / (1024.0 * 1024.0),
+            report.gpu_memory_budget_mib,
+            if report.capped { " (capped: the farthest nodes left out)" } else { "" }
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: &StatsArgs) -> Result<(), CliError> {
+    args.world.check()?;
+    if args.world.uses_nodes() {
+        return node_stats(args);
+    }
     let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
     let world = worldgen::generate(&args.world.world, &params)?;
     let (default_eye, target) = worldgen::default_view(&args.world.world, &world, &params);
