@@ -73,6 +73,9 @@ fn zero_and_huge_image_sizes_are_one_line() {
 fn out_of_range_flags_are_one_line() {
     assert_one_line_error(&["stats", "--view-distance", "0"], "--view-distance");
     assert_one_line_error(&["stats", "--view-distance", "100000"], "--view-distance");
+    assert_one_line_error(&["stats", "--view-distance", "65537b"], "--view-distance");
+    assert_one_line_error(&["stats", "--view-distance", "12x"], "--view-distance");
+    assert_one_line_error(&["stats", "--world", "flat", "--view-distance", "100"], "only terrain");
     assert_one_line_error(&["stats", "--seed", "-1"], "--seed");
     assert_one_line_error(&["stats", "--lod", "maybe"], "--lod");
     assert_one_line_error(&["stats", "--lod-distance", "0"], "--lod-distance");
@@ -263,5 +266,38 @@ fn bench_holds_the_gpu_against_the_twin_and_the_crate_on_every_adapter() {
             }
             assert_eq!(report["gpu_over_crate"].is_number(), compared, "{backend} LOD {lod}");
         }
+    }
+}
+
+#[test]
+fn a_horizon_of_8192_blocks_renders_and_reports_its_nodes_on_every_adapter() {
+    let png = temp("horizon.png");
+    for gpu in common::gpu_contexts() {
+        let backend = format!("{:?}", gpu.summary.backend).to_lowercase();
+        let run = |args: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_voxgpu")).args(args).env("WGPU_BACKEND", &backend).output();
+            let out = out.expect("binary runs");
+            let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+            assert!(out.status.success(), "{backend} {args:?}: {stderr}");
+            String::from_utf8_lossy(&out.stdout).to_string()
+        };
+        let printed = run(&["render", "--out", png.to_str().unwrap(), "--view-distance", "8192b", "--width", "96", "--height", "54"]);
+        assert!(printed.contains("streamed the view in"), "{backend}: {printed}");
+        let image = image::open(&png).expect("a PNG").to_rgba8();
+        assert_eq!(image.dimensions(), (96, 54));
+        let stdout = run(&["stats", "--json", "--view-distance", "8192b"]);
+        let report: serde_json::Value = serde_json::from_str(stdout.lines().last().expect("JSON")).expect("JSON");
+        let per_level: Vec<u64> =
+            report["nodes_per_level"].as_array().expect("levels").iter().map(|n| n.as_u64().unwrap()).collect();
+        // Chunks and node levels 1 to 5 (top level 5 at 8,192 blocks), all within one 128 MiB
+        // binding's 1,789 slots, nothing left out.
+        assert_eq!(per_level.len(), 6, "{backend}: {per_level:?}");
+        assert!(per_level.iter().all(|&n| n > 0), "{backend}: {per_level:?}");
+        assert!(per_level.iter().sum::<u64>() < 1789, "{backend}: {per_level:?}");
+        assert_eq!(report["capped"], false, "{backend}");
+        assert_eq!(report["view_distance_blocks"], 8192, "{backend}");
+        assert!(report["quads_drawn"].as_u64().is_some_and(|q| q > 0), "{backend}");
+        let drawn = report["drawn_per_level"].as_array().expect("drawn").len();
+        assert!(drawn >= 6, "{backend}: drawn at levels 0..{drawn}");
     }
 }
