@@ -134,7 +134,8 @@ impl LodSettings {
     /// The band `[low, high)` a node at `level` stays in; `None` is unbounded.
     fn band(&self, level: u32, lowest: u32, highest: u32) -> (f32, Option<f32>) {
         let thresholds = self.thresholds();
-        let low = if level == lowest { 0.0 } else { thresholds[level as usize - 1] * (1.0 - self.hysteresis) };
+        let low =
+            if level == lowest { 0.0 } else { thresholds[level as usize - 1] * (1.0 - self.hysteresis) };
         let high = (level < highest).then(|| thresholds[level as usize] * (1.0 + self.hysteresis));
         (low, high)
     }
@@ -284,8 +285,11 @@ mod tests {
     fn parent_or_children_are_drawn_never_both() {
         let s = LodSettings::default();
         let parent = NodeKey::new(1, glam::IVec3::ZERO);
-        let mut nodes: HashMap<NodeKey, Readiness> =
-            parent.children().into_iter().map(|c| (c, Readiness { children: false, siblings: true })).collect();
+        let mut nodes: HashMap<NodeKey, Readiness> = parent
+            .children()
+            .into_iter()
+            .map(|c| (c, Readiness { children: false, siblings: true }))
+            .collect();
         nodes.insert(parent, Readiness { children: true, siblings: false });
         let mut states = HashMap::new();
         // Near: the children are drawn.

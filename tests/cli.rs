@@ -275,20 +275,36 @@ fn a_horizon_of_8192_blocks_renders_and_reports_its_nodes_on_every_adapter() {
     for gpu in common::gpu_contexts() {
         let backend = format!("{:?}", gpu.summary.backend).to_lowercase();
         let run = |args: &[&str]| {
-            let out = Command::new(env!("CARGO_BIN_EXE_voxgpu")).args(args).env("WGPU_BACKEND", &backend).output();
+            let out =
+                Command::new(env!("CARGO_BIN_EXE_voxgpu")).args(args).env("WGPU_BACKEND", &backend).output();
             let out = out.expect("binary runs");
             let stderr = String::from_utf8_lossy(&out.stderr).to_string();
             assert!(out.status.success(), "{backend} {args:?}: {stderr}");
             String::from_utf8_lossy(&out.stdout).to_string()
         };
-        let printed = run(&["render", "--out", png.to_str().unwrap(), "--view-distance", "8192b", "--width", "96", "--height", "54"]);
+        let printed = run(&[
+            "render",
+            "--out",
+            png.to_str().unwrap(),
+            "--view-distance",
+            "8192b",
+            "--width",
+            "96",
+            "--height",
+            "54",
+        ]);
         assert!(printed.contains("streamed the view in"), "{backend}: {printed}");
         let image = image::open(&png).expect("a PNG").to_rgba8();
         assert_eq!(image.dimensions(), (96, 54));
         let stdout = run(&["stats", "--json", "--view-distance", "8192b"]);
-        let report: serde_json::Value = serde_json::from_str(stdout.lines().last().expect("JSON")).expect("JSON");
-        let per_level: Vec<u64> =
-            report["nodes_per_level"].as_array().expect("levels").iter().map(|n| n.as_u64().unwrap()).collect();
+        let report: serde_json::Value =
+            serde_json::from_str(stdout.lines().last().expect("JSON")).expect("JSON");
+        let per_level: Vec<u64> = report["nodes_per_level"]
+            .as_array()
+            .expect("levels")
+            .iter()
+            .map(|n| n.as_u64().unwrap())
+            .collect();
         // Chunks and node levels 1 to 5 (top level 5 at 8,192 blocks), all within one 128 MiB
         // binding's 1,789 slots, nothing left out.
         assert_eq!(per_level.len(), 6, "{backend}: {per_level:?}");

@@ -238,9 +238,12 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     let mut renderer = Renderer::new(gpu, options, &world.registry).expect("renderer");
     if streamed(scene) {
         let columns = worldgen::TerrainColumns::new(scene.params.seed);
-        let settings =
-            voxgpu::stream::StreamSettings { lod: scene.lod, ..voxgpu::stream::StreamSettings::new(scene.params.view_distance) };
-        let mut streamer = voxgpu::stream::Streamer::new(settings, 2, Arc::new(move |c| columns.node_column(c)));
+        let settings = voxgpu::stream::StreamSettings {
+            lod: scene.lod,
+            ..voxgpu::stream::StreamSettings::new(scene.params.view_distance)
+        };
+        let mut streamer =
+            voxgpu::stream::Streamer::new(settings, 2, Arc::new(move |c| columns.node_column(c)));
         streamer.settle(eye, &mut renderer).expect("the view streams in");
     } else {
         for (pos, chunk) in world.chunks() {

@@ -16,7 +16,8 @@ use voxgpu::lod::{LodSettings, NodeState, Readiness, node_distance, select_nodes
 use voxgpu::mesh::{ChunkMesh, mesh_world_chunk_lod};
 use voxgpu::voxel::blocks as ids;
 use voxgpu::voxel::{
-    BlockId, BlockRegistry, Chunk, ChunkPos, MipPyramid, NodeColumn, NodeKey, World, node_from_children, raycast,
+    BlockId, BlockRegistry, Chunk, ChunkPos, MipPyramid, NodeColumn, NodeKey, World, node_from_children,
+    raycast,
 };
 use voxgpu::worldgen::{TerrainColumns, WorldParams, WorldSource, generate};
 
@@ -34,8 +35,9 @@ struct Nodes {
 
 impl Nodes {
     fn terrain(seed: u64, view_distance: u32) -> Self {
-        let world = generate(&WorldSource::Terrain, &WorldParams { seed, center: IVec3::ZERO, view_distance })
-            .expect("terrain");
+        let world =
+            generate(&WorldSource::Terrain, &WorldParams { seed, center: IVec3::ZERO, view_distance })
+                .expect("terrain");
         let mut nodes: BTreeMap<NodeKey, Chunk> =
             world.chunks().map(|(p, c)| (NodeKey::chunk(p), (**c).clone())).collect();
         let mut ready: HashSet<NodeColumn> =
@@ -57,7 +59,10 @@ impl Nodes {
 
     fn readiness(&self, key: NodeKey) -> Readiness {
         let generated = |c: NodeColumn| c.children().iter().all(|c| self.ready.contains(c));
-        Readiness { children: key.level > 0 && generated(key.column()), siblings: generated(key.column().parent()) }
+        Readiness {
+            children: key.level > 0 && generated(key.column()),
+            siblings: generated(key.column().parent()),
+        }
     }
 
     fn renderer(&self, gpu: &voxgpu::gpu::GpuContext, options: RendererOptions) -> Renderer {
@@ -93,7 +98,8 @@ fn states_of(gpu: &[GpuNodeState]) -> HashMap<NodeKey, NodeState> {
 fn gpu_node_choices_equal_the_cpu_twin_along_a_random_flight() {
     let nodes = Nodes::terrain(3, 4);
     let settings = lod(24.0);
-    let readiness: HashMap<NodeKey, Readiness> = nodes.nodes.keys().map(|k| (*k, nodes.readiness(*k))).collect();
+    let readiness: HashMap<NodeKey, Readiness> =
+        nodes.nodes.keys().map(|k| (*k, nodes.readiness(*k))).collect();
     let mut rng = Rng(11);
     let eyes: Vec<Vec3> = (0..24)
         .map(|i| {
@@ -102,7 +108,8 @@ fn gpu_node_choices_equal_the_cpu_twin_along_a_random_flight() {
         })
         .collect();
     for gpu in common::gpu_contexts() {
-        let mut r = nodes.renderer(&gpu, RendererOptions { lod: settings, ..RendererOptions::new(16, 16, 1000.0) });
+        let mut r =
+            nodes.renderer(&gpu, RendererOptions { lod: settings, ..RendererOptions::new(16, 16, 1000.0) });
         let mut states: HashMap<NodeKey, NodeState> = HashMap::new();
         let (mut compared, mut borderline, mut shown_levels) = (0usize, 0usize, HashSet::new());
         for &eye in &eyes {
@@ -147,7 +154,8 @@ fn assert_meshes_match(nodes: &Nodes, r: &Renderer, what: &str) -> usize {
     let mut drawn = 0;
     for level in 0..=TOP {
         let world = nodes.level_world(level, &|k| states[&k].shown);
-        let pyramids: HashMap<ChunkPos, MipPyramid> = world.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
+        let pyramids: HashMap<ChunkPos, MipPyramid> =
+            world.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
         let mip = |p: ChunkPos| states[&NodeKey::new(level, p.0)].mip;
         for m in r.read_meshes().expect("meshes").into_iter().filter(|m| m.key.level == level) {
             let cpu = if states[&m.key].shown {
@@ -170,16 +178,19 @@ fn drawn_node_meshes_equal_the_cpu_twin_and_an_edit_reaches_every_ancestor() {
     let mut nodes = Nodes::terrain(5, 4);
     let camera = Camera::look_at(Vec3::new(-70.0, 110.0, -20.0), Vec3::new(60.0, 60.0, 40.0));
     for gpu in common::gpu_contexts() {
-        let mut r = nodes.renderer(&gpu, RendererOptions { lod: lod(24.0), ..RendererOptions::new(64, 64, 1000.0) });
+        let mut r =
+            nodes.renderer(&gpu, RendererOptions { lod: lod(24.0), ..RendererOptions::new(64, 64, 1000.0) });
         r.settle(&camera).expect("settles");
         let drawn = assert_meshes_match(&nodes, &r, "settled");
-        let levels: HashSet<u32> = r.read_nodes().expect("nodes").iter().filter(|n| n.shown).map(|n| n.key.level).collect();
+        let levels: HashSet<u32> =
+            r.read_nodes().expect("nodes").iter().filter(|n| n.shown).map(|n| n.key.level).collect();
         assert_eq!(levels.len() as u32, TOP + 1, "every node level is drawn ({drawn} nodes)");
 
         // Dig a 4x4x4 hole at the surface far from the camera, inside a drawn coarse node: every
         // ancestor's cells must follow (the mip rule over the edited children).
         let column = IVec2::new(100, 60);
-        let surface = (0..256).rev().find(|&y| !r.block(IVec3::new(column.x, y, column.y)).is_air()).expect("ground");
+        let surface =
+            (0..256).rev().find(|&y| !r.block(IVec3::new(column.x, y, column.y)).is_air()).expect("ground");
         let mut edited = nodes.nodes.clone();
         for d in 0..64 {
             let p = IVec3::new(column.x + d % 4, surface - 3 + d / 16, column.y + d / 4 % 4);
@@ -200,7 +211,11 @@ fn drawn_node_meshes_equal_the_cpu_twin_and_an_edit_reaches_every_ancestor() {
         let before = nodes.nodes.clone();
         nodes.nodes = edited;
         for (key, node) in &nodes.nodes {
-            assert_eq!(r.node(*key).map(|c| &**c), Some(node).filter(|n| !n.is_empty()), "{key:?} after the edit");
+            assert_eq!(
+                r.node(*key).map(|c| &**c),
+                Some(node).filter(|n| !n.is_empty()),
+                "{key:?} after the edit"
+            );
         }
         let changed = nodes.nodes.iter().filter(|(k, n)| k.level == TOP && before.get(k) != Some(*n)).count();
         assert!(changed > 0, "the edit changed a level-{TOP} node");
@@ -242,7 +257,12 @@ impl NodeShape {
 
 /// Background pixels drawn with nodes where the full-detail picture has surface and rays through
 /// the pixel and four points 0.35 px around it all enter the node shape: light through a seam.
-fn crack_pixels(on: &image::RgbaImage, off: &image::RgbaImage, camera: &Camera, shape: &NodeShape) -> Vec<(u32, u32)> {
+fn crack_pixels(
+    on: &image::RgbaImage,
+    off: &image::RgbaImage,
+    camera: &Camera,
+    shape: &NodeShape,
+) -> Vec<(u32, u32)> {
     let (w, h) = on.dimensions();
     let inverse = camera.view_proj(w as f32 / h as f32).inverse();
     let ray = |x: f32, y: f32| {
@@ -285,7 +305,10 @@ fn no_background_shows_through_seams_between_node_levels() {
             let on = r.read_pixels().expect("pixels");
             let states = r.read_nodes().expect("nodes");
             let drawn_levels: HashSet<u32> = states.iter().filter(|n| n.shown).map(|n| n.key.level).collect();
-            assert!(drawn_levels.len() >= 2, "{name}: the scene must straddle node levels, drew {drawn_levels:?}");
+            assert!(
+                drawn_levels.len() >= 2,
+                "{name}: the scene must straddle node levels, drew {drawn_levels:?}"
+            );
             let drawn = states
                 .iter()
                 .filter(|n| n.shown)
@@ -302,14 +325,18 @@ fn no_background_shows_through_seams_between_node_levels() {
             }
             full.settle(&camera).expect("settles");
             let off = full.read_pixels().expect("pixels");
-            assert!(off.pixels().filter(|p| p.0 != SKY_SRGB).count() > 256 * 256 / 10, "{name}: surface fills the view");
+            assert!(
+                off.pixels().filter(|p| p.0 != SKY_SRGB).count() > 256 * 256 / 10,
+                "{name}: surface fills the view"
+            );
             let cracks = crack_pixels(&on, &off, &camera, &shape);
             // The measure has teeth: a one-pixel hole punched near the middle counts.
             let middle = (0..64 * 64)
                 .map(|i| (96 + i % 64, 96 + i / 64))
                 .find(|&(x, y)| {
-                    let around =
-                        |img: &image::RgbaImage| (0..9).all(|k| img.get_pixel(x + k % 3 - 1, y + k / 3 - 1).0 != SKY_SRGB);
+                    let around = |img: &image::RgbaImage| {
+                        (0..9).all(|k| img.get_pixel(x + k % 3 - 1, y + k / 3 - 1).0 != SKY_SRGB)
+                    };
                     around(&on) && around(&off)
                 })
                 .expect("surface near the middle");
@@ -336,23 +363,25 @@ fn no_background_shows_through_seams_between_node_levels() {
 #[test]
 fn coarse_terrain_matches_the_mip_of_full_detail() {
     let terrain = TerrainColumns::new(2);
-    // Columns of levels 1 to 3 over varied ground (sea, hills, mountains), against the mip rule
-    // applied level by level to full detail.
+    // Columns over varied ground (sea, hills, mountains): the coarse generator against the mip
+    // rule applied level by level to full detail. Streaming uses it from level 3; level 2 shows
+    // what it would give there.
     let sets: [(u32, &[IVec2]); 3] = [
-        (1, &[IVec2::new(0, 0), IVec2::new(7, -3), IVec2::new(-20, 11)]),
         (2, &[IVec2::new(0, 0), IVec2::new(4, 9), IVec2::new(-9, -2)]),
         (3, &[IVec2::new(1, -1), IVec2::new(-3, 2)]),
+        (4, &[IVec2::new(0, 1)]),
     ];
     for (level, columns) in sets {
         let (mut same, mut cells, mut solid_same, mut solid_cells) = (0u64, 0u64, 0u64, 0u64);
         for &xz in columns {
             let column = NodeColumn::new(level, xz);
-            let coarse: HashMap<NodeKey, Chunk> = terrain.node_column(column).into_iter().collect();
-            let exact = exact_column(&terrain, column);
-            for (key, node) in &exact {
-                let empty = Chunk::empty();
-                let got = coarse.get(key).unwrap_or(&empty);
-                for (a, b) in node.voxels().iter().zip(got.voxels().iter()) {
+            let coarse: HashMap<NodeKey, Chunk> = terrain.coarse_node_column(column).into_iter().collect();
+            let exact: HashMap<NodeKey, Chunk> = terrain.exact_node_column(column).into_iter().collect();
+            let empty = Chunk::empty();
+            let keys: HashSet<NodeKey> = coarse.keys().chain(exact.keys()).copied().collect();
+            for key in keys {
+                let (a, b) = (exact.get(&key).unwrap_or(&empty), coarse.get(&key).unwrap_or(&empty));
+                for (a, b) in a.voxels().iter().zip(b.voxels().iter()) {
                     cells += 1;
                     same += u64::from(a == b);
                     if !a.is_air() || !b.is_air() {
@@ -364,24 +393,11 @@ fn coarse_terrain_matches_the_mip_of_full_detail() {
         }
         let rate = same as f64 / cells as f64;
         let solid_rate = solid_same as f64 / solid_cells as f64;
-        println!("coarse level {level}: {:.2}% of cells match, {:.2}% of non-air cells", rate * 100.0, solid_rate * 100.0);
+        println!(
+            "coarse level {level}: {:.2}% of cells match, {:.2}% of non-air cells",
+            rate * 100.0,
+            solid_rate * 100.0
+        );
         assert!(rate >= 0.95, "level {level}: {:.2}% of cells match the mip of full detail", rate * 100.0);
     }
-}
-
-/// A node column built exactly: full-detail chunks, then the mip rule level by level.
-fn exact_column(terrain: &TerrainColumns, column: NodeColumn) -> HashMap<NodeKey, Chunk> {
-    if column.level == 0 {
-        return terrain.node_column(column).into_iter().collect();
-    }
-    let mut below: HashMap<NodeKey, Chunk> = HashMap::new();
-    for child in column.children() {
-        below.extend(exact_column(terrain, child));
-    }
-    let parents: HashSet<NodeKey> = below.keys().map(|k| k.parent()).collect();
-    parents
-        .into_iter()
-        .map(|p| (p, node_from_children(&p.children().map(|c| below.get(&c)))))
-        .filter(|(_, n)| !n.is_empty())
-        .collect()
 }

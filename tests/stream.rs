@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use glam::{IVec2, IVec3, Vec3};
+use voxgpu::stream::plan;
 use voxgpu::stream::{ChunkManager, ChunkSink, Finished, GenerationPool, Job, StreamSettings, next_token};
 use voxgpu::voxel::blocks as ids;
-use voxgpu::stream::plan;
 use voxgpu::voxel::{Chunk, ChunkPos, NodeColumn, NodeKey};
 use voxgpu::worldgen::{TerrainColumns, WorldParams, WorldSource, columns_in_view, generate};
 
@@ -299,7 +299,8 @@ fn expected_nodes(eye: Vec3, view_distance: u32) -> HashSet<NodeKey> {
 #[test]
 fn nodes_of_every_level_follow_the_camera_and_complete_columns_are_reported() {
     // 32 chunks: top level 2, so chunks, level-1 and level-2 nodes.
-    let settings = StreamSettings { uploads_per_update: 40, remeshes_per_update: 40, ..StreamSettings::new(32) };
+    let settings =
+        StreamSettings { uploads_per_update: 40, remeshes_per_update: 40, ..StreamSettings::new(32) };
     let mut manager = ChunkManager::new(settings);
     let mut fake = Fake::default();
     let start = eye_over(IVec2::ZERO);
@@ -358,7 +359,8 @@ fn a_node_budget_drops_the_farthest_columns_for_their_size_and_keeps_every_paren
     let centre = plan::centre_of(IVec2::new(eye.x.floor() as i32, eye.z.floor() as i32));
     let urgency = |c: &NodeColumn| c.distance(centre) / c.size() as f32;
     let kept: HashSet<NodeColumn> = fake.resident.iter().map(|k| k.column()).collect();
-    let dropped: HashSet<NodeColumn> = full.iter().map(|k| k.column()).filter(|c| !kept.contains(c)).collect();
+    let dropped: HashSet<NodeColumn> =
+        full.iter().map(|k| k.column()).filter(|c| !kept.contains(c)).collect();
     for c in &kept {
         assert!(c.level == top || kept.contains(&c.parent()), "{c:?} kept without its parent");
     }

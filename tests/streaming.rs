@@ -251,7 +251,11 @@ fn a_flight_across_node_levels_stays_bounded_and_returns_to_the_same_state_and_p
             most_nodes = most_nodes.max(stats.chunks_resident);
             most_slots = most_slots.max(stats.slots);
         }
-        assert!(most_nodes <= bound, "resident nodes peaked at {most_nodes} (start {})", first.chunks_resident);
+        assert!(
+            most_nodes <= bound,
+            "resident nodes peaked at {most_nodes} (start {})",
+            first.chunks_resident
+        );
         assert!(most_slots <= bound, "slots peaked at {most_slots}");
         stream.settle(start.eye, &mut renderer).expect("streams");
         let back = renderer.settle(&start).expect("frame");
@@ -260,6 +264,10 @@ fn a_flight_across_node_levels_stays_bounded_and_returns_to_the_same_state_and_p
         assert_eq!(back.pages_in_use(), first.pages_in_use(), "the same quad storage in use");
         assert_eq!(back.quads, first.quads, "the same quads drawn");
         let picture = renderer.read_pixels().expect("pixels");
-        assert!(picture == first_picture, "{}: the picture at the start differs after the flight", gpu.summary);
+        assert!(
+            picture == first_picture,
+            "{}: the picture at the start differs after the flight",
+            gpu.summary
+        );
     }
 }

@@ -102,7 +102,8 @@ impl WorldArgs {
         if self.world != WorldSource::Terrain && self.distance() > MAX_FULL_DETAIL_VIEW {
             return Err(CliError::Usage(format!(
                 "--view-distance {} chunks: only terrain streams level-of-detail nodes; --world {} is built whole, up to {MAX_FULL_DETAIL_VIEW} chunks",
-                self.distance(), self.world
+                self.distance(),
+                self.world
             )));
         }
         Ok(())
@@ -156,7 +157,11 @@ fn parse_view_distance(s: &str) -> Result<u32, String> {
         Some(n) => (n, true),
         None => (s.strip_suffix('c').unwrap_or(s), false),
     };
-    let bad = || format!("{s:?} is not a view distance: give chunks (8, 8c) or blocks (8192b), up to {MAX_VIEW_DISTANCE} chunks (65536b)");
+    let bad = || {
+        format!(
+            "{s:?} is not a view distance: give chunks (8, 8c) or blocks (8192b), up to {MAX_VIEW_DISTANCE} chunks (65536b)"
+        )
+    };
     let value: u64 = number.parse().map_err(|_| bad())?;
     let chunks = if blocks { value.div_ceil(crate::voxel::CHUNK_SIZE as u64) } else { value };
     if !(1..=MAX_VIEW_DISTANCE as u64).contains(&chunks) {

@@ -55,7 +55,8 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     args.world.check()?;
     let params = args.world.params(args.frame.camera.unwrap_or(Vec3::ZERO));
     // A streamed world needs only the ground under the default camera from here.
-    let whole = if args.world.uses_nodes() { worldgen::WorldParams { view_distance: 1, ..params } } else { params };
+    let whole =
+        if args.world.uses_nodes() { worldgen::WorldParams { view_distance: 1, ..params } } else { params };
     let world = worldgen::generate(&args.world.world, &whole)?;
     let (eye, target) = args.frame.view(worldgen::default_view(&args.world.world, &world, &params))?;
     if args.freeze_cull_at.is_some_and(|at| (target - at).length_squared() < 1e-6) {

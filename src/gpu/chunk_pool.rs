@@ -280,7 +280,8 @@ impl ChunkPool {
     /// updates the readiness bits of the nodes that depend on it: those of its parent column and
     /// of its parent's four child columns.
     pub fn set_column_ready(&mut self, column: NodeColumn, ready: bool) {
-        let changed = if ready { self.ready_columns.insert(column) } else { self.ready_columns.remove(&column) };
+        let changed =
+            if ready { self.ready_columns.insert(column) } else { self.ready_columns.remove(&column) };
         if !changed {
             return;
         }
@@ -288,7 +289,8 @@ impl ChunkPool {
         let mut affected = vec![parent];
         affected.extend(parent.children());
         for col in affected {
-            let heights: Vec<i32> = self.by_column.get(&col).map(|h| h.iter().copied().collect()).unwrap_or_default();
+            let heights: Vec<i32> =
+                self.by_column.get(&col).map(|h| h.iter().copied().collect()).unwrap_or_default();
             for y in heights {
                 let key = col.node(y);
                 let Some(slot) = self.resident.get(&key).map(|r| r.slot) else { continue };

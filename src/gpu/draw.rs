@@ -112,7 +112,10 @@ fn visible_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
 impl DrawLists {
     /// Bytes of the command lists, counts, visibility and sort buffers.
     pub fn bytes(&self) -> u64 {
-        [&self.args, &self.counts, &self.visible, &self.sort_keys, &self.sort_buckets].iter().map(|b| b.size()).sum()
+        [&self.args, &self.counts, &self.visible, &self.sort_keys, &self.sort_buckets]
+            .iter()
+            .map(|b| b.size())
+            .sum()
     }
 
     pub fn new(device: &wgpu::Device, capacity: u32) -> Self {

@@ -83,9 +83,11 @@ impl Renderer {
     pub fn read_nodes(&self) -> Result<Vec<GpuNodeState>, GpuError> {
         let (device, queue, pool, _) = self.inspect_parts();
         let count = pool.slot_count() as u64;
-        let meta_raw = read_buffer(device, queue, &pool.meta.buffer, 0, count * size_of::<ChunkMeta>() as u64)?;
+        let meta_raw =
+            read_buffer(device, queue, &pool.meta.buffer, 0, count * size_of::<ChunkMeta>() as u64)?;
         let meta: &[ChunkMeta] = bytemuck::cast_slice(&meta_raw);
-        let links_raw = read_buffer(device, queue, &pool.links_buffer.buffer, 0, count * size_of::<ChunkLinks>() as u64)?;
+        let links_raw =
+            read_buffer(device, queue, &pool.links_buffer.buffer, 0, count * size_of::<ChunkLinks>() as u64)?;
         let links: &[ChunkLinks] = bytemuck::cast_slice(&links_raw);
         let mut out: Vec<GpuNodeState> = pool
             .node_slots()

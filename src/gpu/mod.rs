@@ -29,9 +29,9 @@ pub use draw::{DrawSubmission, MAX_DRAW_QUADS};
 pub use error::GpuError;
 pub use inspect::{GpuChunkMesh, GpuNodeState};
 pub use layouts::{
-    AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, FaceMesh, NodeFlags,
-    JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET,
-    level_base,
+    AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, FaceMesh,
+    JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, NodeFlags, PassParams, SLOT_WORDS,
+    WORK_JOBS_OFFSET, level_base,
 };
 pub use mesher::{MAX_CHUNKS_PER_FRAME, MESH_WORKGROUP_BYTES};
 pub use present::{Presented, Presenter};

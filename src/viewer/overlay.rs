@@ -161,7 +161,11 @@ fn panel(ctx: &egui::Context, d: &OverlayData) {
             row("quads drawn", format!("{} ({} skirts), {} draws", s.quads, s.skirt_quads, s.draw_commands));
             row(
                 "view",
-                format!("{} blocks ({})", d.view_distance.0 * crate::voxel::CHUNK_SIZE as u32, d.view_distance.1),
+                format!(
+                    "{} blocks ({})",
+                    d.view_distance.0 * crate::voxel::CHUNK_SIZE as u32,
+                    d.view_distance.1
+                ),
             );
             row("per level", format!("{:?} nodes (0: chunks)", d.nodes_per_level));
             let used = s.lod_levels.iter().rposition(|&n| n > 0).map_or(1, |i| i + 1);

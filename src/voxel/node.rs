@@ -8,7 +8,6 @@
 
 use glam::{IVec2, IVec3, Vec3};
 
-
 use super::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, downsample};
 
 /// The coarsest node level: a level-11 node spans 65,536 blocks.

@@ -6,7 +6,9 @@ use glam::{IVec2, IVec3};
 use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 
 use super::{WorldParams, builtin, columns_in_view};
-use crate::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, NodeColumn, NodeKey, World, voxel_index};
+use crate::voxel::{
+    BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, NodeColumn, NodeKey, World, voxel_index,
+};
 use caves::{CAVE_CELL, CaveLattice, carves, cave_value};
 
 mod caves;
@@ -227,33 +229,46 @@ impl TerrainColumns {
         self.noise.height(x, z).max(SEA_LEVEL) + 1
     }
 
-    /// All non-empty nodes of a node column, bottom up: chunks at level 0; at level 1 the mip
-    /// of the four chunk columns under it (generated and dropped: exact, and faster than
-    /// sampling every block column coarsely); above, cells generated at the node's resolution
-    /// (`coarse.rs`).
+    /// All non-empty nodes of a node column, bottom up: chunks at level 0; up to
+    /// [`EXACT_LEVELS`] the mip of the chunk columns under it (generated and dropped: exact, and
+    /// no slower than sampling coarsely at those levels); above, cells generated at the node's
+    /// resolution (`coarse.rs`).
     pub fn node_column(&self, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
-        match column.level {
-            0 => self.column(column.xz).into_iter().map(|(p, c)| (NodeKey::chunk(p), c)).collect(),
-            1 => {
-                let chunks: std::collections::HashMap<NodeKey, Chunk> = column
-                    .children()
-                    .iter()
-                    .flat_map(|c| self.column(c.xz))
-                    .map(|(p, c)| (NodeKey::chunk(p), c))
-                    .collect();
-                let mut parents: Vec<NodeKey> = chunks.keys().map(|k| k.parent()).collect();
-                parents.sort();
-                parents.dedup();
-                parents
-                    .into_iter()
-                    .map(|p| (p, crate::voxel::node_from_children(&p.children().map(|c| chunks.get(&c)))))
-                    .filter(|(_, node)| !node.is_empty())
-                    .collect()
-            }
-            _ => coarse::node_column(&self.noise, column),
+        if column.level <= EXACT_LEVELS {
+            self.exact_node_column(column)
+        } else {
+            self.coarse_node_column(column)
         }
     }
+
+    /// A node column by the mip rule over full detail, level by level: 4^level chunk columns'
+    /// work, so only for the first levels (and as the reference coarse generation is measured
+    /// against).
+    pub fn exact_node_column(&self, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
+        if column.level == 0 {
+            return self.column(column.xz).into_iter().map(|(p, c)| (NodeKey::chunk(p), c)).collect();
+        }
+        let below: std::collections::HashMap<NodeKey, Chunk> =
+            column.children().iter().flat_map(|c| self.exact_node_column(*c)).collect();
+        let mut parents: Vec<NodeKey> = below.keys().map(|k| k.parent()).collect();
+        parents.sort();
+        parents.dedup();
+        parents
+            .into_iter()
+            .map(|p| (p, crate::voxel::node_from_children(&p.children().map(|c| below.get(&c)))))
+            .filter(|(_, node)| !node.is_empty())
+            .collect()
+    }
+
+    /// A node column (level ≥ 1) generated at its own resolution, without full detail.
+    pub fn coarse_node_column(&self, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
+        coarse::node_column(&self.noise, column)
+    }
 }
+
+/// Node levels built from full detail rather than generated coarsely: a level-2 column is 16
+/// chunk columns, which costs about as much as sampling it coarsely (`docs/PERFORMANCE.md`).
+pub const EXACT_LEVELS: u32 = 2;
 
 /// All non-empty chunks of chunk column `(cx, cz)`, bottom up.
 fn generate_column(noise: &Noise, column: IVec2) -> Vec<(ChunkPos, Chunk)> {

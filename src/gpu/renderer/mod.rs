@@ -570,7 +570,10 @@ impl Renderer {
     /// the mega quad buffer with its page table and free stack, and the draw lists.
     pub fn gpu_bytes(&self) -> u64 {
         let pool = &self.pool;
-        [&pool.voxels, &pool.meta, &pool.links_buffer, &pool.faces].iter().map(|b| b.buffer.size()).sum::<u64>()
+        [&pool.voxels, &pool.meta, &pool.links_buffer, &pool.faces]
+            .iter()
+            .map(|b| b.buffer.size())
+            .sum::<u64>()
             + self.quad_pool.total_bytes()
             + self.draws.bytes()
     }

@@ -1,30 +1,27 @@
-//! Terrain at a node's resolution: a level-`L` node's cells (`L ≥ 2`), each `2^L` blocks wide,
-//! generated without any full-detail chunk.
+//! Terrain at a node's resolution: a level-`L` node's cells, each `2^L` blocks wide, generated
+//! without any full-detail chunk (streaming uses it from level 3; below, nodes are the mip of
+//! their chunks).
 //!
 //! Each cell samples the ground at 2×2 block columns spread over its footprint, classified as the full generator does, and counts the blocks each
 //! sample column puts in the cell's height range (water, surface, soil, stone), weighted by the
 //! columns it stands for. Solid ground is carved where the cave noise says so, tested at up to
 //! four heights per sample and cell on a lattice of the cave noise (the full generator's lattice
-//! at level 2, one point per cell above). Trees are added block by block at level 2, where their
-//! leaf blobs can still survive the rule. The counts stand in for the cell's blocks under the
+//! at level 2, one point per cell above). Trees are left out: a leaf blob holds about 75 blocks,
+//! short of half of an 8-block cell's 512. The counts stand in for the cell's blocks under the
 //! mip rule: the cell is solid when at least half of them are not air, and takes the most frequent
 //! block, ties to the lowest id. `tests/nodes.rs` measures the match against the mip of full
 //! detail.
 
-use std::collections::HashMap;
-
 use glam::{IVec2, IVec3};
 
 use super::caves::carves;
-use super::{CAVE_CELL, Column, LEAF_RADIUS, Noise, SEA_LEVEL, SIZE, SOIL_DEPTH, WORLD_HEIGHT, builtin};
+use super::{CAVE_CELL, Column, Noise, SEA_LEVEL, SIZE, SOIL_DEPTH, WORLD_HEIGHT, builtin};
 use crate::voxel::{BlockId, Chunk, NodeColumn, NodeKey, voxel_index};
 
 /// Sample columns per cell along each horizontal axis.
 const SAMPLES: i32 = 2;
 /// Heights per cell at which a sample column is tested for caves, at most.
 const CAVE_TESTS: i32 = 4;
-/// The coarsest level that gets trees.
-const TREE_LEVELS: u32 = 2;
 
 /// The non-empty nodes of a level ≥ 1 column, bottom up.
 pub(super) fn node_column(noise: &Noise, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
@@ -35,15 +32,14 @@ pub(super) fn node_column(noise: &Noise, column: NodeColumn) -> Vec<(NodeKey, Ch
     let highest_ground = grounds.iter().map(|c| c.height).max().unwrap_or(0);
     let node_blocks = SIZE * cell;
     let caves = CaveGrid::new(noise, origin, node_blocks, highest_ground, cell);
-    let trees = if column.level <= TREE_LEVELS { tree_blocks(noise, origin, node_blocks) } else { HashMap::new() };
-    let highest = highest_ground.max(SEA_LEVEL) + if trees.is_empty() { 0 } else { 8 };
+    let highest = highest_ground.max(SEA_LEVEL);
     let nodes = (WORLD_HEIGHT + node_blocks - 1) / node_blocks;
     (0..nodes)
         .take_while(|ny| ny * node_blocks <= highest)
         .map(|ny| {
             let key = column.node(ny);
             let base = IVec3::new(origin.x, ny * node_blocks, origin.y);
-            (key, fill_node(&grounds, &caves, &trees, base, cell))
+            (key, fill_node(&grounds, &caves, base, cell))
         })
         .filter(|(_, chunk)| !chunk.is_empty())
         .collect()
@@ -124,29 +120,6 @@ fn lerp(a: f64, b: f64, t: f64) -> f64 {
     a + (b - a) * t
 }
 
-/// Every leaf and log block of the trees rooted in or near the node's footprint. Leaves fill
-/// only air, logs anything, as in the full generator.
-fn tree_blocks(noise: &Noise, origin: IVec2, node_blocks: i32) -> HashMap<IVec3, BlockId> {
-    let mut blocks = HashMap::new();
-    let r = LEAF_RADIUS;
-    let inside = |p: IVec3| {
-        (origin.x..origin.x + node_blocks).contains(&p.x) && (origin.y..origin.y + node_blocks).contains(&p.z)
-    };
-    let mut trees = Vec::new();
-    for z in origin.y - r..origin.y + node_blocks + r {
-        for x in origin.x - r..origin.x + node_blocks + r {
-            trees.extend(noise.tree(x, z));
-        }
-    }
-    for leaf in trees.iter().flat_map(|t| t.leaves()).filter(|p| inside(*p)) {
-        blocks.entry(leaf).or_insert(builtin::LEAVES);
-    }
-    for log in trees.iter().flat_map(|t| t.logs()).filter(|p| inside(*p)) {
-        blocks.insert(log, builtin::LOG);
-    }
-    blocks
-}
-
 /// Adds `n` blocks of `block` to `counts`.
 fn add(counts: &mut Vec<(BlockId, f64)>, block: BlockId, n: f64) {
     if n <= 0.0 {
@@ -190,23 +163,8 @@ fn count_column(
     add(counts, builtin::STONE, f64::from(overlap(0, h - SOIL_DEPTH)) * keep);
 }
 
-/// One node with its minimum corner at world `base`: each cell from its sample columns' counts
-/// and the tree blocks inside it.
-fn fill_node(
-    grounds: &[Column],
-    caves: &CaveGrid,
-    trees: &HashMap<IVec3, BlockId>,
-    base: IVec3,
-    cell: i32,
-) -> Chunk {
-    // Tree blocks per cell of this node.
-    let mut tree_cells: HashMap<IVec3, Vec<(IVec3, BlockId)>> = HashMap::new();
-    for (&p, &block) in trees {
-        let local = (p - base).div_euclid(IVec3::splat(cell));
-        if local.cmpge(IVec3::ZERO).all() && local.cmplt(IVec3::splat(SIZE)).all() {
-            tree_cells.entry(local).or_default().push((p, block));
-        }
-    }
+/// One node with its minimum corner at world `base`: each cell from its sample columns' counts.
+fn fill_node(grounds: &[Column], caves: &CaveGrid, base: IVec3, cell: i32) -> Chunk {
     let mut chunk = Chunk::empty();
     let voxels = chunk.voxels_mut();
     let per_cell = (SAMPLES * SAMPLES) as usize;
@@ -216,11 +174,10 @@ fn fill_node(
     for cz in 0..SIZE {
         for cx in 0..SIZE {
             let samples = &grounds[(cx + cz * SIZE) as usize * per_cell..][..per_cell];
-            let top = samples.iter().map(|c| c.height.max(SEA_LEVEL)).max().unwrap_or(0) + 8;
+            let top = samples.iter().map(|c| c.height.max(SEA_LEVEL)).max().unwrap_or(0);
             for cy in 0..SIZE {
                 let low = base.y + cy * cell;
-                let trees_here = tree_cells.get(&IVec3::new(cx, cy, cz));
-                if low > top && trees_here.is_none() {
+                if low > top {
                     break;
                 }
                 counts.clear();
@@ -229,18 +186,12 @@ fn fill_node(
                     let xz = IVec2::new(base.x, base.z) + sample_offset(cx, cz, sx, sz, cell);
                     count_column(sample, caves, xz, low, cell, weight, &mut counts);
                 }
-                // Trees stand in the air above the ground: each leaf or log is one block more.
-                for &(_, block) in trees_here.into_iter().flatten() {
-                    add(&mut counts, block, 1.0);
-                }
                 let solid: f64 = counts.iter().map(|(_, n)| n).sum();
                 if 2.0 * solid < volume {
                     continue;
                 }
-                let best = counts
-                    .iter()
-                    .max_by(|(a, n), (b, m)| n.total_cmp(m).then(b.cmp(a)))
-                    .map(|(b, _)| *b);
+                let best =
+                    counts.iter().max_by(|(a, n), (b, m)| n.total_cmp(m).then(b.cmp(a))).map(|(b, _)| *b);
                 voxels[voxel_index(cx as usize, cy as usize, cz as usize)] = best.unwrap_or(BlockId::AIR);
             }
         }
