@@ -195,6 +195,8 @@ struct LodParams {
     thresholds: array<f32, LEVEL_THRESHOLDS>,
     // Coarsest mip a node is meshed at above its own level; 0 turns per-node mips off.
     max_level: u32,
+    // The highest node level resident: its nodes have no parent to be covered by.
+    top_level: u32,
 }
 // Absolute levels: node levels 0..=11 plus mips, capped at 16.
 const LEVEL_THRESHOLDS: u32 = 16u;

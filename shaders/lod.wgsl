@@ -5,12 +5,13 @@
 //    begins, with hysteresis: its children are wanted in its place.
 // 2. `decide_shown`: a node is drawn (`shown`) unless it is split with every child column generated
 //    (then its children are drawn), and only where its parent is split with every child column
-//    generated (else the parent is drawn), or has no resident parent. Parent and children read
+//    generated (else the parent is drawn). A node whose parent is all air (no slot) below the top
+//    level takes the parent as split by distance alone. Parent and children read
 //    the same split bit and the same readiness (the CPU sets CHILDREN_READY on a node exactly
 //    when it sets SIBLINGS_READY on its children), so each place is drawn by exactly one level.
 //    Then the mip level the node is meshed at, from its distance with hysteresis.
 //
-// Reads:  params (slot_count), lod_params (eye, thresholds, hysteresis), chunks (origins, levels,
+// Reads:  params (slot_count), lod_params (eye, thresholds, hysteresis, top level), chunks (origins, levels,
 //         parents), links (state bits).
 // Writes: chunks (flags, shown), links (lod; DIRTY on the node when it is shown or hidden or its level
 //         changes, and on its face and edge neighbours, whose meshes read it), lod_counts (drawn
@@ -30,6 +31,15 @@
 fn node_distance(record: ChunkMeta) -> f32 {
     let low = vec3<f32>(record.origin);
     let high = low + vec3<f32>(node_size(record));
+    let gap = max(max(low - lod_params.eye, lod_params.eye - high), vec3<f32>(0.0));
+    return sqrt(gap.x * gap.x + gap.y * gap.y + gap.z * gap.z);
+}
+
+// Distance from the eye to the nearest point of the parent's box (twice the size, aligned).
+fn parent_distance(record: ChunkMeta) -> f32 {
+    let size = 2.0 * node_size(record);
+    let low = floor(vec3<f32>(record.origin) / size) * size;
+    let high = low + vec3<f32>(size);
     let gap = max(max(low - lod_params.eye, lod_params.eye - high), vec3<f32>(0.0));
     return sqrt(gap.x * gap.x + gap.y * gap.y + gap.z * gap.z);
 }
@@ -115,10 +125,16 @@ fn decide_shown(@builtin(global_invocation_id) id: vec3<u32>) {
     let record = chunks[slot];
     let state = atomicLoad(&links[slot].state);
     let replaced = (record.flags & NODE_SPLIT) != 0u && (state & CHUNK_CHILDREN_READY) != 0u;
+    let siblings_ready = (state & CHUNK_SIBLINGS_READY) != 0u;
     var covered = false;
     if record.parent != NO_SLOT {
         let parent_split = (chunks[record.parent].flags & NODE_SPLIT) != 0u;
-        covered = !(parent_split && (state & CHUNK_SIBLINGS_READY) != 0u);
+        covered = !(parent_split && siblings_ready);
+    } else if record.node_level < lod_params.top_level {
+        // The parent is all air (no slot): it is split by its distance alone, and where it is
+        // not, the level above it draws the place (the air the parent stands for).
+        let parent_split = parent_distance(record) < lod_params.thresholds[record.node_level];
+        covered = !(parent_split && siblings_ready);
     }
     let shown = !replaced && !covered;
 

@@ -10,8 +10,9 @@
 //! **Which nodes are drawn.** A level-`N` node (`N > 0`) is *split* when it is nearer than the
 //! distance where level `N` begins. It is drawn unless it is split and every one of its child
 //! columns has been generated (then its children stand in for it), and only where its parent is
-//! split with every child column generated, or has no resident parent. A node's box lies inside
-//! its parent's, so a split node's parent is split too: the drawn nodes cover each place once.
+//! split with every child column generated. A parent that is all air (no slot) counts as split
+//! by its distance alone; nodes of the top level have no parent. A node's box lies inside its
+//! parent's, so a split node's parent is split too: the drawn nodes cover each place once.
 //!
 //! **Hysteresis.** A chunk keeps its level while its distance stays inside that level's band
 //! widened by `hysteresis` (a fraction of the threshold) on both sides. Only when it leaves the
@@ -190,12 +191,22 @@ pub fn select_nodes(
         state.split = Some(settings.split(key.level, node_distance(*key, eye), state.split));
     }
     let split = |key: &NodeKey, states: &HashMap<NodeKey, NodeState>| states[key].split == Some(true);
+    let top = nodes.keys().map(|k| k.level).max().unwrap_or(0);
+    let thresholds = settings.thresholds();
     let decided: Vec<(NodeKey, bool, u32)> = nodes
         .iter()
         .map(|(key, ready)| {
             let replaced = split(key, states) && ready.children;
             let parent = key.parent();
-            let covered = nodes.contains_key(&parent) && !(split(&parent, states) && ready.siblings);
+            let covered = if nodes.contains_key(&parent) {
+                !(split(&parent, states) && ready.siblings)
+            } else if key.level < top {
+                // An all-air parent: split by its distance alone.
+                let parent_split = node_distance(parent, eye) < thresholds[key.level as usize];
+                !(parent_split && ready.siblings)
+            } else {
+                false
+            };
             let mip = settings.node_mip(key.level, node_distance(*key, eye), states[key].mip);
             (*key, !replaced && !covered, mip)
         })

@@ -206,6 +206,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
             ("hysteresis", offset_of!(voxgpu::gpu::LodParams, hysteresis)),
             ("thresholds", offset_of!(voxgpu::gpu::LodParams, thresholds)),
             ("max_level", offset_of!(voxgpu::gpu::LodParams, max_level)),
+            ("top_level", offset_of!(voxgpu::gpu::LodParams, top_level)),
         ],
         size_of::<voxgpu::gpu::LodParams>(),
     );

@@ -26,6 +26,8 @@ enum Event {
 struct Fake {
     resident: HashSet<NodeKey>,
     ready: HashSet<NodeColumn>,
+    /// The top node level: below it, a node must never arrive before its parent column.
+    top: u32,
     updates: Vec<Vec<Event>>,
 }
 
@@ -45,6 +47,10 @@ impl ChunkSink for Fake {
     fn insert(&mut self, pos: NodeKey, _: Arc<Chunk>) -> Result<(), Self::Error> {
         assert!(self.resident.insert(pos), "{pos:?} inserted twice");
         assert!(!self.ready.contains(&pos.column()), "{pos:?} inserted into a column already complete");
+        assert!(
+            pos.level >= self.top || self.ready.contains(&pos.column().parent()),
+            "{pos:?} arrived before its parent column"
+        );
         self.log(Event::Insert(pos));
         Ok(())
     }
@@ -297,12 +303,12 @@ fn expected_nodes(eye: Vec3, view_distance: u32) -> HashSet<NodeKey> {
 }
 
 #[test]
-fn nodes_of_every_level_follow_the_camera_and_complete_columns_are_reported() {
+fn nodes_of_every_level_follow_the_camera_and_arrive_after_their_parent_column() {
     // 32 chunks: top level 2, so chunks, level-1 and level-2 nodes.
     let settings =
         StreamSettings { uploads_per_update: 40, remeshes_per_update: 40, ..StreamSettings::new(32) };
     let mut manager = ChunkManager::new(settings);
-    let mut fake = Fake::default();
+    let mut fake = Fake { top: plan::top_level(32), ..Fake::default() };
     let start = eye_over(IVec2::ZERO);
     settle(&mut manager, &mut fake, start);
     let first = fake.resident.clone();
@@ -354,17 +360,27 @@ fn a_node_budget_drops_the_farthest_columns_for_their_size_and_keeps_every_paren
     assert!(fake.resident.len() <= cap, "{} nodes resident over a budget of {cap}", fake.resident.len());
     let full = expected_nodes(eye, 64);
     assert!(fake.resident.len() < full.len() && fake.resident.is_subset(&full));
-    // What is kept is closed under parents, and nearer (for its size) than anything dropped.
+    // What is kept is closed under parents, in whole sibling groups (children replace a parent
+    // only all four together), and at the top level nearer (for its size) than what is dropped.
     let top = plan::top_level(64);
     let centre = plan::centre_of(IVec2::new(eye.x.floor() as i32, eye.z.floor() as i32));
     let urgency = |c: &NodeColumn| c.distance(centre) / c.size() as f32;
     let kept: HashSet<NodeColumn> = fake.resident.iter().map(|k| k.column()).collect();
-    let dropped: HashSet<NodeColumn> =
-        full.iter().map(|k| k.column()).filter(|c| !kept.contains(c)).collect();
+    let wanted: HashSet<NodeColumn> = full.iter().map(|k| k.column()).collect();
     for c in &kept {
-        assert!(c.level == top || kept.contains(&c.parent()), "{c:?} kept without its parent");
+        if c.level < top {
+            assert!(kept.contains(&c.parent()), "{c:?} kept without its parent");
+            assert!(
+                c.parent().children().iter().all(|s| kept.contains(s)),
+                "{c:?} kept without its siblings"
+            );
+        }
     }
-    let kept_max = kept.iter().map(urgency).fold(0.0f32, f32::max);
-    let dropped_min = dropped.iter().map(urgency).fold(f32::INFINITY, f32::min);
-    assert!(kept_max <= dropped_min + 1e-3, "kept up to {kept_max}, dropped from {dropped_min}");
+    let top_kept = kept.iter().filter(|c| c.level == top).map(urgency).fold(0.0f32, f32::max);
+    let top_dropped = wanted
+        .iter()
+        .filter(|c| c.level == top && !kept.contains(c))
+        .map(urgency)
+        .fold(f32::INFINITY, f32::min);
+    assert!(top_kept <= top_dropped + 1e-3, "top level kept up to {top_kept}, dropped from {top_dropped}");
 }

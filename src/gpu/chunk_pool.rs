@@ -27,7 +27,9 @@ use super::GpuError;
 use super::buffers::GrowableBuffer;
 use super::layouts::{ChunkLinks, ChunkMeta, ChunkState, FaceMesh, NO_SLOT, SLOT_WORDS};
 use crate::mesh::{Face, meshes_reading, meshes_reading_block};
-use crate::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, NodeColumn, NodeKey, cell_block, voxel_index};
+use crate::voxel::{
+    BlockId, CHUNK_SIZE, Chunk, ChunkPos, MAX_NODE_LEVEL, NodeColumn, NodeKey, cell_block, voxel_index,
+};
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
 
@@ -64,6 +66,8 @@ pub struct ChunkPool {
     resident: HashMap<NodeKey, Resident>,
     /// Resident node heights per column, to find a column's nodes.
     by_column: HashMap<NodeColumn, BTreeSet<i32>>,
+    /// Resident nodes per level.
+    per_level: [u32; MAX_NODE_LEVEL as usize + 1],
     /// Columns whose generation has finished (their non-empty nodes are resident). Worlds
     /// inserted chunk by chunk mark none: their chunks have no parents or children to wait for.
     ready_columns: HashSet<NodeColumn>,
@@ -93,6 +97,7 @@ impl ChunkPool {
         Self {
             resident: HashMap::new(),
             by_column: HashMap::new(),
+            per_level: [0; MAX_NODE_LEVEL as usize + 1],
             ready_columns: HashSet::new(),
             links: Vec::new(),
             free_slots: Vec::new(),
@@ -164,17 +169,14 @@ impl ChunkPool {
         self.resident.iter().map(|(k, r)| (*k, r.slot))
     }
 
-    /// Resident nodes per level.
+    /// Resident nodes per level, up to the highest level resident.
     pub fn nodes_per_level(&self) -> Vec<u32> {
-        let mut out = Vec::new();
-        for key in self.resident.keys() {
-            let level = key.level as usize;
-            if out.len() <= level {
-                out.resize(level + 1, 0);
-            }
-            out[level] += 1;
-        }
-        out
+        self.per_level[..=self.top_level() as usize].to_vec()
+    }
+
+    /// The highest node level resident (0 when none is).
+    pub fn top_level(&self) -> u32 {
+        self.per_level.iter().rposition(|&n| n > 0).unwrap_or(0) as u32
     }
 
     /// Uploads `chunk` into the node's slot (a new one when it was not resident), asks for its
@@ -247,6 +249,7 @@ impl ChunkPool {
             }
         }
         self.by_column.entry(key.column()).or_default().insert(key.pos.y);
+        self.per_level[key.level as usize] += 1;
         // The whole record once, to reset the level; later writes leave `lod` to the GPU.
         let state = ChunkState::RESIDENT | self.readiness(key);
         self.links[slot as usize] = ChunkLinks { neighbours, state, ..ChunkLinks::EMPTY };
@@ -325,6 +328,7 @@ impl ChunkPool {
     pub fn remove(&mut self, key: NodeKey, neighbours: Remesh) {
         let Some(resident) = self.resident.remove(&key) else { return };
         let slot = resident.slot;
+        self.per_level[key.level as usize] -= 1;
         if let Some(heights) = self.by_column.get_mut(&key.column()) {
             heights.remove(&key.pos.y);
             if heights.is_empty() {
@@ -355,8 +359,8 @@ impl ChunkPool {
     /// Sets one block: uploads the one changed word, asks for the chunk's mips to be rebuilt, and
     /// marks every chunk whose full-detail mesh reads the voxel dirty ([`meshes_reading_block`]).
     /// (Neighbours meshed at a coarser level read the rebuilt mips: the mip pass marks those
-    /// dirty itself.) Every resident ancestor node gets the one cell the edit can change,
-    /// recomputed by the mip rule from the eight cells below it, so far nodes show the edit too.
+    /// dirty itself.) Every ancestor node gets the one cell the edit can change, recomputed by the
+    /// mip rule from the eight cells below it, so far nodes show the edit too.
     pub fn set_block(
         &mut self,
         device: &wgpu::Device,
@@ -373,22 +377,19 @@ impl ChunkPool {
             let mut chunk = Chunk::empty();
             chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
             self.insert(device, queue, key, Arc::new(chunk), Remesh::Neighbours)?;
-            self.update_ancestors(world);
-            return Ok(());
+            return self.update_ancestors(device, queue, world);
         };
         let chunk = Arc::make_mut(&mut resident.chunk);
         chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
         if chunk.is_empty() {
             self.remove(key, Remesh::Neighbours);
-            self.update_ancestors(world);
-            return Ok(());
+            return self.update_ancestors(device, queue, world);
         }
         let slot = resident.slot;
         self.stage_cell(key, local);
         self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
         meshes_reading_block(world).for_each(|p| self.mark_dirty(NodeKey::chunk(p)));
-        self.update_ancestors(world);
-        Ok(())
+        self.update_ancestors(device, queue, world)
     }
 
     /// Stages the u32 of the node's level 0 holding `local` and its pair.
@@ -402,14 +403,23 @@ impl ChunkPool {
 
     /// After the block at `world` changed at level 0: for each level up, the cell holding it is
     /// recomputed from the eight cells below (the level below's node, or air where it is not
-    /// resident), until a level has no resident node there or the cell did not change.
-    fn update_ancestors(&mut self, world: IVec3) {
+    /// resident), until the cell does not change or the level's column was never generated. A
+    /// missing (all-air) node of a generated column is created when its cell turns solid.
+    fn update_ancestors(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        world: IVec3,
+    ) -> Result<(), GpuError> {
         let size = CHUNK_SIZE as i32;
-        let mut level = 1;
-        while level <= crate::voxel::MAX_NODE_LEVEL {
+        for level in 1..=MAX_NODE_LEVEL {
             let cell = world.div_euclid(IVec3::splat(1 << level));
             let key = NodeKey::new(level, cell.div_euclid(IVec3::splat(size)));
-            let Some(current) = self.resident.get(&key).map(|r| Arc::clone(&r.chunk)) else { return };
+            let current = match self.resident.get(&key) {
+                Some(r) => Arc::clone(&r.chunk),
+                None if self.ready_columns.contains(&key.column()) => Arc::new(Chunk::empty()),
+                None => return Ok(()),
+            };
             let local = cell.rem_euclid(IVec3::splat(size));
             let below: [BlockId; 8] = std::array::from_fn(|i| {
                 let fine = cell * 2 + crate::voxel::octant(i);
@@ -420,31 +430,32 @@ impl ChunkPool {
             let block = cell_block(&below);
             let [x, y, z] = local.to_array().map(|c| c as usize);
             if current.get(x, y, z) == block {
-                return;
+                return Ok(());
             }
             let mut updated = (*current).clone();
             updated.set(x, y, z, block);
-            if updated.is_empty() {
-                self.remove(key, Remesh::Neighbours);
-            } else {
-                let slot = self.resident[&key].slot;
-                self.resident.get_mut(&key).expect("resident").chunk = Arc::new(updated);
-                self.stage_cell(key, local);
-                self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
-                // Face and edge neighbours whose border layer reads this cell.
-                let touches = |d: IVec3| {
-                    (0..3).all(|a| match d[a] {
-                        0 => true,
-                        ..0 => local[a] == 0,
-                        _ => local[a] == size - 1,
-                    })
-                };
-                for n in reading(key).filter(|n| touches(n.pos - key.pos)) {
-                    self.mark_dirty(n);
+            match self.resident.get(&key).map(|r| r.slot) {
+                None => self.insert(device, queue, key, Arc::new(updated), Remesh::Neighbours)?,
+                Some(_) if updated.is_empty() => self.remove(key, Remesh::Neighbours),
+                Some(slot) => {
+                    self.resident.get_mut(&key).expect("resident").chunk = Arc::new(updated);
+                    self.stage_cell(key, local);
+                    self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
+                    // Face and edge neighbours whose border layer reads this cell.
+                    let touches = |d: IVec3| {
+                        (0..3).all(|a| match d[a] {
+                            0 => true,
+                            ..0 => local[a] == 0,
+                            _ => local[a] == size - 1,
+                        })
+                    };
+                    for n in reading(key).filter(|n| touches(n.pos - key.pos)) {
+                        self.mark_dirty(n);
+                    }
                 }
             }
-            level += 1;
         }
+        Ok(())
     }
 
     /// Slots evicted and not yet released by a frame.

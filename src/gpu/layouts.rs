@@ -179,17 +179,20 @@ pub struct LodParams {
     pub thresholds: [f32; crate::lod::LEVELS],
     /// Coarsest mip above a node's own level.
     pub max_level: u32,
-    pub _pad: [u32; 3],
+    /// The highest node level resident: its nodes have no parent to be covered by.
+    pub top_level: u32,
+    pub _pad: [u32; 2],
 }
 
 impl LodParams {
-    pub fn new(settings: &crate::lod::LodSettings, eye: Vec3) -> Self {
+    pub fn new(settings: &crate::lod::LodSettings, eye: Vec3, top_level: u32) -> Self {
         Self {
             eye: eye.to_array(),
             hysteresis: settings.hysteresis,
             thresholds: settings.thresholds(),
             max_level: settings.max_level,
-            _pad: [0; 3],
+            top_level,
+            _pad: [0; 2],
         }
     }
 }

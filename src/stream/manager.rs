@@ -84,6 +84,8 @@ pub struct ChunkManager {
     generated: HashMap<u32, (u64, u64)>,
     /// The last plan was cut short by `max_nodes`.
     capped: bool,
+    /// The nodes-per-column estimates the last plan was made with.
+    planned_with: Vec<f64>,
 }
 
 impl ChunkManager {
@@ -102,6 +104,7 @@ impl ChunkManager {
             fresh: HashSet::new(),
             generated: HashMap::new(),
             capped: false,
+            planned_with: Vec::new(),
         }
     }
 
@@ -199,9 +202,13 @@ impl ChunkManager {
     fn decide_residency<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S, report: &mut UpdateReport) {
         let block = eye.floor().as_ivec3();
         let column = IVec2::new(block.x, block.z).div_euclid(IVec2::splat(CHUNK_SIZE as i32));
-        // A capped plan is decided again every update: the estimate of nodes per column improves
-        // as columns arrive.
-        if self.center == Some(column) && !self.capped {
+        // A capped plan is decided again when the estimate of nodes per column, which improves
+        // as columns arrive, has moved by more than 5% on some level since.
+        let drifted = self.capped && {
+            let now = self.estimates();
+            now.iter().zip(&self.planned_with).any(|(a, b)| (a - b).abs() > 0.05 * b)
+        };
+        if self.center == Some(column) && !drifted {
             return;
         }
         self.center = Some(column);
@@ -223,7 +230,26 @@ impl ChunkManager {
                 })
                 .count();
             self.capped = fits < order.len();
-            order.truncate(fits.max(1));
+            self.planned_with = self.estimates();
+            if self.capped {
+                order.truncate(fits.max(1));
+                // Children replace their parent only all four together: a partial group would
+                // hold nodes never drawn. Keep whole groups whose parent is kept, top down.
+                let top = super::plan::top_level(self.settings.view_distance);
+                let mut kept: HashSet<NodeColumn> =
+                    order.iter().copied().filter(|c| c.level == top).collect();
+                let prefix: HashSet<NodeColumn> = order.iter().copied().collect();
+                for level in (0..top).rev() {
+                    let groups: Vec<NodeColumn> = order
+                        .iter()
+                        .filter(|c| c.level == level + 1 && kept.contains(c))
+                        .filter(|parent| parent.children().iter().all(|c| prefix.contains(c)))
+                        .copied()
+                        .collect();
+                    kept.extend(groups.iter().flat_map(|p| p.children()));
+                }
+                order.retain(|c| kept.contains(c));
+            }
         }
         self.wanted = order.iter().copied().collect();
         self.order = order;
@@ -243,6 +269,11 @@ impl ChunkManager {
         }
     }
 
+    /// The estimate of nodes per column at every level.
+    fn estimates(&self) -> Vec<f64> {
+        (0..=crate::voxel::MAX_NODE_LEVEL).map(|level| self.nodes_per_column(level)).collect()
+    }
+
     /// Nodes per column of `level` generated so far; before any, a guess on the high side for
     /// terrain (a chunk column holds 3 to 7 chunks, a coarse column 1 or 2 nodes).
     fn nodes_per_column(&self, level: u32) -> f64 {
@@ -255,27 +286,35 @@ impl ChunkManager {
 
     /// Queues a finished column when it is still wanted and its token is the latest.
     fn accept(&mut self, result: Finished, report: &mut UpdateReport) {
-        let seen = self.generated.entry(result.column.level).or_default();
-        seen.0 += 1;
-        seen.1 += result.chunks.len() as u64;
         if self.in_flight.get(&result.column) != Some(&result.token) {
             report.dropped += 1;
             return;
         }
+        let seen = self.generated.entry(result.column.level).or_default();
+        seen.0 += 1;
+        seen.1 += result.chunks.len() as u64;
         self.in_flight.remove(&result.column);
         self.ready.push_back((result.column, result.chunks));
     }
 
-    /// Inserts whole ready columns while the upload budget lasts.
+    /// Inserts whole ready columns while the upload budget lasts. A column waits until its parent
+    /// column is in (the top level's have none), so a node never arrives before the level above
+    /// it: a coarse node and the children that replace it could otherwise both be drawn.
     fn upload<S: ChunkSink>(&mut self, sink: &mut S, report: &mut UpdateReport) -> Result<(), S::Error> {
-        while let Some((_, chunks)) = self.ready.front() {
+        let top = super::plan::top_level(self.settings.view_distance);
+        let mut i = 0;
+        while let Some((column, chunks)) = self.ready.get(i) {
+            if column.level < top && !self.resident.contains_key(&column.parent()) {
+                i += 1;
+                continue;
+            }
             let fits = report.inserted + chunks.len() <= self.settings.uploads_per_update;
             // A column larger than the whole budget goes alone, so it cannot wait forever.
             let alone = report.inserted == 0;
             if !fits && !alone {
                 break;
             }
-            let (column, chunks) = self.ready.pop_front().expect("front exists");
+            let (column, chunks) = self.ready.remove(i).expect("index in range");
             let mut positions = Vec::with_capacity(chunks.len());
             for (pos, chunk) in chunks {
                 if let Err(e) = sink.insert(pos, chunk) {

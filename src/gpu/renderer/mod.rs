@@ -499,7 +499,11 @@ impl Renderer {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.frame") });
         self.record_uploads(&mut encoder);
         self.draws.reset(&mut encoder, self.submission);
-        self.lod.prepare(&self.queue, &mut encoder, &LodParams::new(&self.options.lod, camera.eye));
+        self.lod.prepare(
+            &self.queue,
+            &mut encoder,
+            &LodParams::new(&self.options.lod, camera.eye, self.pool.top_level()),
+        );
         let frame = self.frame.as_ref().expect("prepared");
         let profiler = &self.profiling.profiler;
         self.lod.record(&mut encoder, profiler, &frame.lod, params.slot_count);

@@ -169,7 +169,7 @@ fn fill_node(grounds: &[Column], caves: &CaveGrid, base: IVec3, cell: i32) -> Ch
     let voxels = chunk.voxels_mut();
     let per_cell = (SAMPLES * SAMPLES) as usize;
     let weight = f64::from(cell * cell) / per_cell as f64;
-    let volume = f64::from(cell * cell * cell);
+    let volume = f64::from(cell).powi(3);
     let mut counts = Vec::with_capacity(8);
     for cz in 0..SIZE {
         for cx in 0..SIZE {
