@@ -90,6 +90,8 @@ struct Viewer {
     lod: LodSettings,
     /// The view distance in chunks and what chose it, for the overlay.
     view_distance: (u32, &'static str),
+    /// `--gpu-memory-budget`, for the overlay.
+    budget_mib: u32,
     /// The window has a zero side (minimised): frames go on, nothing is drawn.
     minimised: bool,
     stats: Option<FrameStats>,
@@ -258,6 +260,7 @@ impl Viewer {
             backend: format!("{:?}", gpu.summary.backend).to_lowercase(),
             lod,
             view_distance,
+            budget_mib: args.world.gpu_memory_budget,
             minimised: size.width == 0 || size.height == 0,
             stats: None,
             fps: 0.0,
@@ -512,6 +515,7 @@ impl Viewer {
             lod_on: self.renderer.lod().is_on(),
             view_distance: self.view_distance,
             nodes_per_level: self.renderer.nodes_per_level(),
+            budget_mib: self.budget_mib,
             culling_frozen: self.renderer.culling().frozen.is_some(),
             speed: self.fly.speed,
             selected_block: self.block_names.get(self.selected.0 as usize).map_or("?", String::as_str),

@@ -25,6 +25,8 @@ pub struct OverlayData<'a> {
     pub view_distance: (u32, &'a str),
     /// Resident nodes per node level (0: chunks).
     pub nodes_per_level: Vec<u32>,
+    /// `--gpu-memory-budget`, in MiB.
+    pub budget_mib: u32,
     pub culling_frozen: bool,
     pub speed: f32,
     pub selected_block: &'a str,
@@ -170,7 +172,10 @@ fn panel(ctx: &egui::Context, d: &OverlayData) {
             row("per level", format!("{:?} nodes (0: chunks)", d.nodes_per_level));
             let used = s.lod_levels.iter().rposition(|&n| n > 0).map_or(1, |i| i + 1);
             row("LOD", format!("{} {:?}", if d.lod_on { "on" } else { "off" }, &s.lod_levels[..used]));
-            row("GPU memory", format!("{:.1} MiB of pool buffers", s.gpu_bytes as f64 / (1024.0 * 1024.0)));
+            row(
+                "GPU memory",
+                format!("{:.1} MiB of a {} MiB budget", s.gpu_bytes as f64 / (1024.0 * 1024.0), d.budget_mib),
+            );
             row("camera", format!("{:.1}, {:.1}, {:.1}", d.position.x, d.position.y, d.position.z));
             row("chunk", format!("{}, {}, {}", d.chunk.x, d.chunk.y, d.chunk.z));
             row("speed", format!("{:.0} blocks/s", d.speed));
