@@ -97,6 +97,8 @@ pub struct Renderer {
     index_buffer: wgpu::Buffer,
     counters: CounterReadback,
     failed_pages_seen: u32,
+    /// The frame the counters behind `failed_pages_seen` came from.
+    failed_seen_frame: u64,
     /// Frames submitted so far; the frame being recorded has this number.
     frame_index: u64,
     /// The first frame recorded with the quad pool at its current size.
@@ -221,6 +223,7 @@ impl Renderer {
             ),
             counters: CounterReadback::new(&device),
             failed_pages_seen: 0,
+            failed_seen_frame: 0,
             frame_index: 0,
             grown_at_frame: 0,
             evicted_room: 0,
@@ -373,13 +376,17 @@ impl Renderer {
     /// Refusals from frames recorded before the last growth are counted but do not grow it
     /// again: they were answered already, and counters arrive a few frames late.
     fn handle_counters(&mut self, counters: GpuCounters, frame: u64) -> Result<(), GpuError> {
-        if counters.failed_pages > self.failed_pages_seen {
-            let refused = counters.failed_pages - self.failed_pages_seen;
-            self.failed_pages_seen = counters.failed_pages;
-            if frame >= self.grown_at_frame {
-                self.quad_pool.grow(&self.device, &self.queue, refused)?;
-                self.grown_at_frame = self.frame_index;
-            }
+        // The pages refused since the counters seen last, in the frames after `failed_seen_frame`
+        // up to `frame`. When some of those frames were recorded before the last growth, they
+        // were refused by the smaller pool (and a face refused again every frame it retried), so
+        // they do not say how much more is needed: wait for counters wholly after the growth.
+        let refused = counters.failed_pages.saturating_sub(self.failed_pages_seen);
+        let after_growth = self.failed_seen_frame >= self.grown_at_frame;
+        self.failed_pages_seen = self.failed_pages_seen.max(counters.failed_pages);
+        self.failed_seen_frame = self.failed_seen_frame.max(frame);
+        if refused > 0 && after_growth {
+            self.quad_pool.grow(&self.device, &self.queue, refused)?;
+            self.grown_at_frame = self.frame_index;
         }
         Ok(())
     }
