@@ -1,21 +1,21 @@
 // Level-of-detail selection, in two dispatches over every slot. Twin of src/lod.rs
-// (`LodSettings::split`, `LodSettings::select`, `NodeSelection`), which must decide the same.
+// (`LodSettings::split`, `LodSettings::node_mip`, `select_nodes`), which must decide the same.
 //
-// 1. `decide_split`: a level-N node (N > 0) is split when it is nearer than the distance where level N
-//    begins, with hysteresis: its children are wanted in its place.
-// 2. `decide_shown`: a node is drawn (`shown`) unless it is split with every child column generated
-//    (then its children are drawn), and only where its parent is split with every child column
-//    generated (else the parent is drawn). A node whose parent is all air (no slot) below the top
-//    level takes the parent as split by distance alone. Parent and children read
+// 1. `decide_split`: a level-N node (N > 0) is split when it is nearer than the distance where
+//    level N begins, with hysteresis: its children are wanted in its place.
+// 2. `decide_shown`: a node is drawn (`shown`) unless it is split with every child column
+//    generated (then its children are drawn), and only where its parent is split with every
+//    child column generated (else the parent is drawn). A node whose parent is all air (no slot)
+//    below the top level takes the parent as split by distance alone. Parent and children read
 //    the same split bit and the same readiness (the CPU sets CHILDREN_READY on a node exactly
 //    when it sets SIBLINGS_READY on its children), so each place is drawn by exactly one level.
 //    Then the mip level the node is meshed at, from its distance with hysteresis.
 //
-// Reads:  params (slot_count), lod_params (eye, thresholds, hysteresis, top level), chunks (origins, levels,
-//         parents), links (state bits).
-// Writes: chunks (flags, shown), links (lod; DIRTY on the node when it is shown or hidden or its level
-//         changes, and on its face and edge neighbours, whose meshes read it), lod_counts (drawn
-//         nodes per absolute level, for stats).
+// Reads:  params (slot_count), lod_params (eye, thresholds, hysteresis, top level), chunks
+//         (origins, levels, parents), links (state bits).
+// Writes: chunks (flags, shown), links (lod; DIRTY on the node when it is shown or hidden or its
+//         level changes, and on its face and edge neighbours, whose meshes read it), lod_counts
+//         (drawn nodes per absolute level, for stats).
 // Dispatch: every frame before the mip and mesh passes, one invocation per slot, 64 per
 //           workgroup, `decide_split` then `decide_shown`. The CPU zeroes lod_counts before.
 //

@@ -1,13 +1,14 @@
-// Binary greedy mesher: both face directions of one axis of one chunk per workgroup, at the
-// chunk's selected level of detail. Twin of src/mesh/greedy.rs (`mesh_grid`), which it must match
-// quad for quad.
+// Binary greedy mesher: both face directions of one axis of one node (a chunk, or a coarser
+// level-of-detail node) per workgroup, at the node's selected mip level. Twin of
+// src/mesh/greedy.rs (`mesh_grid`), which it must match quad for quad. A node that is not drawn
+// only empties its faces; neighbours that are not drawn count as absent (`link`).
 //
-// Reads:  params, work (jobs), voxels (the chunk's level, and the same level of its face and edge
-//         neighbours: border culling and ambient occlusion), links (neighbour slots, levels),
-//         opaque_bits (block opacity).
+// Reads:  params, work (jobs), voxels (the node's mip, and the same mip of its drawn face and
+//         edge neighbours: border culling and ambient occlusion), links (neighbour slots, mips),
+//         chunks (drawn, node level), opaque_bits (block opacity).
 // Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
 //         (pops pages; failed_pages on failure), links (state back to dirty on failure), chunks
-//         (the level the quads are in, which the draw scales them by).
+//         (the level the quads are in, node level plus mip, which the draw scales them by).
 // Dispatch: indirect from work[0..3] after the release pass: one workgroup of 64 invocations per
 //           pair of jobs (the +axis and -axis faces of one chunk, jobs 2g and 2g + 1).
 //           Invocation i meshes face (i >> 5) of the pair at slice (depth along the axis) i & 31.
