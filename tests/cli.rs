@@ -315,5 +315,15 @@ fn a_horizon_of_8192_blocks_renders_and_reports_its_nodes_on_every_adapter() {
         assert!(report["quads_drawn"].as_u64().is_some_and(|q| q > 0), "{backend}");
         let drawn = report["drawn_per_level"].as_array().expect("drawn").len();
         assert!(drawn >= 6, "{backend}: drawn at levels 0..{drawn}");
+        // A small budget leaves the farthest nodes out, says so, and still draws.
+        let stdout = run(&["stats", "--json", "--view-distance", "8192b", "--gpu-memory-budget", "48"]);
+        let capped: serde_json::Value =
+            serde_json::from_str(stdout.lines().last().expect("JSON")).expect("JSON");
+        assert_eq!(capped["capped"], true, "{backend}");
+        let nodes: u64 =
+            capped["nodes_per_level"].as_array().expect("levels").iter().map(|n| n.as_u64().unwrap()).sum();
+        assert!(nodes <= 48 * 1024 * 1024 / voxgpu::cli::NODE_BUDGET_BYTES, "{backend}: {nodes} nodes");
+        assert!(capped["gpu_bytes"].as_u64() < report["gpu_bytes"].as_u64(), "{backend}");
+        assert!(capped["quads_drawn"].as_u64().is_some_and(|q| q > 0), "{backend}");
     }
 }
