@@ -279,14 +279,23 @@ impl ChunkPool {
         bits
     }
 
-    /// Records that `column` has been generated (its non-empty nodes inserted) or has left, and
-    /// updates the readiness bits of the nodes that depend on it: those of its parent column and
-    /// of its parent's four child columns.
+    /// Records that `column` has been generated (its non-empty nodes inserted) or has left (any
+    /// node still in it goes too), and updates the readiness bits of the nodes that depend on it:
+    /// those of its parent column and of its parent's four child columns.
     pub fn set_column_ready(&mut self, column: NodeColumn, ready: bool) {
         let changed =
             if ready { self.ready_columns.insert(column) } else { self.ready_columns.remove(&column) };
         if !changed {
             return;
+        }
+        if !ready {
+            // Nodes the streamer does not know of leave with the column too: those an edit
+            // created (`set_block` into an all-air place).
+            let heights: Vec<i32> =
+                self.by_column.get(&column).map(|h| h.iter().copied().collect()).unwrap_or_default();
+            for y in heights {
+                self.remove(column.node(y), Remesh::Neighbours);
+            }
         }
         let parent = column.parent();
         let mut affected = vec![parent];

@@ -202,9 +202,9 @@ impl ChunkManager {
     fn decide_residency<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S, report: &mut UpdateReport) {
         let block = eye.floor().as_ivec3();
         let column = IVec2::new(block.x, block.z).div_euclid(IVec2::splat(CHUNK_SIZE as i32));
-        // A capped plan is decided again when the estimate of nodes per column, which improves
-        // as columns arrive, has moved by more than 5% on some level since.
-        let drifted = self.capped && {
+        // Under a node budget the plan is decided again when the estimate of nodes per column,
+        // which improves as columns arrive, has moved by more than 5% on some level since.
+        let drifted = self.settings.max_nodes.is_some() && {
             let now = self.estimates();
             now.iter().zip(&self.planned_with).any(|(a, b)| (a - b).abs() > 0.05 * b)
         };

@@ -377,11 +377,12 @@ impl Renderer {
     /// again: they were answered already, and counters arrive a few frames late.
     fn handle_counters(&mut self, counters: GpuCounters, frame: u64) -> Result<(), GpuError> {
         // The pages refused since the counters seen last, in the frames after `failed_seen_frame`
-        // up to `frame`. When some of those frames were recorded before the last growth, they
-        // were refused by the smaller pool (and a face refused again every frame it retried), so
-        // they do not say how much more is needed: wait for counters wholly after the growth.
+        // up to `frame`. When some of those frames were recorded before the last growth (the
+        // first frame with the grown pool is `grown_at_frame`), they were refused by the smaller
+        // pool (and a face refused again every frame it retried), so they do not say how much
+        // more is needed: wait for counters wholly after the growth.
         let refused = counters.failed_pages.saturating_sub(self.failed_pages_seen);
-        let after_growth = self.failed_seen_frame >= self.grown_at_frame;
+        let after_growth = self.failed_seen_frame + 1 >= self.grown_at_frame;
         self.failed_pages_seen = self.failed_pages_seen.max(counters.failed_pages);
         self.failed_seen_frame = self.failed_seen_frame.max(frame);
         if refused > 0 && after_growth {
