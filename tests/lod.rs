@@ -14,9 +14,7 @@ use voxgpu::gpu::{GpuContext, Renderer, RendererOptions};
 use voxgpu::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
 use voxgpu::mesh::{ChunkMesh, mesh_world_chunk, mesh_world_chunk_lod};
 use voxgpu::voxel::blocks as ids;
-use voxgpu::voxel::{
-    BlockId, BlockRegistry, Chunk, ChunkPos, MIP_LEVELS, MipPyramid, World, chunk_aabb, raycast,
-};
+use voxgpu::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos, MIP_LEVELS, MipPyramid, World, chunk_aabb};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 fn lod(first_distance: f32) -> LodSettings {
@@ -335,10 +333,6 @@ fn gpu_lod_meshes_and_skirts_equal_the_cpu_twin() {
     }
 }
 
-/// The sky colour of the crack scenes: magenta, which no block has, with fog pushed out of view.
-const SKY: Vec3 = Vec3::new(1.0, 0.0, 1.0);
-const SKY_SRGB: [u8; 4] = [255, 0, 255, 255];
-
 /// The world as drawn with LOD: each block is solid when its chunk's level holds a non-air voxel
 /// over it.
 struct LodShape<'a> {
@@ -360,42 +354,6 @@ impl LodShape<'_> {
             }
         }
     }
-
-    /// Whether the ray from `origin` along `dir` enters a solid block within `reach` blocks:
-    /// the picking walk (`voxel::raycast`) over this shape.
-    fn ray_hits(&self, origin: Vec3, dir: Vec3, reach: f32) -> bool {
-        raycast(origin, dir, reach, |p| if self.solid(p) { ids::STONE } else { BlockId::AIR }).is_some()
-    }
-}
-
-/// Background pixels with LOD on where the surface drawn with LOD on must be: the pixel is
-/// surface with LOD off, and rays through its centre and four points 0.35 px around it all enter
-/// a solid block of the LOD shape. A coarser silhouette is not counted (the rays miss the coarse
-/// shape there); light through a seam is.
-fn crack_pixels(
-    on: &image::RgbaImage,
-    off: &image::RgbaImage,
-    camera: &Camera,
-    shape: &LodShape,
-) -> Vec<(u32, u32)> {
-    let (w, h) = on.dimensions();
-    let inverse = camera.view_proj(w as f32 / h as f32).inverse();
-    let ray = |x: f32, y: f32| {
-        let ndc = Vec3::new(x / w as f32 * 2.0 - 1.0, 1.0 - y / h as f32 * 2.0, 0.5);
-        (inverse.project_point3(ndc) - camera.eye).normalize()
-    };
-    let mut cracks = Vec::new();
-    for (x, y, pixel) in on.enumerate_pixels() {
-        if pixel.0 != SKY_SRGB || off.get_pixel(x, y).0 == SKY_SRGB {
-            continue;
-        }
-        let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
-        let offsets = [(0.0, 0.0), (-0.35, -0.35), (0.35, -0.35), (-0.35, 0.35), (0.35, 0.35)];
-        if offsets.iter().all(|(dx, dy)| shape.ray_hits(camera.eye, ray(cx + dx, cy + dy), 2000.0)) {
-            cracks.push((x, y));
-        }
-    }
-    cracks
 }
 
 #[test]
@@ -416,7 +374,7 @@ fn no_background_shows_through_lod_seams() {
     for gpu in common::gpu_contexts() {
         for (name, world, eye, target, settings) in &scenes {
             let options = RendererOptions {
-                sky_color: SKY,
+                sky_color: common::crack::SKY,
                 procedural_sky: false,
                 lod: *settings,
                 ..RendererOptions::new(256, 256, 1.0e6)
@@ -436,36 +394,9 @@ fn no_background_shows_through_lod_seams() {
             r.set_lod(LodSettings::OFF);
             r.settle(&camera).expect("settles");
             let off = r.read_pixels().expect("pixels");
-            let surface = off.pixels().filter(|p| p.0 != SKY_SRGB).count();
-            assert!(surface > 256 * 256 / 10, "{name}: the surface must fill the view");
-            let cracks = crack_pixels(&on, &off, &camera, &shape);
-            // The measure has teeth: a one-pixel hole punched in the middle of the surface counts.
-            let mut holed = on.clone();
-            let middle = (0..256 * 256)
-                .map(|i| (128 + (i % 64) - 32, 128 + (i / 64) % 64 - 32))
-                .find(|&(x, y)| {
-                    let around = |img: &image::RgbaImage| {
-                        (0..9).all(|k| img.get_pixel(x + k % 3 - 1, y + k / 3 - 1).0 != SKY_SRGB)
-                    };
-                    around(&on) && around(&off)
-                })
-                .expect("surface near the middle");
-            holed.put_pixel(middle.0, middle.1, image::Rgba(SKY_SRGB));
-            assert_eq!(crack_pixels(&holed, &off, &camera, &shape).len(), cracks.len() + 1, "{name}: a hole");
-            if !cracks.is_empty() {
-                let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/output");
-                std::fs::create_dir_all(&dir).expect("output dir");
-                let file = name.replace(' ', "_");
-                on.save(dir.join(format!("crack-{file}-lod-on.png"))).expect("write");
-                off.save(dir.join(format!("crack-{file}-lod-off.png"))).expect("write");
-            }
-            assert!(
-                cracks.is_empty(),
-                "{name} on {}: {} background pixels through seams, first {:?} (images in tests/output)",
-                gpu.summary,
-                cracks.len(),
-                &cracks[..cracks.len().min(8)]
-            );
+            let what = format!("{name} on {}", gpu.summary);
+            let stem = format!("crack-{}-lod", name.replace(' ', "_"));
+            common::crack::assert_no_cracks(&on, &off, &camera, &|p| shape.solid(p), &what, &stem);
         }
     }
 }

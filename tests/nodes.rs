@@ -14,10 +14,8 @@ use voxgpu::camera::Camera;
 use voxgpu::gpu::{GpuNodeState, Renderer, RendererOptions};
 use voxgpu::lod::{LodSettings, NodeState, Readiness, node_distance, select_nodes};
 use voxgpu::mesh::{ChunkMesh, mesh_world_chunk_lod};
-use voxgpu::voxel::blocks as ids;
 use voxgpu::voxel::{
     BlockId, BlockRegistry, Chunk, ChunkPos, MipPyramid, NodeColumn, NodeKey, World, node_from_children,
-    raycast,
 };
 use voxgpu::worldgen::{TerrainColumns, WorldParams, WorldSource, generate};
 
@@ -225,10 +223,6 @@ fn drawn_node_meshes_equal_the_cpu_twin_and_an_edit_reaches_every_ancestor() {
     }
 }
 
-/// The sky colour of the crack scenes: magenta, which no block has, with fog pushed out of view.
-const SKY: Vec3 = Vec3::new(1.0, 0.0, 1.0);
-const SKY_SRGB: [u8; 4] = [255, 0, 255, 255];
-
 /// The world as the nodes draw it: a block is solid when the drawn node over it holds a non-air
 /// cell there at the mip it is meshed at.
 struct NodeShape {
@@ -249,38 +243,6 @@ impl NodeShape {
         }
         false
     }
-
-    fn ray_hits(&self, origin: Vec3, dir: Vec3, reach: f32) -> bool {
-        raycast(origin, dir, reach, |p| if self.solid(p) { ids::STONE } else { BlockId::AIR }).is_some()
-    }
-}
-
-/// Background pixels drawn with nodes where the full-detail picture has surface and rays through
-/// the pixel and four points 0.35 px around it all enter the node shape: light through a seam.
-fn crack_pixels(
-    on: &image::RgbaImage,
-    off: &image::RgbaImage,
-    camera: &Camera,
-    shape: &NodeShape,
-) -> Vec<(u32, u32)> {
-    let (w, h) = on.dimensions();
-    let inverse = camera.view_proj(w as f32 / h as f32).inverse();
-    let ray = |x: f32, y: f32| {
-        let ndc = Vec3::new(x / w as f32 * 2.0 - 1.0, 1.0 - y / h as f32 * 2.0, 0.5);
-        (inverse.project_point3(ndc) - camera.eye).normalize()
-    };
-    let mut cracks = Vec::new();
-    for (x, y, pixel) in on.enumerate_pixels() {
-        if pixel.0 != SKY_SRGB || off.get_pixel(x, y).0 == SKY_SRGB {
-            continue;
-        }
-        let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
-        let offsets = [(0.0, 0.0), (-0.35, -0.35), (0.35, -0.35), (-0.35, 0.35), (0.35, 0.35)];
-        if offsets.iter().all(|(dx, dy)| shape.ray_hits(camera.eye, ray(cx + dx, cy + dy), 2000.0)) {
-            cracks.push((x, y));
-        }
-    }
-    cracks
 }
 
 #[test]
@@ -294,7 +256,7 @@ fn no_background_shows_through_seams_between_node_levels() {
     for gpu in common::gpu_contexts() {
         for (name, eye, target, first) in scenes {
             let options = |settings| RendererOptions {
-                sky_color: SKY,
+                sky_color: common::crack::SKY,
                 procedural_sky: false,
                 lod: settings,
                 ..RendererOptions::new(256, 256, 1.0e6)
@@ -325,36 +287,14 @@ fn no_background_shows_through_seams_between_node_levels() {
             }
             full.settle(&camera).expect("settles");
             let off = full.read_pixels().expect("pixels");
-            assert!(
-                off.pixels().filter(|p| p.0 != SKY_SRGB).count() > 256 * 256 / 10,
-                "{name}: surface fills the view"
-            );
-            let cracks = crack_pixels(&on, &off, &camera, &shape);
-            // The measure has teeth: a one-pixel hole punched near the middle counts.
-            let middle = (0..64 * 64)
-                .map(|i| (96 + i % 64, 96 + i / 64))
-                .find(|&(x, y)| {
-                    let around = |img: &image::RgbaImage| {
-                        (0..9).all(|k| img.get_pixel(x + k % 3 - 1, y + k / 3 - 1).0 != SKY_SRGB)
-                    };
-                    around(&on) && around(&off)
-                })
-                .expect("surface near the middle");
-            let mut holed = on.clone();
-            holed.put_pixel(middle.0, middle.1, image::Rgba(SKY_SRGB));
-            assert_eq!(crack_pixels(&holed, &off, &camera, &shape).len(), cracks.len() + 1, "{name}: a hole");
-            if !cracks.is_empty() {
-                let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/output");
-                std::fs::create_dir_all(&dir).expect("output dir");
-                on.save(dir.join(format!("node-crack-{name}-on.png"))).expect("write");
-                off.save(dir.join(format!("node-crack-{name}-off.png"))).expect("write");
-            }
-            assert!(
-                cracks.is_empty(),
-                "{name} on {}: {} background pixels through node seams, first {:?} (images in tests/output)",
-                gpu.summary,
-                cracks.len(),
-                &cracks[..cracks.len().min(8)]
+            let what = format!("{name} on {}", gpu.summary);
+            common::crack::assert_no_cracks(
+                &on,
+                &off,
+                &camera,
+                &|p| shape.solid(p),
+                &what,
+                &format!("node-crack-{name}"),
             );
         }
     }

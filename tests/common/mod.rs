@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
+pub mod crack;
+
 use std::collections::BTreeSet;
 
 use glam::{IVec3, Vec3};
