@@ -27,21 +27,22 @@
 @group(0) @binding(3) var<storage, read_write> links: array<ChunkLinks>;
 @group(0) @binding(4) var<storage, read_write> lod_counts: array<atomic<u32>, LEVEL_THRESHOLDS>;
 
-// Distance from the eye to the nearest point of the node's box.
-fn node_distance(record: ChunkMeta) -> f32 {
-    let low = vec3<f32>(record.origin);
-    let high = low + vec3<f32>(node_size(record));
+// Distance from the eye to the nearest point of the cube [low, low + size].
+fn box_distance(low: vec3<f32>, size: f32) -> f32 {
+    let high = low + vec3<f32>(size);
     let gap = max(max(low - lod_params.eye, lod_params.eye - high), vec3<f32>(0.0));
     return sqrt(gap.x * gap.x + gap.y * gap.y + gap.z * gap.z);
 }
 
-// Distance from the eye to the nearest point of the parent's box (twice the size, aligned).
+// Distance from the eye to the node's box.
+fn node_distance(record: ChunkMeta) -> f32 {
+    return box_distance(vec3<f32>(record.origin), node_size(record));
+}
+
+// Distance from the eye to the parent's box (twice the size, aligned).
 fn parent_distance(record: ChunkMeta) -> f32 {
     let size = 2.0 * node_size(record);
-    let low = floor(vec3<f32>(record.origin) / size) * size;
-    let high = low + vec3<f32>(size);
-    let gap = max(max(low - lod_params.eye, lod_params.eye - high), vec3<f32>(0.0));
-    return sqrt(gap.x * gap.x + gap.y * gap.y + gap.z * gap.z);
+    return box_distance(floor(vec3<f32>(record.origin) / size) * size, size);
 }
 
 // The level for a distance with no history: how many thresholds lie at or below it, within
