@@ -212,7 +212,7 @@ struct CullParams {
     // The view's eye (the culling one differs when culling is frozen): transparent commands
     // are sorted by distance from it.
     view_eye: vec3<f32>,
-    // Sort keys per block of distance.
+    // Distance keys per square root of a block (cull::SORT_SCALE).
     sort_scale: f32,
 }
 
@@ -222,8 +222,15 @@ const TILE_SIZE: u32 = 16u;
 const ATLAS_COLUMNS: u32 = 8u;
 const TILE_PLAIN: u32 = 0u;
 
-// Distance keys of the transparent sort (transparent_sort.wgsl).
+// Keys of the transparent sort (transparent_sort.wgsl): SORT_DISTANCES distance keys of
+// SORT_FACE_SLOTS face slots each. Twin: cull.rs.
 const SORT_BUCKETS: u32 = 4096u;
+const SORT_FACE_SLOTS: u32 = 8u;
+const SORT_DISTANCES: u32 = 512u; // SORT_BUCKETS / SORT_FACE_SLOTS
+// The unsorted list's sort_keys: a group's first entry holds key | (entries << SORT_GROUP_SHIFT),
+// its other entries SORT_FOLLOWER.
+const SORT_GROUP_SHIFT: u32 = 16u;
+const SORT_FOLLOWER: u32 = 0xffffffffu;
 
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_FACES: u32 = 2u;

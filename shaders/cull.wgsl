@@ -14,7 +14,8 @@
 // A chunk outside the frustum draws nothing; a face direction pointing away from the eye along
 // its axis for the whole chunk box draws nothing. What is left becomes commands: one per run of
 // consecutive pages within a stream, base_vertex = 4 × first quad, index_count = 6 × quads, over
-// the static (0,1,2, 0,2,3) + 4q index pattern, appended with an atomic counter. Commands beyond
+// the static (0,1,2, 0,2,3) + 4q index pattern. A stream's commands take consecutive list
+// entries from one atomic counter, in stream order. Commands beyond
 // the capacity are dropped (never written out of bounds); the capacity is sized from the pool.
 // Transparent faces are drawn from both sides (a water surface seen from under water), so
 // face-direction culling skips them.
@@ -58,22 +59,44 @@ fn face_may_show(face: u32, low: vec3<f32>, high: vec3<f32>) -> bool {
     return high[axis] > cull.eye[axis];
 }
 
-// Twin of cull.rs transparent_sort_key: the distance from the view's eye to the chunk's centre,
-// far first.
-fn sort_key(centre: vec3<f32>) -> u32 {
-    let bucket = min(u32(distance(centre, cull.view_eye) * cull.sort_scale), SORT_BUCKETS - 1u);
-    return SORT_BUCKETS - 1u - bucket;
+// Twin of cull.rs transparent_sort_key: the square root of the distance from the view's eye to
+// the box's centre, far first, then the face's slot among the box's six (face_draw_slot).
+fn sort_key(low: vec3<f32>, high: vec3<f32>, face: u32) -> u32 {
+    let root = sqrt(distance(0.5 * (low + high), cull.view_eye)) * cull.sort_scale;
+    let bucket = min(u32(root), SORT_DISTANCES - 1u);
+    return (SORT_DISTANCES - 1u - bucket) * SORT_FACE_SLOTS + face_draw_slot(face, low, high);
 }
 
-fn push(kind: u32, first_quad: u32, quads: u32, key: u32) {
+// 0 when the box's faces along `face` all point away from the view's eye, 1 when the eye's plane
+// cuts the box on that axis, 2 when they all point at it.
+fn face_rank(face: u32, low: vec3<f32>, high: vec3<f32>) -> u32 {
+    let axis = face_axis(face);
+    let e = cull.view_eye[axis];
+    var toward = e < low[axis];
+    var away = e > high[axis];
+    if face_is_positive(face) {
+        toward = e > high[axis];
+        away = e < low[axis];
+    }
+    return select(select(1u, 2u, toward), 0u, away);
+}
+
+// Twin of cull.rs face_draw_slot: the faces pointing away first, then by rank and face index.
+fn face_draw_slot(face: u32, low: vec3<f32>, high: vec3<f32>) -> u32 {
+    let rank = face_rank(face, low, high);
+    var slot = 0u;
+    for (var g = 0u; g < 6u; g++) {
+        let r = face_rank(g, low, high);
+        slot += u32(r < rank || (r == rank && g < face));
+    }
+    return slot;
+}
+
+// The command list entry of one run of quads; beyond the capacity it is dropped.
+fn write_command(kind: u32, index: u32, first_quad: u32, quads: u32) {
     atomicAdd(&counts[2u + kind], quads);
-    let index = atomicAdd(&counts[kind], 1u);
     if index < params.draw_capacity {
         args[kind * params.draw_capacity + index] = DrawArgs(quads * 6u, 1u, 0u, i32(first_quad * 4u), 0u);
-        if kind == 1u {
-            sort_keys[index] = key;
-            atomicAdd(&sort_buckets[key], 1u);
-        }
     }
 }
 
@@ -112,33 +135,60 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if !in_view || face_culled {
         return;
     }
-    let key = sort_key(low + vec3<f32>(0.5 * size));
-
     let opaque = faces[face_index].opaque;
     if kind == 0u {
         // Skirts of both kinds, counted once per drawn face.
         atomicAdd(&counts[COUNT_SKIRTS], faces[face_index].skirts);
     }
-    var i = select(opaque, 0u, kind == 0u);
-    let end = i + select(faces[face_index].transparent, opaque, kind == 0u);
-    // A face stream holds at most MAX_FACE_PAGES pages, which one command can always cover.
+    let start = select(opaque, 0u, kind == 0u);
+    let end = start + select(faces[face_index].transparent, opaque, kind == 0u);
+    // The stream's runs of consecutive pages are counted, given consecutive list entries with one
+    // atomic, then written: so a stream's commands stay in stream order in the list, and the
+    // transparent sort moves them as one group. A face stream holds at most MAX_FACE_PAGES
+    // pages, so there are at most that many runs.
+    var runs = 0u;
+    var next = 0xffffffffu;
+    for (var i = start; i < end; i = min(end, ((i >> QUAD_PAGE_LOG2) + 1u) << QUAD_PAGE_LOG2)) {
+        let quad = stream_quad(face_index, i);
+        runs += u32(quad != next);
+        next = quad + min(end, ((i >> QUAD_PAGE_LOG2) + 1u) << QUAD_PAGE_LOG2) - i;
+    }
+    if runs == 0u {
+        return;
+    }
+    let base = atomicAdd(&counts[kind], runs);
+    var run = 0u;
     var first_quad = 0u;
     var quads = 0u;
-    while i < end {
+    for (var i = start; i < end; i = min(end, ((i >> QUAD_PAGE_LOG2) + 1u) << QUAD_PAGE_LOG2)) {
         let page_end = min(end, ((i >> QUAD_PAGE_LOG2) + 1u) << QUAD_PAGE_LOG2);
-        let quad = (faces[face_index].pages[i >> QUAD_PAGE_LOG2] << QUAD_PAGE_LOG2) + (i & (PAGE_QUADS - 1u));
+        let quad = stream_quad(face_index, i);
         if quads > 0u && quad == first_quad + quads {
             quads += page_end - i;
         } else {
             if quads > 0u {
-                push(kind, first_quad, quads, key);
+                write_command(kind, base + run, first_quad, quads);
+                run += 1u;
             }
             first_quad = quad;
             quads = page_end - i;
         }
-        i = page_end;
     }
-    if quads > 0u {
-        push(kind, first_quad, quads, key);
+    write_command(kind, base + run, first_quad, quads);
+    if kind == 1u && base < params.draw_capacity {
+        // The group's first entry carries the key and the group's size in the list; the others
+        // are marked as followers, which the sort's scatter skips.
+        let written = min(runs, params.draw_capacity - base);
+        let key = sort_key(low, high, face);
+        sort_keys[base] = key | (written << SORT_GROUP_SHIFT);
+        for (var j = 1u; j < written; j++) {
+            sort_keys[base + j] = SORT_FOLLOWER;
+        }
+        atomicAdd(&sort_buckets[key], written);
     }
+}
+
+// The mega-buffer quad index of entry `i` of a face stream.
+fn stream_quad(face_index: u32, i: u32) -> u32 {
+    return (faces[face_index].pages[i >> QUAD_PAGE_LOG2] << QUAD_PAGE_LOG2) + (i & (PAGE_QUADS - 1u));
 }

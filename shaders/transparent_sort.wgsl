@@ -1,17 +1,20 @@
 // Back-to-front order of the transparent draw list: a counting sort of the commands by their
-// chunk's distance from the eye. Twin of src/cull.rs (`transparent_sort_key`).
+// chunk's distance from the eye and their face direction. Twin of src/cull.rs
+// (`transparent_sort_key`).
 //
-// Reads:  params, counts (transparent commands), sort_keys[0, capacity) (each unsorted command's
-//         key, written by the cull pass, which also counted the commands per key into
-//         sort_buckets).
+// Reads:  params, counts (transparent commands), sort_keys[0, capacity) (per group of commands,
+//         its key and size on its first entry, SORT_FOLLOWER on the others; written by the cull
+//         pass, which also counted the commands per key into sort_buckets).
 // Writes: sort_buckets (counts, then first positions, then cursors), args[2 capacity, 3 capacity)
 //         (the transparent commands in key order, which the transparent pass draws) and
 //         sort_keys[capacity, 2 capacity) (their keys, for tests).
 // Dispatch: `scan` one workgroup of 256, then `scatter` one invocation per list entry. The CPU
 //           zeroes sort_buckets before the cull pass.
 //
-// Keys are the distance times cull.sort_scale (cull::SORT_SCALE), far first, so ascending keys
-// draw back to front. Commands with equal keys (one chunk's faces, or chunks at the same distance) keep no
+// Keys (cull::transparent_sort_key) order chunks far first by the square root of their distance,
+// and a chunk's six face directions within its distance key, so ascending keys draw back to
+// front. The commands of one face stream form one group and keep their stream order. Only
+// groups of different chunks with equal keys (the same distance key and face slot) keep no
 // particular order among themselves.
 
 @group(0) @binding(0) var<uniform> params: PassParams;
@@ -53,14 +56,24 @@ fn scan(@builtin(local_invocation_index) lid: u32) {
     }
 }
 
+// One invocation per unsorted list entry; a group's first entry moves the whole group, in its
+// order, to the group's place in its key (cull.wgsl gives every face stream's commands one
+// group, in stream order).
 @compute @workgroup_size(64)
 fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
     let capacity = params.draw_capacity;
     if id.x >= min(counts[1], capacity) {
         return;
     }
-    let key = sort_keys[id.x];
-    let at = atomicAdd(&sort_buckets[key], 1u);
-    args[2u * capacity + at] = args[capacity + id.x];
-    sort_keys[capacity + at] = key;
+    let entry = sort_keys[id.x];
+    if entry == SORT_FOLLOWER {
+        return;
+    }
+    let key = entry & ((1u << SORT_GROUP_SHIFT) - 1u);
+    let size = entry >> SORT_GROUP_SHIFT;
+    let at = atomicAdd(&sort_buckets[key], size);
+    for (var j = 0u; j < size; j++) {
+        args[2u * capacity + at + j] = args[capacity + id.x + j];
+        sort_keys[capacity + at + j] = key;
+    }
 }

@@ -82,19 +82,47 @@ fn normalise(plane: Vec4) -> Vec4 {
     if length < 1e-6 { Vec4::new(0.0, 0.0, 0.0, 1.0) } else { plane / length }
 }
 
-/// Distance keys of the transparent sort (`shaders/transparent_sort.wgsl`).
+/// Keys of the transparent sort (`shaders/transparent_sort.wgsl`): distance keys × face slots.
 pub const SORT_BUCKETS: u32 = 4096;
-/// Sort keys per block of distance: a block apart, out to 4,096 blocks. (Chunks are 32 blocks
-/// apart; 16,384 quarter-block keys made the single-workgroup scan 50 µs on the H200.)
-pub const SORT_SCALE: f32 = 1.0;
+/// Keys per distance key, one for each of a chunk's six face directions (a power of two).
+pub const SORT_FACE_SLOTS: u32 = 8;
+/// Distance keys: [`SORT_BUCKETS`] / [`SORT_FACE_SLOTS`].
+pub const SORT_DISTANCES: u32 = SORT_BUCKETS / SORT_FACE_SLOTS;
+/// Distance keys per square root of a block: the key is `SORT_SCALE·√distance`, so the 512 keys
+/// reach 65,536 blocks and neighbouring keys are √distance blocks apart (4 at 16 blocks, 32 at
+/// 1,024, the width of a node there). A finer, linear key over more buckets would make the
+/// single-workgroup scan slower (16,384 buckets took 50 µs on the H200).
+pub const SORT_SCALE: f32 = 2.0;
 
-/// The key the transparent draw list is sorted by, ascending: the distance from `eye` to the
-/// chunk's centre in 1/[`SORT_SCALE`] blocks, far first, so the list draws back to front.
-/// Twin of the cull shader's `sort_key`.
-pub fn transparent_sort_key(pos: ChunkPos, eye: Vec3) -> u32 {
+/// The distance from the eye to a chunk's centre as a fractional distance key (before it is
+/// floored and turned far first); [`transparent_sort_key`] is built on it.
+pub fn sort_distance(distance: f32) -> f32 {
+    distance.sqrt() * SORT_SCALE
+}
+
+/// The key the transparent draw list is sorted by, ascending, so that it draws back to front:
+/// the chunks far first by [`sort_distance`] of their centre, then within a chunk its face
+/// directions in [`face_draw_slot`] order. Every face direction of a chunk has its own key, so
+/// the order of the list, and with it the blended picture, does not depend on the order the
+/// GPU's atomics happened to run in. Twin of the cull shader's `sort_key`.
+pub fn transparent_sort_key(pos: ChunkPos, face: Face, eye: Vec3) -> u32 {
     let (low, high) = chunk_aabb(pos);
-    let bucket = ((0.5 * (low + high)).distance(eye) * SORT_SCALE) as u32;
-    SORT_BUCKETS - 1 - bucket.min(SORT_BUCKETS - 1)
+    let bucket = (sort_distance((0.5 * (low + high)).distance(eye)) as u32).min(SORT_DISTANCES - 1);
+    (SORT_DISTANCES - 1 - bucket) * SORT_FACE_SLOTS + face_draw_slot(face, low, high, eye)
+}
+
+/// Where a face direction of the box `[low, high]` is drawn among the box's six, 0 first. Faces
+/// pointing away from the eye for the whole box come first, then those the eye's plane cuts, then
+/// those facing it, each group in [`Face`] order. For a convex transparent shape this is back to
+/// front: from outside, every face pointing away lies behind the faces pointing at the eye.
+pub fn face_draw_slot(face: Face, low: Vec3, high: Vec3, eye: Vec3) -> u32 {
+    let rank = |f: Face| {
+        let a = f.axis();
+        let (toward, away) =
+            if f.is_positive() { (eye[a] > high[a], eye[a] < low[a]) } else { (eye[a] < low[a], eye[a] > high[a]) };
+        if away { 0 } else if toward { 2 } else { 1 }
+    };
+    Face::ALL.iter().filter(|&&g| (rank(g), g) < (rank(face), face)).count() as u32
 }
 
 /// Whether a chunk's faces pointing along `face` can face a camera at `eye`. Twin of

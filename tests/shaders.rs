@@ -251,6 +251,8 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("CULL_FACES", voxgpu::gpu::CullParams::FACES),
         ("LEVEL_UNSET", voxgpu::lod::LEVEL_UNSET),
         ("SORT_BUCKETS", voxgpu::cull::SORT_BUCKETS),
+        ("SORT_FACE_SLOTS", voxgpu::cull::SORT_FACE_SLOTS),
+        ("SORT_DISTANCES", voxgpu::cull::SORT_DISTANCES),
         ("TILE_SIZE", voxgpu::voxel::TILE_SIZE as u32),
         ("ATLAS_COLUMNS", voxgpu::voxel::ATLAS_COLUMNS as u32),
         ("TILE_PLAIN", voxgpu::voxel::Tile::Plain as u32),

@@ -148,7 +148,7 @@ pub struct CullParams {
     pub flags: u32,
     /// The view's eye, which transparent commands are sorted by distance from.
     pub view_eye: [f32; 3],
-    /// Sort keys per block of distance ([`crate::cull::SORT_SCALE`]).
+    /// Distance keys per square root of a block ([`crate::cull::SORT_SCALE`]).
     pub sort_scale: f32,
 }
 
