@@ -1,21 +1,26 @@
-//! voxgpu: a GPU-driven voxel renderer on wgpu.
+//! The `voxgpu` application: the desktop viewer, the command-line front end (`render`, `stats`,
+//! `bench`, `profile`, `info`) and the mesher baseline `bench` compares against.
 //!
-//! Three layers, visible in the module tree:
-//! - plain data with no wgpu: [`voxel`] (chunks, registry, world), [`mesh`] (quad format and the
-//!   CPU reference mesher), [`lod`] (level selection), [`cull`] (frustum and face culling),
-//!   [`camera`], [`worldgen`];
-//! - the GPU engine that owns wgpu objects: [`gpu`];
-//! - the command-line front end: [`cli`].
+//! The renderer itself lives in three library crates, re-exported here under the module names
+//! the application and its tests use:
+//! - `voxgpu-core` (data and CPU twins, no GPU): [`voxel`], [`mesh`], [`lod`], [`cull`],
+//!   [`camera`], [`fly`];
+//! - `voxgpu-engine` (the GPU renderer on wgpu): [`gpu`];
+//! - `voxgpu-worlds` (world sources and streaming): [`worldgen`], [`stream`].
+//!
+//! A game embeds those crates, not this one.
 
-pub mod camera;
+pub use voxgpu_core::{camera, cull, fly, lod, mesh, voxel};
+pub use voxgpu_engine as gpu;
+pub use voxgpu_worlds::{stream, worldgen};
+
 pub mod cli;
-pub mod cull;
-pub mod fly;
-pub mod gpu;
-pub mod lod;
-pub mod mesh;
-pub mod stream;
+pub mod crate_baseline;
 #[cfg(feature = "viewer")]
 pub mod viewer;
-pub mod voxel;
-pub mod worldgen;
+
+/// A frame read back by the engine as an `image` buffer (for PNG output and comparisons).
+pub fn to_image(pixels: gpu::Pixels) -> image::RgbaImage {
+    let gpu::Pixels { width, height, rgba } = pixels;
+    image::RgbaImage::from_raw(width, height, rgba).expect("the engine reads width × height × 4 bytes")
+}

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::ReadImage;
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -11,15 +13,15 @@ use common::Rng;
 use glam::Vec3;
 use voxgpu::camera::Camera;
 use voxgpu::cull::Frustum;
-use voxgpu::gpu::{Culling, GpuContext, Renderer, RendererOptions};
+use voxgpu::gpu::{Culling, GpuContext, Offscreen, RendererOptions};
 use voxgpu::voxel::{ChunkPos, World, chunk_aabb};
 
 const W: u32 = 192;
 const H: u32 = 128;
 
-fn renderer(gpu: &GpuContext, world: &World, culling: Culling) -> Renderer {
+fn renderer(gpu: &GpuContext, world: &World, culling: Culling) -> Offscreen {
     let options = RendererOptions { culling, ..RendererOptions::new(W, H, 400.0) };
-    let mut r = Renderer::new(gpu, options, &world.registry).expect("renderer");
+    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
         r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
     }
@@ -86,7 +88,7 @@ fn culling_never_changes_the_picture_and_draws_fewer_quads() {
             let stats_off = off.settle(camera).expect("frame");
             faces_only.settle(camera).expect("frame");
             let (a, b, c) =
-                (on.read_pixels().unwrap(), off.read_pixels().unwrap(), faces_only.read_pixels().unwrap());
+                (on.read_image().unwrap(), off.read_image().unwrap(), faces_only.read_image().unwrap());
             assert!(a == b, "camera {i} on {}: culling changed the picture", gpu.summary);
             assert!(c == b, "camera {i} on {}: face culling alone changed the picture", gpu.summary);
             assert!(
@@ -112,10 +114,10 @@ fn a_frozen_culling_camera_keeps_culling_while_the_view_moves() {
         let visible = r.read_visible().expect("visible");
         assert!(!visible.is_empty() && stats.chunks_visible < stats.chunks_tested);
         assert!(visible.iter().all(|p| chunk_aabb(*p).1.x > 0.0), "all visible chunks lie ahead (+X)");
-        let frozen_image = r.read_pixels().unwrap();
+        let frozen_image = r.read_image().unwrap();
         r.set_culling(Culling::ALL);
         r.settle(&view).expect("frame");
-        assert!(r.read_pixels().unwrap() != frozen_image, "the frozen frustum hides part of the view");
+        assert!(r.read_image().unwrap() != frozen_image, "the frozen frustum hides part of the view");
     }
 }
 

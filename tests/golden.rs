@@ -4,28 +4,25 @@
 //! - On failure the `-actual` and `-difference` PNGs go to `tests/output/` (ignored by git).
 //! - `VOXGPU_BLESS=1` rewrites the references from the first adapter (Vulkan before GL).
 //! - No adapter at all fails the test, unless `VOXGPU_ALLOW_NO_GPU=1` (see README).
-//! - Thresholds: [`MEAN_FLIP_THRESHOLD`] and [`MAX_VISIBLE_ERROR_SHARE`].
+//! - Thresholds: `common::MEAN_FLIP_THRESHOLD` and `common::MAX_VISIBLE_ERROR_SHARE` (measured:
+//!   lavapipe against its own reference 0.0, llvmpipe on GL against the lavapipe reference at
+//!   most 0.00001 mean; the margin allows other Mesa versions' rasterisation at edges, and the
+//!   visible-error cap catches a small hole such as one missing chunk, 1–2% of the pixels).
 
 mod common;
+
+use common::ReadImage;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{GpuContext, RenderMode, Renderer, RendererOptions};
+use voxgpu::gpu::{GpuContext, RenderMode, Offscreen, RendererOptions};
 use voxgpu::lod::LodSettings;
 use voxgpu::voxel::{CHUNK_SIZE, World, blocks as ids};
 use voxgpu::worldgen::{self, WorldParams, WorldSource};
 
-/// Mean FLIP error allowed between a render and its reference. Measured: lavapipe against its own
-/// reference 0.0, llvmpipe (GL) against the lavapipe reference at most 0.00001; the margin allows
-/// other Mesa versions' rasterisation differences at edges.
-const MEAN_FLIP_THRESHOLD: f32 = 0.01;
-/// A mean can hide a small hole (a missing chunk is 1–2% of the pixels), so the share of pixels
-/// with a clearly visible error (FLIP above [`VISIBLE_ERROR`]) is capped too.
-const MAX_VISIBLE_ERROR_SHARE: f32 = 0.002;
-const VISIBLE_ERROR: f32 = 0.3;
 const SIZE: u32 = 256;
 
 /// Edits a scene's world and returns its view (eye, target).
@@ -235,7 +232,7 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     let fog_end = (scene.params.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
     let options =
         RendererOptions { lod: scene.lod, mode: scene.mode, ..RendererOptions::new(SIZE, SIZE, fog_end) };
-    let mut renderer = Renderer::new(gpu, options, &world.registry).expect("renderer");
+    let mut renderer = Offscreen::new(gpu, options, &world.registry).expect("renderer");
     if streamed(scene) {
         let columns = worldgen::TerrainColumns::new(scene.params.seed);
         let settings = voxgpu::stream::StreamSettings {
@@ -256,24 +253,7 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
         renderer.set_selection(Some(hit.block));
     }
     renderer.settle(&camera).expect("frame renders");
-    renderer.read_pixels().expect("readback")
-}
-
-fn rgb(image: &image::RgbaImage) -> Vec<u8> {
-    image.pixels().flat_map(|p| [p[0], p[1], p[2]]).collect()
-}
-
-/// Mean FLIP error, share of pixels above [`VISIBLE_ERROR`], and the colour-mapped error image.
-fn flip(reference: &image::RgbaImage, actual: &image::RgbaImage) -> (f32, f32, image::RgbImage) {
-    let (w, h) = reference.dimensions();
-    let r = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(reference));
-    let a = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(actual));
-    let error = nv_flip::flip(r, a, nv_flip::DEFAULT_PIXELS_PER_DEGREE);
-    let mean = nv_flip::FlipPool::from_image(&error).mean();
-    let values = error.to_vec();
-    let visible = values.iter().filter(|&&e| e > VISIBLE_ERROR).count() as f32 / values.len() as f32;
-    let colored = error.apply_color_lut(&nv_flip::magma_lut());
-    (mean, visible, image::RgbImage::from_raw(w, h, colored.to_vec()).expect("sized"))
+    renderer.read_image().expect("readback")
 }
 
 /// A frame that is mostly one colour (sky only, or nothing drawn) cannot be a valid scene.
@@ -287,9 +267,6 @@ fn assert_not_blank(name: &str, image: &image::RgbaImage) {
 #[test]
 fn golden_images_match_on_every_adapter() {
     let contexts = common::gpu_contexts();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = root.join("tests/output");
-    let bless = std::env::var("VOXGPU_BLESS").as_deref() == Ok("1");
     let mut failures = Vec::new();
     for (i, gpu) in contexts.iter().enumerate() {
         let backend = format!("{:?}", gpu.summary.backend).to_lowercase();
@@ -297,41 +274,13 @@ fn golden_images_match_on_every_adapter() {
             let actual = render(gpu, &scene);
             assert_not_blank(scene.name, &actual);
             // Line rasterisation (and its depth bias) follows each API's own rules, so line-mode
-            // scenes keep one reference per backend; the rest share one.
+            // scenes keep one reference per backend; the rest share one, blessed from the first
+            // adapter (Vulkan before GL).
             let per_backend = scene.mode.passes(false).iter().any(|p| p.is_overlay());
             let file = if per_backend { format!("{}-{backend}", scene.name) } else { scene.name.to_string() };
-            let reference_path = root.join(format!("tests/golden/{file}.png"));
-            if bless && (i == 0 || per_backend) {
-                actual.save(&reference_path).expect("write reference");
-                eprintln!("blessed {} from {}", reference_path.display(), gpu.summary);
-                continue;
-            }
-            let reference = image::open(&reference_path)
-                .unwrap_or_else(|e| {
-                    panic!("{}: {e} (run with VOXGPU_BLESS=1 to create it)", reference_path.display())
-                })
-                .to_rgba8();
-            let (mean, visible, difference) = flip(&reference, &actual);
-            eprintln!(
-                "{:<18} {:<7} mean FLIP {mean:.5}, visible errors {:.3}%",
-                scene.name,
-                backend,
-                visible * 100.0
-            );
-            if mean > MEAN_FLIP_THRESHOLD || visible > MAX_VISIBLE_ERROR_SHARE {
-                std::fs::create_dir_all(&out).expect("create tests/output");
-                let stem = out.join(format!("{}-{backend}", scene.name));
-                let path = |suffix: &str| PathBuf::from(format!("{}-{suffix}.png", stem.display()));
-                actual.save(path("actual")).expect("write actual");
-                difference.save(path("difference")).expect("write difference");
-                failures.push(format!(
-                    "{} on {}: mean FLIP {mean:.4} (max {MEAN_FLIP_THRESHOLD}), {:.3}% visible errors (max {:.3}%); see {}-actual/-difference",
-                    scene.name,
-                    gpu.summary,
-                    visible * 100.0,
-                    MAX_VISIBLE_ERROR_SHARE * 100.0,
-                    stem.display()
-                ));
+            let label = format!("{}-{backend}", scene.name);
+            if let Err(failure) = common::compare_golden(&file, &label, &actual, i == 0 || per_backend) {
+                failures.push(format!("{failure} ({})", gpu.summary));
             }
         }
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use common::Rng;
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{GpuChunkMesh, GpuContext, Renderer, RendererOptions};
+use voxgpu::gpu::{GpuChunkMesh, GpuContext, Offscreen, RendererOptions};
 use voxgpu::lod::LodSettings;
 use voxgpu::mesh::mesh_world_chunk;
 use voxgpu::voxel::blocks as ids;
@@ -21,7 +21,7 @@ fn camera() -> Camera {
 }
 
 fn gpu_meshes(gpu: &GpuContext, world: &World, options: RendererOptions) -> Vec<GpuChunkMesh> {
-    let mut r = Renderer::new(gpu, options, &world.registry).expect("renderer");
+    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
         r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
     }
@@ -167,7 +167,7 @@ fn remeshing_one_chunk_leaves_every_other_chunk_untouched() {
     let surface = (0..256).rev().find(|&y| !world.block(IVec3::new(31, y, 4)).is_air()).expect("ground");
     let edit = IVec3::new(31, surface, 4);
     for gpu in common::gpu_contexts() {
-        let mut r = Renderer::new(&gpu, small(), &world.registry).expect("renderer");
+        let mut r = Offscreen::new(&gpu, small(), &world.registry).expect("renderer");
         for (pos, chunk) in world.chunks() {
             r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
         }
@@ -221,7 +221,7 @@ fn a_departed_chunks_quads_never_show_under_a_newcomer_when_the_budget_is_full()
     for gpu in common::gpu_contexts() {
         // One re-mesh per frame, so most of the work below waits.
         let options = RendererOptions { max_meshes_per_frame: 1, ..small() };
-        let mut r = Renderer::new(&gpu, options, &world.registry).expect("renderer");
+        let mut r = Offscreen::new(&gpu, options, &world.registry).expect("renderer");
         for (pos, chunk) in world.chunks() {
             r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
         }

@@ -4,13 +4,15 @@
 
 mod common;
 
+use common::ReadImage;
+
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use common::Rng;
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{GpuContext, Renderer, RendererOptions};
+use voxgpu::gpu::{GpuContext, Offscreen, RendererOptions};
 use voxgpu::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
 use voxgpu::mesh::{ChunkMesh, mesh_world_chunk, mesh_world_chunk_lod};
 use voxgpu::voxel::blocks as ids;
@@ -21,8 +23,8 @@ fn lod(first_distance: f32) -> LodSettings {
     LodSettings { first_distance, ..LodSettings::default() }
 }
 
-fn renderer(gpu: &GpuContext, world: &World, options: RendererOptions) -> Renderer {
-    let mut r = Renderer::new(gpu, options, &world.registry).expect("renderer");
+fn renderer(gpu: &GpuContext, world: &World, options: RendererOptions) -> Offscreen {
+    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
         r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
     }
@@ -50,7 +52,7 @@ fn random_chunk(rng: &mut Rng, solid_percent: u64) -> Chunk {
     chunk
 }
 
-fn assert_mips_match(gpu: &GpuContext, r: &Renderer, world: &World, when: &str) {
+fn assert_mips_match(gpu: &GpuContext, r: &Offscreen, world: &World, when: &str) {
     for (pos, chunk) in world.chunks() {
         let cpu = MipPyramid::build(chunk);
         let gpu_levels = r.read_mips(pos).expect("readback").expect("resident");
@@ -382,7 +384,7 @@ fn no_background_shows_through_lod_seams() {
             let mut r = renderer(&gpu, world, options);
             let camera = Camera::look_at(*eye, *target);
             r.settle(&camera).expect("settles");
-            let on = r.read_pixels().expect("pixels");
+            let on = r.read_image().expect("pixels");
             let levels: HashMap<ChunkPos, u32> = r.read_levels().expect("levels").into_iter().collect();
             let distinct: BTreeSet<u32> = levels.values().copied().collect();
             assert!(
@@ -393,7 +395,7 @@ fn no_background_shows_through_lod_seams() {
             let shape = LodShape { world, pyramids, levels };
             r.set_lod(LodSettings::OFF);
             r.settle(&camera).expect("settles");
-            let off = r.read_pixels().expect("pixels");
+            let off = r.read_image().expect("pixels");
             let what = format!("{name} on {}", gpu.summary);
             let stem = format!("crack-{}-lod", name.replace(' ', "_"));
             common::crack::assert_no_cracks(&on, &off, &camera, &|p| shape.solid(p), &what, &stem);

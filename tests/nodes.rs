@@ -5,13 +5,15 @@
 
 mod common;
 
+use common::ReadImage;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use common::Rng;
 use glam::{IVec2, IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{GpuNodeState, Renderer, RendererOptions};
+use voxgpu::gpu::{GpuNodeState, Offscreen, RendererOptions};
 use voxgpu::lod::{LodSettings, NodeState, Readiness, node_distance, select_nodes};
 use voxgpu::mesh::{ChunkMesh, mesh_world_chunk_lod};
 use voxgpu::voxel::{
@@ -63,8 +65,8 @@ impl Nodes {
         }
     }
 
-    fn renderer(&self, gpu: &voxgpu::gpu::GpuContext, options: RendererOptions) -> Renderer {
-        let mut r = Renderer::new(gpu, options, &self.registry).expect("renderer");
+    fn renderer(&self, gpu: &voxgpu::gpu::GpuContext, options: RendererOptions) -> Offscreen {
+        let mut r = Offscreen::new(gpu, options, &self.registry).expect("renderer");
         for column in &self.ready {
             r.set_column_ready(*column, true);
         }
@@ -146,7 +148,7 @@ fn gpu_node_choices_equal_the_cpu_twin_along_a_random_flight() {
 
 /// Each drawn node's GPU mesh against the twin: the node's level-world of drawn nodes only (an
 /// undrawn neighbour counts as absent), meshed at the GPU's mip levels.
-fn assert_meshes_match(nodes: &Nodes, r: &Renderer, what: &str) -> usize {
+fn assert_meshes_match(nodes: &Nodes, r: &Offscreen, what: &str) -> usize {
     let states: HashMap<NodeKey, GpuNodeState> =
         r.read_nodes().expect("nodes").into_iter().map(|n| (n.key, n)).collect();
     let mut drawn = 0;
@@ -264,7 +266,7 @@ fn no_background_shows_through_seams_between_node_levels() {
             let camera = Camera::look_at(eye, target);
             let mut r = nodes.renderer(&gpu, options(lod(first)));
             r.settle(&camera).expect("settles");
-            let on = r.read_pixels().expect("pixels");
+            let on = r.read_image().expect("pixels");
             let states = r.read_nodes().expect("nodes");
             let drawn_levels: HashSet<u32> = states.iter().filter(|n| n.shown).map(|n| n.key.level).collect();
             assert!(
@@ -281,12 +283,12 @@ fn no_background_shows_through_seams_between_node_levels() {
                 .collect();
             let shape = NodeShape { drawn };
             // Full detail: the chunks alone, LOD off.
-            let mut full = Renderer::new(&gpu, options(LodSettings::OFF), &nodes.registry).expect("renderer");
+            let mut full = Offscreen::new(&gpu, options(LodSettings::OFF), &nodes.registry).expect("renderer");
             for (key, node) in nodes.nodes.iter().filter(|(k, _)| k.level == 0) {
                 full.insert_node(*key, Arc::new(node.clone())).expect("fits");
             }
             full.settle(&camera).expect("settles");
-            let off = full.read_pixels().expect("pixels");
+            let off = full.read_image().expect("pixels");
             let what = format!("{name} on {}", gpu.summary);
             common::crack::assert_no_cracks(
                 &on,

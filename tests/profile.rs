@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::ReadImage;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -11,7 +13,7 @@ use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
 use voxgpu::cli::profile::{ProfileArgs, profile};
 use voxgpu::cli::{CliError, CullArgs, MeshArgs, Switch, WorldArgs};
-use voxgpu::gpu::{GpuContext, GpuError, Renderer, RendererOptions, stage};
+use voxgpu::gpu::{GpuContext, GpuError, Offscreen, RendererOptions, stage};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 /// Stages that are passes, so they are timed whenever timestamps exist.
@@ -143,7 +145,7 @@ fn without_timestamps_profile_fails_in_one_line_and_rendering_still_works() {
             generate(&WorldSource::Sphere, &WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 2 })
                 .expect("sphere");
         let mut r =
-            Renderer::new(&plain, RendererOptions::new(32, 32, 96.0), &world.registry).expect("renderer");
+            Offscreen::new(&plain, RendererOptions::new(32, 32, 96.0), &world.registry).expect("renderer");
         for (pos, chunk) in world.chunks() {
             r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
         }
@@ -152,7 +154,7 @@ fn without_timestamps_profile_fails_in_one_line_and_rendering_still_works() {
             .settle(&Camera::look_at(Vec3::new(90.0, 90.0, 90.0), Vec3::new(0.0, 48.0, 0.0)))
             .expect("renders");
         assert!(stats.quads > 0 && stats.draw_commands > 0);
-        let image = r.read_pixels().expect("readback");
+        let image = r.read_image().expect("readback");
         let corner = *image.get_pixel(0, 0);
         assert!(image.pixels().any(|p| *p != corner), "the sphere is drawn");
     }

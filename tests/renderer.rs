@@ -4,11 +4,13 @@
 
 mod common;
 
+use common::ReadImage;
+
 use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{GpuContext, GpuError, Renderer, RendererOptions};
+use voxgpu::gpu::{GpuContext, GpuError, Offscreen, RendererOptions};
 use voxgpu::voxel::blocks as ids;
 use voxgpu::voxel::{BlockId, World};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
@@ -28,17 +30,17 @@ fn options() -> RendererOptions {
     RendererOptions::new(W, H, 96.0)
 }
 
-fn renderer_for(gpu: &GpuContext, world: &World, options: RendererOptions) -> Renderer {
-    let mut r = Renderer::new(gpu, options, &world.registry).expect("renderer");
+fn renderer_for(gpu: &GpuContext, world: &World, options: RendererOptions) -> Offscreen {
+    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
         r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
     }
     r
 }
 
-fn frame(r: &mut Renderer) -> image::RgbaImage {
+fn frame(r: &mut Offscreen) -> image::RgbaImage {
     r.settle(&camera()).expect("frame");
-    r.read_pixels().expect("readback")
+    r.read_image().expect("readback")
 }
 
 fn assert_same(name: &str, gpu: &GpuContext, a: &image::RgbaImage, b: &image::RgbaImage) {
@@ -76,10 +78,10 @@ fn edits_across_chunk_borders_render_like_a_fresh_world() {
             world.set_block(pos, block);
         }
         r.settle(&cam).expect("edited frame");
-        let edited = r.read_pixels().expect("readback");
+        let edited = r.read_image().expect("readback");
         let mut fresh = renderer_for(&gpu, &world, options());
         fresh.settle(&cam).expect("fresh frame");
-        assert_same("edited vs fresh", &gpu, &edited, &fresh.read_pixels().expect("readback"));
+        assert_same("edited vs fresh", &gpu, &edited, &fresh.read_image().expect("readback"));
     }
 }
 
@@ -135,7 +137,7 @@ fn zero_and_oversized_targets_are_errors_not_panics() {
     for gpu in common::gpu_contexts() {
         let registry = voxgpu::voxel::BlockRegistry::builtin();
         for (w, h) in [(0, 0), (0, 64), (64, 0), (1 << 20, 64)] {
-            let err = Renderer::new(&gpu, RendererOptions::new(w, h, 64.0), &registry).err();
+            let err = Offscreen::new(&gpu, RendererOptions::new(w, h, 64.0), &registry).err();
             assert!(matches!(err, Some(GpuError::TargetSize { .. })), "{w}x{h}: {err:?}");
         }
     }

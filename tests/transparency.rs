@@ -5,13 +5,15 @@
 
 mod common;
 
+use common::ReadImage;
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
 use voxgpu::cull::{Frustum, sort_distance, transparent_sort_key};
-use voxgpu::gpu::{GpuContext, Renderer, RendererOptions};
+use voxgpu::gpu::{GpuContext, Offscreen, RendererOptions};
 use voxgpu::lod::LodSettings;
 use voxgpu::mesh::Face;
 use voxgpu::voxel::{BlockInfo, BlockRegistry, ChunkPos, FaceTiles, Opacity, Tile, World, chunk_aabb};
@@ -20,8 +22,8 @@ use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 const W: u32 = 160;
 const H: u32 = 120;
 
-fn renderer(gpu: &GpuContext, world: &World, options: RendererOptions) -> Renderer {
-    let mut r = Renderer::new(gpu, options, &world.registry).expect("renderer");
+fn renderer(gpu: &GpuContext, world: &World, options: RendererOptions) -> Offscreen {
+    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
         r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
     }
@@ -118,7 +120,7 @@ fn two_glass_panes_blend_in_the_order_of_their_distance() {
         for (eye_z, near_is_red) in [(-10.0, true), (123.0, false)] {
             let camera = Camera::look_at(Vec3::new(16.0, 16.0, eye_z), centre);
             r.settle(&camera).expect("settles");
-            let image = r.read_pixels().expect("pixels");
+            let image = r.read_image().expect("pixels");
             let [red_channel, _, blue_channel, _] = image.get_pixel(W / 2, H / 2).0;
             let (near, far) =
                 if near_is_red { (red_channel, blue_channel) } else { (blue_channel, red_channel) };

@@ -14,13 +14,11 @@ use serde::Serialize;
 use super::{CliError, MeshArgs, WorldArgs};
 use crate::camera::Camera;
 use crate::gpu::{
-    Clock, GpuContext, GpuError, GpuTimer, MAX_CHUNKS_PER_FRAME, Renderer, RendererOptions,
+    Clock, GpuContext, GpuError, GpuTimer, MAX_CHUNKS_PER_FRAME, Offscreen, RendererOptions,
     copy_bandwidth_gb_s, median,
 };
-use crate::mesh::{
-    CRATE_NAME, CrateInput, Face, QUAD_BYTES, all_opaque_table, cpu_threads, crate_mesh, map_parallel,
-    mesh_world_chunk_lod, twin_face_areas,
-};
+use crate::crate_baseline::{CRATE_NAME, CrateInput, all_opaque_table, crate_mesh, twin_face_areas};
+use crate::mesh::{Face, QUAD_BYTES, cpu_threads, map_parallel, mesh_world_chunk_lod};
 use crate::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, MipPyramid, World};
 use crate::worldgen;
 
@@ -219,7 +217,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         ambient_occlusion: args.mesh.ambient_occlusion(),
         ..RendererOptions::new(1, 1, 1.0)
     };
-    let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
+    let mut renderer = Offscreen::new(&gpu, options, &world.registry)?;
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk))?;
     }

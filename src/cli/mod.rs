@@ -5,6 +5,7 @@ mod bench;
 mod info;
 pub mod profile;
 mod render;
+mod mesh_stats;
 mod stats;
 
 use std::path::PathBuf;
@@ -112,7 +113,7 @@ impl WorldArgs {
     /// The streamer of this world's nodes (terrain) for `renderer`: its level thresholds, and at
     /// most the nodes the memory budget and the adapter's voxel pool (with a tenth to spare for
     /// the estimate) allow.
-    pub fn streamer(&self, renderer: &crate::gpu::Renderer) -> crate::stream::Streamer {
+    pub fn streamer(&self, renderer: &crate::gpu::Offscreen) -> crate::stream::Streamer {
         let columns = crate::worldgen::TerrainColumns::new(self.seed);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let lod = renderer.lod();
@@ -135,7 +136,7 @@ impl WorldArgs {
 /// Puts the world into `renderer` around `eye` and waits until it is all in: the node clipmap for
 /// a streamed world (returning its streamer, to carry on with), every chunk of `world` otherwise.
 pub fn fill_renderer(
-    renderer: &mut crate::gpu::Renderer,
+    renderer: &mut crate::gpu::Offscreen,
     args: &WorldArgs,
     world: &crate::voxel::World,
     eye: Vec3,

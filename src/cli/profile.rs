@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::{CliError, CullArgs, MAX_IMAGE_SIDE, MeshArgs, WorldArgs, fill_renderer};
 use crate::camera::Camera;
-use crate::gpu::{FrameStats, FrameTimings, GpuContext, GpuError, Renderer, RendererOptions};
+use crate::gpu::{FrameStats, FrameTimings, GpuContext, GpuError, Offscreen, RendererOptions};
 use crate::voxel::{BlockId, CHUNK_SIZE, World};
 use crate::worldgen;
 
@@ -176,7 +176,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         depth_prepass: args.cull.depth_prepass == super::Switch::On,
         ..RendererOptions::new(args.width, args.height, args.world.fog_end())
     };
-    let mut renderer = Renderer::new(gpu, options, &world.registry)?;
+    let mut renderer = Offscreen::new(gpu, options, &world.registry)?;
     let horizon = args.world.uses_nodes();
     let start = flight(&ground, radius, 0.0, horizon);
     let mut streamer = fill_renderer(&mut renderer, &args.world, &world, start.eye)?;
@@ -185,7 +185,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     // Streamed worlds keep streaming as the camera moves (the near columns change); the update
     // runs before each frame and is timed apart.
     let mut stream_ms = Vec::new();
-    let mut stream = |renderer: &mut Renderer, camera: &Camera| -> Result<(), CliError> {
+    let mut stream = |renderer: &mut Offscreen, camera: &Camera| -> Result<(), CliError> {
         if let Some(streamer) = streamer.as_mut() {
             let started = std::time::Instant::now();
             streamer.update(camera.eye, renderer)?;

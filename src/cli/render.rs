@@ -7,7 +7,7 @@ use glam::Vec3;
 
 use super::{CliError, CullArgs, FrameArgs, MeshArgs, WorldArgs, fill_renderer, parse_vec3};
 use crate::camera::Camera;
-use crate::gpu::{Culling, GpuContext, RenderMode, Renderer, RendererOptions};
+use crate::gpu::{Culling, GpuContext, RenderMode, Offscreen, RendererOptions};
 use crate::worldgen::{self, WorldSource};
 
 #[derive(Debug, Clone, Args)]
@@ -76,7 +76,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         culling,
         ..RendererOptions::new(args.frame.width, args.frame.height, fog_end)
     };
-    let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
+    let mut renderer = Offscreen::new(&gpu, options, &world.registry)?;
     let start = Camera::look_at(eye, target);
     let camera = match args.flight {
         None => {
@@ -94,7 +94,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         Some(frames) => fly(&mut renderer, args, start, frames)?,
     };
     let stats = renderer.settle(&camera)?;
-    let image = renderer.read_pixels()?;
+    let image = crate::to_image(renderer.read_pixels()?);
     image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
     println!(
         "wrote {} ({}x{}) on {}: {} nodes (per node level {:?}; drawn per level of detail {:?}), {} of {} with quads visible, {} quads drawn ({} skirts), {} draw commands, {:.1} MiB of GPU buffers (budget {} MiB)",
@@ -128,7 +128,7 @@ const FLIGHT_SPEED: f32 = 2.0;
 /// Streams terrain in around `start`, then along `frames` frames of a straight flight from it,
 /// rendering each, then waits for the last position's columns. Returns the camera where the
 /// flight ends.
-fn fly(renderer: &mut Renderer, args: &RenderArgs, start: Camera, frames: u32) -> Result<Camera, CliError> {
+fn fly(renderer: &mut Offscreen, args: &RenderArgs, start: Camera, frames: u32) -> Result<Camera, CliError> {
     if args.world.world != WorldSource::Terrain {
         return Err(CliError::Usage(
             "--flight streams procedural terrain: use it with --world terrain".into(),

@@ -12,9 +12,10 @@ use serde::Serialize;
 use super::{CliError, MeshArgs, WorldArgs, parse_vec3};
 use crate::camera::Camera;
 use crate::cull::{Frustum, chunk_in_frustum, face_may_show};
-use crate::gpu::{FrameStats, GpuContext, Renderer, RendererOptions};
+use crate::gpu::{FrameStats, GpuContext, Offscreen, RendererOptions};
 use crate::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
-use crate::mesh::{ChunkMesh, Face, MeshStats, cpu_threads, map_parallel, mesh_world_chunk_lod};
+use super::mesh_stats::MeshStats;
+use crate::mesh::{ChunkMesh, Face, cpu_threads, map_parallel, mesh_world_chunk_lod};
 use crate::voxel::{ChunkPos, MipPyramid, World};
 use crate::worldgen;
 
@@ -129,7 +130,7 @@ fn node_stats(args: &StatsArgs) -> Result<(), CliError> {
         ambient_occlusion: args.mesh.ambient_occlusion(),
         ..RendererOptions::new(STATS_ASPECT.0 * 80, STATS_ASPECT.1 * 80, args.world.fog_end())
     };
-    let mut renderer = Renderer::new(&gpu, options, &near.registry)?;
+    let mut renderer = Offscreen::new(&gpu, options, &near.registry)?;
     let streamer = super::fill_renderer(&mut renderer, &args.world, &near, eye)?;
     let frame = renderer.settle(&Camera::look_at(eye, target))?;
     let report = NodeStatsReport {
@@ -301,11 +302,11 @@ fn gpu_meshes(
         ambient_occlusion,
         ..RendererOptions::new(STATS_ASPECT.0, STATS_ASPECT.1, 1.0)
     };
-    let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
+    let mut renderer = Offscreen::new(&gpu, options, &world.registry)?;
     for (pos, chunk) in world.chunks() {
         renderer.insert_chunk(pos, Arc::clone(chunk))?;
     }
-    let read = |renderer: &mut Renderer| -> Result<Meshed, CliError> {
+    let read = |renderer: &mut Offscreen| -> Result<Meshed, CliError> {
         let frame = renderer.settle(&camera)?;
         let chunks = renderer.read_meshes()?.into_iter().map(|m| (m.pos, m.mesh, m.level)).collect();
         Ok(Meshed { chunks, frame: Some(frame) })

@@ -1,4 +1,4 @@
-//! The viewer's window and frame loop: a winit `ApplicationHandler` around a [`Renderer`] that
+//! The viewer's window and frame loop: a winit `ApplicationHandler` around an [`Offscreen`] that
 //! draws offscreen and a [`Presenter`] that copies each frame into the window.
 
 use std::sync::Arc;
@@ -18,7 +18,7 @@ use super::script::{Action, Key, Script};
 use crate::cli::CliError;
 use crate::fly::{FlyCamera, FlyInput};
 use crate::gpu::{
-    Culling, FrameStats, GpuContext, Presented, Presenter, RenderMode, Renderer, RendererOptions,
+    Culling, FrameStats, GpuContext, Presented, Presenter, RenderMode, Offscreen, RendererOptions,
 };
 use crate::lod::LodSettings;
 use crate::stream::Streamer;
@@ -70,7 +70,7 @@ struct Viewer {
     window: Arc<Window>,
     gpu: GpuContext,
     presenter: Presenter,
-    renderer: Renderer,
+    renderer: Offscreen,
     streamer: Option<Streamer>,
     fly: FlyCamera,
     held: Held,
@@ -222,7 +222,7 @@ impl Viewer {
             ambient_occlusion: args.mesh.ambient_occlusion(),
             ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
         };
-        let mut renderer = Renderer::new(&gpu, options, &world.registry)?;
+        let mut renderer = Offscreen::new(&gpu, options, &world.registry)?;
         // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
         let _ = renderer.set_profiling(true);
         let streamer = if streaming {
@@ -483,7 +483,7 @@ impl Viewer {
     }
 
     fn save(&self, path: &std::path::Path) -> Result<(), CliError> {
-        let image = self.renderer.read_pixels()?;
+        let image = crate::to_image(self.renderer.read_pixels()?);
         image.save(path).map_err(|e| CliError::Write { path: path.to_path_buf(), reason: e.to_string() })
     }
 

@@ -1,0 +1,15 @@
+//! Meshing: the packed quad format shared with the GPU, face directions, and the CPU reference
+//! binary greedy mesher that is the test oracle for the compute mesher.
+
+mod face;
+mod greedy;
+mod parallel;
+mod quad;
+
+pub use face::Face;
+pub use greedy::{
+    ChunkMesh, FaceGroups, Grid, Neighbours, Surroundings, around_index, face_range, mesh_chunk, mesh_grid,
+    mesh_world_chunk, mesh_world_chunk_lod, meshes_reading, meshes_reading_block,
+};
+pub use parallel::{cpu_threads, map_parallel, mesh_chunks_parallel};
+pub use quad::{PackedQuad, QUAD_BYTES, QUAD_FIELDS, Quad, QuadField};

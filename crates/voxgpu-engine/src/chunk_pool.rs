@@ -1,0 +1,554 @@
+//! The GPU chunk pool: one slot per resident node (a chunk, or a level-of-detail node of 32³
+//! cells) in the voxel pool, plus the per-slot records (`ChunkMeta` for drawing and level choice,
+//! `ChunkLinks` for meshing, six `FaceMesh` for the quads). Nodes link to their same-level face
+//! neighbours and to their parent; the CPU also tells each node whether its child columns and its
+//! parent's have been generated (`CHILDREN_READY`, `SIBLINGS_READY`), which the LOD pass needs to
+//! decide which level draws each place.
+//!
+//! Only new or changed voxels are uploaded, and uploads are staged: edits between frames queue
+//! them, and the frame records them as copies at its start (the "upload" profiling stage). When a
+//! chunk leaves, its slot is marked evicted and held back; the next frame's collect pass takes
+//! evicted slots before any dirty one, its release pass frees their pages and its mesh pass empties
+//! their face records. Only after that frame is the slot handed out again, so a new chunk can
+//! never be drawn with the old one's quads.
+//!
+//! State bits ([`ChunkState`]) are requests from the CPU to the GPU. The CPU copy of a slot's
+//! links accumulates the bits asked for since the last frame, so the last staged write of a frame
+//! carries all of them; once the frame has recorded its uploads the copy drops them again (the GPU
+//! clears them as it acts). The CPU never writes `lod`, which the LOD pass owns, except to reset it
+//! for a new chunk.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use glam::IVec3;
+
+use super::GpuError;
+use super::buffers::GrowableBuffer;
+use super::layouts::{ChunkLinks, ChunkMeta, ChunkState, FaceMesh, NO_SLOT, SLOT_WORDS};
+use voxgpu_core::mesh::{Face, meshes_reading, meshes_reading_block};
+use voxgpu_core::voxel::{
+    BlockId, CHUNK_SIZE, Chunk, ChunkPos, MAX_NODE_LEVEL, NodeColumn, NodeKey, cell_block, voxel_index,
+};
+
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
+
+/// Which pool buffer a staged write goes to. Resolved when the frame records the copy, so a
+/// buffer replaced by growth in between receives it.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Voxels,
+    Meta,
+    Links,
+}
+
+/// Who re-meshes a chunk's neighbours when it arrives or leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remesh {
+    /// The pool marks them dirty.
+    Neighbours,
+    /// The caller does (the streaming manager, which deduplicates and budgets them).
+    Caller,
+}
+
+/// A resident node: its slot and the CPU copy edits start from.
+struct Resident {
+    slot: u32,
+    chunk: Arc<Chunk>,
+}
+
+/// The nodes a place around `key` holds: same-level neighbours of a node.
+fn reading(key: NodeKey) -> impl Iterator<Item = NodeKey> {
+    meshes_reading(ChunkPos(key.pos)).map(move |p| NodeKey::new(key.level, p.0))
+}
+
+pub struct ChunkPool {
+    resident: HashMap<NodeKey, Resident>,
+    /// Resident node heights per column, to find a column's nodes.
+    by_column: HashMap<NodeColumn, BTreeSet<i32>>,
+    /// Resident nodes per level.
+    per_level: [u32; MAX_NODE_LEVEL as usize + 1],
+    /// Columns whose generation has finished (their non-empty nodes are resident). Worlds
+    /// inserted chunk by chunk mark none: their chunks have no parents or children to wait for.
+    ready_columns: HashSet<NodeColumn>,
+    /// CPU copy of every slot's links, so a record is always written whole.
+    links: Vec<ChunkLinks>,
+    free_slots: Vec<u32>,
+    /// Evicted slots waiting for a frame to free their pages before reuse.
+    quarantine: Vec<u32>,
+    /// Of the quarantined slots, how many the GPU has not released yet: each frame releases up
+    /// to its room for evicted chunks, which it takes before any dirty one.
+    unreleased: u32,
+    /// Slots whose links were written since the last upload: their request bits are dropped
+    /// from the CPU copy once the frame has recorded the writes.
+    requested: Vec<u32>,
+    staged: Vec<(Target, u64, Vec<u8>)>,
+    pub voxels: GrowableBuffer,
+    pub meta: GrowableBuffer,
+    pub links_buffer: GrowableBuffer,
+    pub faces: GrowableBuffer,
+    /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
+    pub generation: u64,
+}
+
+impl ChunkPool {
+    pub fn new(device: &wgpu::Device, initial_slots: u64) -> Self {
+        let size = |t: usize| t as u64;
+        Self {
+            resident: HashMap::new(),
+            by_column: HashMap::new(),
+            per_level: [0; MAX_NODE_LEVEL as usize + 1],
+            ready_columns: HashSet::new(),
+            links: Vec::new(),
+            free_slots: Vec::new(),
+            quarantine: Vec::new(),
+            unreleased: 0,
+            requested: Vec::new(),
+            staged: Vec::new(),
+            voxels: GrowableBuffer::new(
+                device,
+                "voxgpu.voxel_pool",
+                STORAGE,
+                0,
+                SLOT_WORDS as u64 * 4,
+                initial_slots,
+            ),
+            meta: GrowableBuffer::new(
+                device,
+                "voxgpu.chunk_meta",
+                STORAGE,
+                0,
+                size(size_of::<ChunkMeta>()),
+                initial_slots,
+            ),
+            links_buffer: GrowableBuffer::new(
+                device,
+                "voxgpu.chunk_links",
+                STORAGE,
+                0,
+                size(size_of::<ChunkLinks>()),
+                initial_slots,
+            ),
+            faces: GrowableBuffer::new(
+                device,
+                "voxgpu.face_meshes",
+                STORAGE,
+                0,
+                6 * size(size_of::<FaceMesh>()),
+                initial_slots,
+            ),
+            generation: 0,
+        }
+    }
+
+    /// Slots in use, counting freed ones below the highest: the range the passes walk.
+    pub fn slot_count(&self) -> u32 {
+        self.links.len() as u32
+    }
+
+    pub fn len(&self) -> usize {
+        self.resident.len()
+    }
+
+    /// The chunk at `pos` (a level-0 node), if resident.
+    pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
+        self.node(NodeKey::chunk(pos))
+    }
+
+    pub fn node(&self, key: NodeKey) -> Option<&Arc<Chunk>> {
+        self.resident.get(&key).map(|r| &r.chunk)
+    }
+
+    /// Every resident chunk's (level-0 node's) position and slot.
+    pub fn slots(&self) -> impl Iterator<Item = (ChunkPos, u32)> + '_ {
+        self.resident.iter().filter_map(|(k, r)| k.as_chunk().map(|p| (p, r.slot)))
+    }
+
+    /// Every resident node and its slot.
+    pub fn node_slots(&self) -> impl Iterator<Item = (NodeKey, u32)> + '_ {
+        self.resident.iter().map(|(k, r)| (*k, r.slot))
+    }
+
+    /// Resident nodes per level, up to the highest level resident.
+    pub fn nodes_per_level(&self) -> Vec<u32> {
+        self.per_level[..=self.top_level() as usize].to_vec()
+    }
+
+    /// The highest node level resident (0 when none is).
+    pub fn top_level(&self) -> u32 {
+        self.per_level.iter().rposition(|&n| n > 0).unwrap_or(0) as u32
+    }
+
+    /// Uploads `chunk` into the node's slot (a new one when it was not resident), asks for its
+    /// mips to be rebuilt, and marks it dirty, and its neighbours too when `neighbours` says so
+    /// (the streaming manager re-meshes them itself, deduplicated). An all-air node is a removal.
+    pub fn insert(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        key: NodeKey,
+        chunk: Arc<Chunk>,
+        neighbours: Remesh,
+    ) -> Result<(), GpuError> {
+        if chunk.is_empty() {
+            self.remove(key, neighbours);
+            return Ok(());
+        }
+        let slot = match self.resident.get(&key) {
+            Some(r) => r.slot,
+            None => self.new_slot(device, queue, key)?,
+        };
+        let bytes: &[u8] = bytemuck::cast_slice(chunk.voxels().as_slice());
+        self.stage(Target::Voxels, self.voxels.offset(slot as u64), bytes);
+        self.resident.insert(key, Resident { slot, chunk });
+        self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
+        match neighbours {
+            Remesh::Neighbours => reading(key).for_each(|n| self.mark_dirty(n)),
+            // The face neighbours' links to the new slot still have to reach the GPU.
+            Remesh::Caller => Face::ALL.iter().for_each(|f| self.write_links_of(key.neighbour(f.normal()))),
+        }
+        Ok(())
+    }
+
+    fn new_slot(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        key: NodeKey,
+    ) -> Result<u32, GpuError> {
+        let slot = match self.free_slots.pop() {
+            Some(slot) => slot,
+            None => {
+                let slot = self.links.len() as u32;
+                self.grow(device, queue, slot as u64 + 1)?;
+                self.links.push(ChunkLinks::EMPTY);
+                slot
+            }
+        };
+        let parent = self.resident.get(&key.parent()).map_or(NO_SLOT, |r| r.slot);
+        let meta = ChunkMeta {
+            origin: key.origin().to_array(),
+            lod: key.level,
+            node_level: key.level,
+            parent,
+            flags: 0,
+            shown: 0,
+        };
+        self.stage(Target::Meta, self.meta.offset(slot as u64), bytemuck::bytes_of(&meta));
+        if key.level > 0 {
+            for child in key.children() {
+                self.write_parent(child, slot);
+            }
+        }
+        // Link both ways with the resident neighbours.
+        let mut neighbours = [NO_SLOT; 6];
+        for face in Face::ALL {
+            if let Some(other) = self.resident.get(&key.neighbour(face.normal())) {
+                neighbours[face as usize] = other.slot;
+                self.links[other.slot as usize].neighbours[face.opposite() as usize] = slot;
+            }
+        }
+        self.by_column.entry(key.column()).or_default().insert(key.pos.y);
+        self.per_level[key.level as usize] += 1;
+        // The whole record once, to reset the level; later writes leave `lod` to the GPU.
+        let state = ChunkState::RESIDENT | self.readiness(key);
+        self.links[slot as usize] = ChunkLinks { neighbours, state, ..ChunkLinks::EMPTY };
+        let record = self.links[slot as usize];
+        self.stage(Target::Links, self.links_buffer.offset(slot as u64), bytemuck::bytes_of(&record));
+        Ok(slot)
+    }
+
+    /// Points a resident node's parent field at `parent`.
+    fn write_parent(&mut self, key: NodeKey, parent: u32) {
+        if let Some(slot) = self.resident.get(&key).map(|r| r.slot) {
+            let offset = self.meta.offset(slot as u64) + ChunkMeta::PARENT_OFFSET;
+            self.stage(Target::Meta, offset, bytemuck::bytes_of(&parent));
+        }
+    }
+
+    /// The readiness bits of a node: whether its child columns, and its parent's, are generated.
+    fn readiness(&self, key: NodeKey) -> u32 {
+        let generated = |column: NodeColumn| column.children().iter().all(|c| self.ready_columns.contains(c));
+        let mut bits = 0;
+        if key.level > 0 && generated(key.column()) {
+            bits |= ChunkState::CHILDREN_READY;
+        }
+        if generated(key.column().parent()) {
+            bits |= ChunkState::SIBLINGS_READY;
+        }
+        bits
+    }
+
+    /// Records that `column` has been generated (its non-empty nodes inserted) or has left (any
+    /// node still in it goes too), and updates the readiness bits of the nodes that depend on it:
+    /// those of its parent column and of its parent's four child columns.
+    pub fn set_column_ready(&mut self, column: NodeColumn, ready: bool) {
+        let changed =
+            if ready { self.ready_columns.insert(column) } else { self.ready_columns.remove(&column) };
+        if !changed {
+            return;
+        }
+        if !ready {
+            // Nodes the streamer does not know of leave with the column too: those an edit
+            // created (`set_block` into an all-air place).
+            let heights: Vec<i32> =
+                self.by_column.get(&column).map(|h| h.iter().copied().collect()).unwrap_or_default();
+            for y in heights {
+                self.remove(column.node(y), Remesh::Neighbours);
+            }
+        }
+        let parent = column.parent();
+        let mut affected = vec![parent];
+        affected.extend(parent.children());
+        for col in affected {
+            let heights: Vec<i32> =
+                self.by_column.get(&col).map(|h| h.iter().copied().collect()).unwrap_or_default();
+            for y in heights {
+                let key = col.node(y);
+                let Some(slot) = self.resident.get(&key).map(|r| r.slot) else { continue };
+                let bits = self.readiness(key);
+                let state = &mut self.links[slot as usize].state;
+                if *state & ChunkState::STANDING != ChunkState::RESIDENT | bits {
+                    *state = (*state & !ChunkState::STANDING) | ChunkState::RESIDENT | bits;
+                    // DIRTY too: the write replaces the whole state word, and a DIRTY the GPU set
+                    // (pages refused) must not be lost. The LOD pass re-meshes the node anyway
+                    // if this changes whether it is drawn.
+                    self.request(slot, ChunkState::DIRTY);
+                }
+            }
+        }
+    }
+
+    fn grow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, slots: u64) -> Result<(), GpuError> {
+        let mut grown = false;
+        for buffer in [&mut self.voxels, &mut self.meta, &mut self.links_buffer, &mut self.faces] {
+            let limit = buffer.max_capacity(device);
+            grown |= buffer.ensure(device, queue, slots).ok_or(GpuError::ChunkPoolFull { slots, limit })?;
+        }
+        if grown {
+            self.generation += 1;
+        }
+        Ok(())
+    }
+
+    /// Drops the node: its slot is marked evicted (the release pass frees its pages), its
+    /// neighbours lose the link (and are re-meshed when `neighbours` says so), its children their
+    /// parent.
+    pub fn remove(&mut self, key: NodeKey, neighbours: Remesh) {
+        let Some(resident) = self.resident.remove(&key) else { return };
+        let slot = resident.slot;
+        self.per_level[key.level as usize] -= 1;
+        if let Some(heights) = self.by_column.get_mut(&key.column()) {
+            heights.remove(&key.pos.y);
+            if heights.is_empty() {
+                self.by_column.remove(&key.column());
+            }
+        }
+        for face in Face::ALL {
+            let neighbour = key.neighbour(face.normal());
+            if let Some(other) = self.resident.get(&neighbour) {
+                self.links[other.slot as usize].neighbours[face.opposite() as usize] = NO_SLOT;
+                self.write_links_of(neighbour);
+            }
+        }
+        if key.level > 0 {
+            for child in key.children() {
+                self.write_parent(child, NO_SLOT);
+            }
+        }
+        if neighbours == Remesh::Neighbours {
+            reading(key).for_each(|n| self.mark_dirty(n));
+        }
+        self.links[slot as usize] = ChunkLinks { state: ChunkState::EVICTED, ..ChunkLinks::EMPTY };
+        self.write_links(slot);
+        self.quarantine.push(slot);
+        self.unreleased += 1;
+    }
+
+    /// Sets one block: uploads the one changed word, asks for the chunk's mips to be rebuilt, and
+    /// marks every chunk whose full-detail mesh reads the voxel dirty ([`meshes_reading_block`]).
+    /// (Neighbours meshed at a coarser level read the rebuilt mips: the mip pass marks those
+    /// dirty itself.) Every ancestor node gets the one cell the edit can change, recomputed by the
+    /// mip rule from the eight cells below it, so far nodes show the edit too.
+    pub fn set_block(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        world: IVec3,
+        block: BlockId,
+    ) -> Result<(), GpuError> {
+        let (pos, local) = ChunkPos::from_block(world);
+        let key = NodeKey::chunk(pos);
+        let Some(resident) = self.resident.get_mut(&key) else {
+            if block.is_air() {
+                return Ok(());
+            }
+            let mut chunk = Chunk::empty();
+            chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
+            self.insert(device, queue, key, Arc::new(chunk), Remesh::Neighbours)?;
+            return self.update_ancestors(device, queue, world);
+        };
+        let chunk = Arc::make_mut(&mut resident.chunk);
+        chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
+        if chunk.is_empty() {
+            self.remove(key, Remesh::Neighbours);
+            return self.update_ancestors(device, queue, world);
+        }
+        let slot = resident.slot;
+        self.stage_cell(key, local);
+        self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
+        meshes_reading_block(world).for_each(|p| self.mark_dirty(NodeKey::chunk(p)));
+        self.update_ancestors(device, queue, world)
+    }
+
+    /// Stages the u32 of the node's level 0 holding `local` and its pair.
+    fn stage_cell(&mut self, key: NodeKey, local: IVec3) {
+        let Some(resident) = self.resident.get(&key) else { return };
+        let index = voxel_index(local.x as usize, local.y as usize, local.z as usize) & !1;
+        let pair = [resident.chunk.voxels()[index], resident.chunk.voxels()[index + 1]];
+        let offset = self.voxels.offset(resident.slot as u64) + index as u64 * 2;
+        self.stage(Target::Voxels, offset, bytemuck::cast_slice(&pair));
+    }
+
+    /// After the block at `world` changed at level 0: for each level up, the cell holding it is
+    /// recomputed from the eight cells below (the level below's node, or air where it is not
+    /// resident), until the cell does not change or the level's column was never generated. A
+    /// missing (all-air) node of a generated column is created when its cell turns solid.
+    fn update_ancestors(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        world: IVec3,
+    ) -> Result<(), GpuError> {
+        let size = CHUNK_SIZE as i32;
+        for level in 1..=MAX_NODE_LEVEL {
+            let cell = world.div_euclid(IVec3::splat(1 << level));
+            let key = NodeKey::new(level, cell.div_euclid(IVec3::splat(size)));
+            let current = match self.resident.get(&key) {
+                Some(r) => Arc::clone(&r.chunk),
+                None if self.ready_columns.contains(&key.column()) => Arc::new(Chunk::empty()),
+                None => return Ok(()),
+            };
+            let local = cell.rem_euclid(IVec3::splat(size));
+            let below: [BlockId; 8] = std::array::from_fn(|i| {
+                let fine = cell * 2 + voxgpu_core::voxel::octant(i);
+                let child = NodeKey::new(level - 1, fine.div_euclid(IVec3::splat(size)));
+                let at = fine.rem_euclid(IVec3::splat(size));
+                self.node(child).map_or(BlockId::AIR, |c| c.get(at.x as usize, at.y as usize, at.z as usize))
+            });
+            let block = cell_block(&below);
+            let [x, y, z] = local.to_array().map(|c| c as usize);
+            if current.get(x, y, z) == block {
+                return Ok(());
+            }
+            let mut updated = (*current).clone();
+            updated.set(x, y, z, block);
+            match self.resident.get(&key).map(|r| r.slot) {
+                None => self.insert(device, queue, key, Arc::new(updated), Remesh::Neighbours)?,
+                Some(_) if updated.is_empty() => self.remove(key, Remesh::Neighbours),
+                Some(slot) => {
+                    self.resident.get_mut(&key).expect("resident").chunk = Arc::new(updated);
+                    self.stage_cell(key, local);
+                    self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
+                    // Face and edge neighbours whose border layer reads this cell.
+                    let touches = |d: IVec3| {
+                        (0..3).all(|a| match d[a] {
+                            0 => true,
+                            ..0 => local[a] == 0,
+                            _ => local[a] == size - 1,
+                        })
+                    };
+                    for n in reading(key).filter(|n| touches(n.pos - key.pos)) {
+                        self.mark_dirty(n);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Slots evicted and not yet released by a frame.
+    pub fn evictions_pending(&self) -> u32 {
+        self.unreleased
+    }
+
+    /// Called after a frame is submitted whose work list had room for `evicted_room` evicted
+    /// chunks. Evicted slots are collected before dirty ones, so that frame released
+    /// `min(unreleased, evicted_room)` of them, in an order the CPU does not know; once none is
+    /// left unreleased, every quarantined slot can be reused.
+    pub fn frame_submitted(&mut self, evicted_room: u32) {
+        self.unreleased -= self.unreleased.min(evicted_room);
+        if self.unreleased == 0 {
+            self.free_slots.append(&mut self.quarantine);
+        }
+    }
+
+    /// Marks every resident node dirty (benchmarks re-mesh the same chunks repeatedly).
+    pub fn mark_all_dirty(&mut self) {
+        let keys: Vec<NodeKey> = self.resident.keys().copied().collect();
+        for key in keys {
+            self.mark_dirty(key);
+        }
+    }
+
+    /// Re-meshes the node `key`, if resident.
+    pub fn mark_dirty(&mut self, key: NodeKey) {
+        if let Some(slot) = self.resident.get(&key).map(|r| r.slot) {
+            self.request(slot, ChunkState::DIRTY);
+        }
+    }
+
+    /// Stages the neighbour slots of the node `key`, if resident, and nothing else: its state on
+    /// the GPU may hold bits the GPU set (a retry after refused pages) that a whole record would
+    /// overwrite.
+    fn write_links_of(&mut self, key: NodeKey) {
+        if let Some(slot) = self.resident.get(&key).map(|r| r.slot) {
+            let record = self.links[slot as usize];
+            let bytes = bytemuck::bytes_of(&record.neighbours).to_vec();
+            self.stage(Target::Links, self.links_buffer.offset(slot as u64), &bytes);
+        }
+    }
+
+    /// Adds request bits to a resident slot's state and stages the write.
+    fn request(&mut self, slot: u32, bits: u32) {
+        self.links[slot as usize].state |= bits;
+        self.write_links(slot);
+    }
+
+    /// Stages the CPU's part of a slot's links: neighbours and state, not `lod`.
+    fn write_links(&mut self, slot: u32) {
+        let record = self.links[slot as usize];
+        let bytes = &bytemuck::bytes_of(&record)[..ChunkLinks::CPU_BYTES];
+        self.stage(Target::Links, self.links_buffer.offset(slot as u64), bytes);
+        self.requested.push(slot);
+    }
+
+    fn stage(&mut self, target: Target, offset: u64, bytes: &[u8]) {
+        self.staged.push((target, offset, bytes.to_vec()));
+    }
+
+    /// Records every staged write as a copy through `belt`, in the order they were made.
+    /// Returns the bytes uploaded.
+    pub fn record_uploads(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        belt: &mut wgpu::util::StagingBelt,
+    ) -> u64 {
+        let mut uploaded = 0;
+        for (target, offset, bytes) in self.staged.drain(..) {
+            uploaded += bytes.len() as u64;
+            let buffer = match target {
+                Target::Voxels => &self.voxels.buffer,
+                Target::Meta => &self.meta.buffer,
+                Target::Links => &self.links_buffer.buffer,
+            };
+            let Some(size) = wgpu::BufferSize::new(bytes.len() as u64) else { continue };
+            belt.write_buffer(encoder, buffer, offset, size).copy_from_slice(&bytes);
+        }
+        // The GPU has the requests now; keep only what the slot is.
+        for slot in self.requested.drain(..) {
+            self.links[slot as usize].state &= ChunkState::STANDING;
+        }
+        uploaded
+    }
+}

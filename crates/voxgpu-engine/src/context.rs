@@ -1,0 +1,336 @@
+//! Adapter choice, device creation and the optional features each later stage uses.
+//!
+//! Adapter choice follows wgpu's own variables: `WGPU_BACKEND` limits the backends,
+//! `WGPU_ADAPTER_NAME` picks by name (substring, case-insensitive), `WGPU_POWER_PREF` sets the
+//! preference otherwise.
+
+use std::sync::{Arc, Mutex};
+
+use super::GpuError;
+
+/// Downlevel abilities the renderer cannot work without: vertex pulling reads storage buffers in
+/// the vertex shader, draws are indirect with a base vertex, and later stages are compute shaders.
+pub const REQUIRED_DOWNLEVEL: wgpu::DownlevelFlags = wgpu::DownlevelFlags::VERTEX_STORAGE
+    .union(wgpu::DownlevelFlags::BASE_VERTEX)
+    .union(wgpu::DownlevelFlags::INDIRECT_EXECUTION)
+    .union(wgpu::DownlevelFlags::COMPUTE_SHADERS);
+
+/// The optional features the renderer uses when the adapter has them, and what it does otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// GPU timestamp queries (`voxgpu profile`). Without them profiling reports that it cannot run.
+    pub timestamps: bool,
+    /// Timestamps between passes (`TIMESTAMP_QUERY_INSIDE_ENCODERS`): time the upload copies and
+    /// the scopes that group passes. Without it those are left out of the profile.
+    pub timestamps_inside_encoders: bool,
+    /// `multi_draw_indexed_indirect_count`: the GPU decides how many draws run. Without it the
+    /// renderer issues `multi_draw_indexed_indirect` with a count the CPU passes.
+    pub multi_draw_indirect_count: bool,
+    /// Line polygon mode for the wireframe debug view; without it the wireframe is drawn from
+    /// filled triangles with an edge test in the fragment shader.
+    pub polygon_mode_line: bool,
+}
+
+/// The wgpu features the renderer uses when the device has them (see [`Capabilities`]).
+pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+    .union(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT)
+    .union(wgpu::Features::POLYGON_MODE_LINE);
+
+/// Storage buffers one shader stage binds at most (the mesher's passes).
+pub const STORAGE_BUFFERS_PER_STAGE: u32 = 9;
+
+/// The device limits the renderer needs, on an adapter with `adapter` limits: wgpu's defaults,
+/// with the storage buffers per stage and the workgroup memory the mesher needs, and the
+/// adapter's own buffer, binding and texture sizes, which bound how large a world and a frame
+/// fit. `Err` names what the adapter lacks.
+pub fn required_limits(adapter: &wgpu::Limits) -> Result<wgpu::Limits, String> {
+    let defaults = wgpu::Limits::default();
+    if adapter.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS_PER_STAGE {
+        return Err(format!(
+            "{STORAGE_BUFFERS_PER_STAGE} storage buffers per shader stage (it offers {})",
+            adapter.max_storage_buffers_per_shader_stage
+        ));
+    }
+    if adapter.max_compute_workgroup_storage_size < super::MESH_WORKGROUP_BYTES {
+        return Err(format!(
+            "{} bytes of compute workgroup memory for the mesher (it offers {})",
+            super::MESH_WORKGROUP_BYTES,
+            adapter.max_compute_workgroup_storage_size
+        ));
+    }
+    Ok(wgpu::Limits {
+        max_storage_buffers_per_shader_stage: STORAGE_BUFFERS_PER_STAGE
+            .max(defaults.max_storage_buffers_per_shader_stage),
+        max_compute_workgroup_storage_size: super::MESH_WORKGROUP_BYTES
+            .max(defaults.max_compute_workgroup_storage_size),
+        max_storage_buffer_binding_size: adapter.max_storage_buffer_binding_size,
+        max_buffer_size: adapter.max_buffer_size,
+        max_texture_dimension_2d: adapter.max_texture_dimension_2d,
+        ..defaults
+    })
+}
+
+impl Capabilities {
+    /// What the renderer uses on a device with `features`.
+    pub fn of(features: wgpu::Features) -> Self {
+        Self {
+            timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            timestamps_inside_encoders: features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+                && features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            multi_draw_indirect_count: features.contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT),
+            polygon_mode_line: features.contains(wgpu::Features::POLYGON_MODE_LINE),
+        }
+    }
+
+    /// The wgpu features to request: the wanted ones the adapter has.
+    fn features(self) -> wgpu::Features {
+        let mut f = wgpu::Features::empty();
+        f.set(wgpu::Features::TIMESTAMP_QUERY, self.timestamps);
+        f.set(
+            wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+            self.timestamps && self.timestamps_inside_encoders,
+        );
+        f.set(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT, self.multi_draw_indirect_count);
+        f.set(wgpu::Features::POLYGON_MODE_LINE, self.polygon_mode_line);
+        f
+    }
+
+    /// One line per feature: used, or missing and the fallback taken.
+    pub fn report(self) -> Vec<String> {
+        let line = |name: &str, have: bool, fallback: &str| {
+            if have { format!("{name}: used") } else { format!("{name}: missing; {fallback}") }
+        };
+        vec![
+            line("TIMESTAMP_QUERY", self.timestamps, "GPU profiling is unavailable"),
+            line(
+                "TIMESTAMP_QUERY_INSIDE_ENCODERS",
+                self.timestamps_inside_encoders,
+                "the profile leaves out the upload stage and the scopes that group passes",
+            ),
+            line(
+                "MULTI_DRAW_INDIRECT_COUNT",
+                self.multi_draw_indirect_count,
+                "draws use multi_draw_indexed_indirect with a CPU-side count",
+            ),
+            line(
+                "POLYGON_MODE_LINE",
+                self.polygon_mode_line,
+                "the wireframe view draws edges from filled triangles",
+            ),
+        ]
+    }
+}
+
+/// Name, backend and device type of one adapter, for `voxgpu info` and test output.
+#[derive(Clone, Debug)]
+pub struct AdapterSummary {
+    pub name: String,
+    pub backend: wgpu::Backend,
+    pub device_type: wgpu::DeviceType,
+    pub driver: String,
+}
+
+impl std::fmt::Display for AdapterSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({:?}, {:?}", self.name, self.backend, self.device_type)?;
+        if !self.driver.is_empty() {
+            write!(f, ", {}", self.driver)?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl AdapterSummary {
+    fn of(adapter: &wgpu::Adapter) -> Self {
+        let info = adapter.get_info();
+        let driver = format!("{} {}", info.driver, info.driver_info).trim().to_string();
+        Self { name: info.name, backend: info.backend, device_type: info.device_type, driver }
+    }
+}
+
+/// An adapter with its device and queue.
+pub struct GpuContext {
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub caps: Capabilities,
+    pub summary: AdapterSummary,
+    /// Set by the device-lost callback; `None` while the device is alive.
+    pub lost: Arc<Mutex<Option<String>>>,
+}
+
+/// A window system's display, which GL (EGL) needs when the instance is created to make window
+/// surfaces; Vulkan takes it from the window itself.
+pub trait Display: wgpu::rwh::HasDisplayHandle + std::fmt::Debug + Send + Sync + Clone + 'static {}
+impl<T: wgpu::rwh::HasDisplayHandle + std::fmt::Debug + Send + Sync + Clone + 'static> Display for T {}
+
+fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+    configured(wgpu::InstanceDescriptor::new_without_display_handle(), backends)
+}
+
+/// An instance on `backends` from `desc`, with voxgpu's flags and wgpu's environment variables.
+fn configured(mut desc: wgpu::InstanceDescriptor, backends: wgpu::Backends) -> wgpu::Instance {
+    // wgpu's indirect-call validation re-checks every indirect command on the GPU, and for draws
+    // without an indirect count (GL) it also walks the whole capped command list on the CPU every
+    // frame: CPU work that grows with the world. Every indirect command here is written by our own
+    // passes within the rules it checks (first_instance 0, index ranges inside the static index
+    // buffer, dispatch sizes clamped to 65,535), so it is off by default;
+    // WGPU_VALIDATION_INDIRECT_CALL=1 turns it back on for debugging.
+    desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    let mut desc = desc.with_env();
+    desc.backends = backends;
+    wgpu::Instance::new(desc)
+}
+
+fn env_backends() -> wgpu::Backends {
+    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all())
+}
+
+/// Without `WGPU_BACKEND`, the primary backends (Vulkan, Metal, DX12) are tried first and GL only
+/// when none has an adapter: GL is the fallback, and probing it prints driver noise.
+fn backend_tiers() -> Vec<wgpu::Backends> {
+    match wgpu::Backends::from_env() {
+        Some(chosen) => vec![chosen],
+        None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
+    }
+}
+
+/// Every adapter on the backends `WGPU_BACKEND` allows (all when unset).
+pub fn list_adapters() -> Vec<AdapterSummary> {
+    let instance = instance(env_backends());
+    let adapters = pollster::block_on(instance.enumerate_adapters(env_backends()));
+    adapters.iter().map(AdapterSummary::of).collect()
+}
+
+impl GpuContext {
+    /// Chooses an adapter the way wgpu's environment variables say and opens a device on it.
+    pub fn new() -> Result<Self, GpuError> {
+        let tiers = backend_tiers();
+        let mut name_not_found = None;
+        for &backends in &tiers {
+            match Self::choose_adapter(backends) {
+                Ok(adapter) => return Self::from_adapter(adapter),
+                // A name may match on a later tier (GL) even when the first has none.
+                Err(e @ GpuError::AdapterNameNotFound { .. }) => name_not_found = Some(e),
+                Err(GpuError::NoAdapter { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        let tried: Vec<String> = tiers.iter().map(|b| format!("{b:?}")).collect();
+        Err(name_not_found.unwrap_or(GpuError::NoAdapter { backends: tried.join(", then ") }))
+    }
+
+    /// Like [`GpuContext::new`], for drawing into a window: `make_surface` creates the window's
+    /// surface on each instance tried, and the adapter must be able to present to it.
+    pub fn with_surface(
+        display: impl Display,
+        make_surface: impl Fn(&wgpu::Instance) -> Result<wgpu::Surface<'static>, wgpu::CreateSurfaceError>,
+    ) -> Result<(Self, wgpu::Surface<'static>), GpuError> {
+        let tiers = backend_tiers();
+        let mut last = None;
+        for &backends in &tiers {
+            let desc = wgpu::InstanceDescriptor::new_with_display_handle(Box::new(display.clone()));
+            let instance = configured(desc, backends);
+            let surface = match make_surface(&instance) {
+                Ok(surface) => surface,
+                Err(e) => {
+                    last = Some(GpuError::Surface(e.to_string()));
+                    continue;
+                }
+            };
+            let options = wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
+                compatible_surface: Some(&surface),
+                ..Default::default()
+            };
+            match pollster::block_on(instance.request_adapter(&options)) {
+                Ok(adapter) => return Ok((Self::from_adapter(adapter)?, surface)),
+                Err(_) => {
+                    last = Some(GpuError::NoAdapter { backends: format!("{backends:?} (for a window)") })
+                }
+            }
+        }
+        Err(last.unwrap_or(GpuError::NoAdapter { backends: "none".into() }))
+    }
+
+    fn choose_adapter(backends: wgpu::Backends) -> Result<wgpu::Adapter, GpuError> {
+        let instance = instance(backends);
+        match std::env::var("WGPU_ADAPTER_NAME") {
+            Ok(wanted) => {
+                let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+                let needle = wanted.to_lowercase();
+                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                adapters
+                    .into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&needle))
+                    .ok_or_else(|| GpuError::AdapterNameNotFound { wanted, available: names.join(", ") })
+            }
+            Err(_) => {
+                let options = wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
+                    ..Default::default()
+                };
+                pollster::block_on(instance.request_adapter(&options))
+                    .map_err(|_| GpuError::NoAdapter { backends: format!("{backends:?}") })
+            }
+        }
+    }
+
+    /// One context per adapter on `backends`, for tests that run on every adapter present.
+    pub fn all(backends: wgpu::Backends) -> Vec<Result<Self, GpuError>> {
+        let instance = instance(backends);
+        let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+        adapters.into_iter().map(Self::from_adapter).collect()
+    }
+
+    /// Opens a device with every wanted feature the adapter has.
+    pub fn from_adapter(adapter: wgpu::Adapter) -> Result<Self, GpuError> {
+        Self::with_caps(adapter, |caps| caps)
+    }
+
+    /// Like [`GpuContext::from_adapter`], with a hook to turn features off (tests force fallbacks
+    /// this way).
+    pub fn with_caps(
+        adapter: wgpu::Adapter,
+        choose: impl FnOnce(Capabilities) -> Capabilities,
+    ) -> Result<Self, GpuError> {
+        let summary = AdapterSummary::of(&adapter);
+        let missing = REQUIRED_DOWNLEVEL - adapter.get_downlevel_capabilities().flags;
+        if !missing.is_empty() {
+            return Err(GpuError::Unsupported {
+                adapter: summary.to_string(),
+                missing: format!("{missing:?}"),
+            });
+        }
+        let limits = required_limits(&adapter.limits())
+            .map_err(|missing| GpuError::Unsupported { adapter: summary.to_string(), missing })?;
+        let caps = choose(Capabilities::of(adapter.features()));
+        let caps = Capabilities::of(caps.features() & adapter.features());
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("voxgpu.device"),
+            required_features: caps.features(),
+            required_limits: limits,
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+            .map_err(|e| GpuError::RequestDevice { adapter: summary.to_string(), reason: e.to_string() })?;
+        let lost = Arc::new(Mutex::new(None));
+        let flag = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            log::error!("GPU device lost ({reason:?}): {message}");
+            if let Ok(mut slot) = flag.lock() {
+                *slot = Some(format!("{reason:?}: {message}"));
+            }
+        });
+        Ok(Self { adapter, device, queue, caps, summary, lost })
+    }
+}
+
+/// `Err(DeviceLost)` once the device-lost callback has fired.
+pub fn check_device(lost: &Mutex<Option<String>>) -> Result<(), GpuError> {
+    match lost.lock().ok().and_then(|slot| slot.clone()) {
+        Some(message) => Err(GpuError::DeviceLost(message)),
+        None => Ok(()),
+    }
+}

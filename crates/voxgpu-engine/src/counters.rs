@@ -1,0 +1,148 @@
+//! GPU-side counters read back a frame or two late, never stalling the frame: the mesher's job
+//! count, the page allocator's state, the draw lists' sizes and the LOD histogram.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use super::GpuError;
+
+/// What the GPU counted during one frame.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuCounters {
+    /// Face jobs the collect pass asked for (6 per dirty or evicted chunk), before the budget.
+    pub jobs_asked: u32,
+    /// Pages on the free stack after meshing.
+    pub free_pages: u32,
+    /// Pages the mesher asked for and was refused, summed since creation.
+    pub failed_pages: u32,
+    /// Draw commands written (opaque, transparent).
+    pub draw_commands: [u32; 2],
+    /// Quads those commands draw (opaque, transparent).
+    pub quads: [u32; 2],
+    /// Of those quads, how many are LOD skirts.
+    pub skirt_quads: u32,
+    /// Chunks with quads (all tested by the cull pass), and those in the frustum.
+    pub chunks_tested: u32,
+    pub chunks_visible: u32,
+    /// Drawn nodes per absolute level of detail, as the LOD pass chose them.
+    pub lod_levels: [u32; voxgpu_core::lod::LEVELS],
+}
+
+/// Where each counter is copied from: (buffer index, byte offset in that buffer, offset here).
+pub struct CounterSources<'a> {
+    pub work: &'a wgpu::Buffer,
+    pub allocator: &'a wgpu::Buffer,
+    pub draw_counts: &'a wgpu::Buffer,
+    pub lod_counts: &'a wgpu::Buffer,
+}
+
+const BYTES: u64 = size_of::<GpuCounters>() as u64;
+const IDLE: u8 = 0;
+const PENDING: u8 = 1;
+const MAPPED: u8 = 2;
+
+struct Staging {
+    buffer: wgpu::Buffer,
+    state: Arc<AtomicU8>,
+    /// The frame whose counters it holds.
+    frame: u64,
+}
+
+/// A small ring of staging buffers: each frame copies the counters into an idle one and maps it;
+/// `poll` returns the newest one that has arrived.
+pub struct CounterReadback {
+    ring: Vec<Staging>,
+    next: usize,
+    pub latest: GpuCounters,
+    /// The frame `latest` came from.
+    pub latest_frame: u64,
+}
+
+fn staging(device: &wgpu::Device) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.counters.readback"),
+        size: BYTES,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+fn copy_all(encoder: &mut wgpu::CommandEncoder, s: &CounterSources, target: &wgpu::Buffer) {
+    encoder.copy_buffer_to_buffer(s.work, 12, target, 0, 4);
+    encoder.copy_buffer_to_buffer(s.allocator, 0, target, 4, 8);
+    encoder.copy_buffer_to_buffer(s.draw_counts, 0, target, 12, 28);
+    encoder.copy_buffer_to_buffer(s.lod_counts, 0, target, 40, super::lod::LOD_COUNT_BYTES);
+}
+
+impl CounterReadback {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let ring = (0..3)
+            .map(|_| Staging { buffer: staging(device), state: Arc::new(AtomicU8::new(IDLE)), frame: 0 })
+            .collect();
+        Self { ring, next: 0, latest: GpuCounters::default(), latest_frame: 0 }
+    }
+
+    /// Copies the counters of frame `frame` into an idle staging buffer, if one is free. Returns
+    /// the index to pass to [`CounterReadback::request`] after submitting.
+    pub fn copy(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        sources: &CounterSources,
+        frame: u64,
+    ) -> Option<usize> {
+        let index = self.next;
+        if self.ring[index].state.load(Ordering::Acquire) != IDLE {
+            return None;
+        }
+        copy_all(encoder, sources, &self.ring[index].buffer);
+        self.ring[index].frame = frame;
+        self.next = (self.next + 1) % self.ring.len();
+        Some(index)
+    }
+
+    /// Asks for the staging buffer to be mapped once the GPU is done with it.
+    pub fn request(&self, index: usize) {
+        let state = Arc::clone(&self.ring[index].state);
+        state.store(PENDING, Ordering::Release);
+        self.ring[index].buffer.map_async(wgpu::MapMode::Read, .., move |result| {
+            state.store(if result.is_ok() { MAPPED } else { IDLE }, Ordering::Release);
+        });
+    }
+
+    /// Takes every counter set that has arrived, without waiting; returns whether one did.
+    pub fn poll(&mut self, device: &wgpu::Device) -> bool {
+        let _ = device.poll(wgpu::PollType::Poll);
+        let mut arrived = false;
+        // Oldest first, so `latest` ends as the newest.
+        for k in 0..self.ring.len() {
+            let staging = &self.ring[(self.next + k) % self.ring.len()];
+            if staging.state.load(Ordering::Acquire) != MAPPED {
+                continue;
+            }
+            if let Ok(view) = staging.buffer.get_mapped_range(..) {
+                self.latest = *bytemuck::from_bytes(&view);
+                self.latest_frame = staging.frame;
+                arrived = true;
+            }
+            staging.buffer.unmap();
+            staging.state.store(IDLE, Ordering::Release);
+        }
+        arrived
+    }
+}
+
+/// Reads the counters now, waiting for the GPU. For settling and tests, not the frame loop.
+pub fn read_now(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    sources: &CounterSources,
+) -> Result<GpuCounters, GpuError> {
+    let buffer = staging(device);
+    let mut encoder =
+        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.counters") });
+    copy_all(&mut encoder, sources, &buffer);
+    queue.submit([encoder.finish()]);
+    let bytes = super::readback::map_blocking(device, &buffer)?;
+    Ok(*bytemuck::from_bytes(&bytes))
+}

@@ -1,0 +1,345 @@
+//! Culling into indirect draw lists written by the GPU, and how they are submitted.
+//!
+//! The `cull` pass tests every chunk's box against the frustum and every face direction against
+//! the eye, and turns the face streams that can be seen into commands (one per run of consecutive
+//! pages), opaque and transparent into separate lists. It also counts the chunks tested and
+//! visible, and marks each slot's visibility for inspection. The CPU records one multi-draw per
+//! list, whatever the number of chunks.
+
+use wgpu::util::DrawIndexedIndirectArgs;
+use wgpu_profiler::GpuProfiler;
+
+use super::layouts::{ChunkMeta, CullParams, FaceMesh, PassParams};
+use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
+use super::profiling::stage;
+use super::shaders::{CULL, TRANSPARENT_SORT, shader_source};
+use voxgpu_core::cull::SORT_BUCKETS;
+
+/// The most quads one command draws; the static index buffer holds `6 × MAX_DRAW_QUADS` indices.
+/// A face stream never holds more, so a command never needs splitting for length.
+pub const MAX_DRAW_QUADS: u32 = 32768;
+const _: () = assert!(
+    super::layouts::MAX_FACE_PAGES * super::quad_pool::PAGE_QUADS <= MAX_DRAW_QUADS,
+    "one command must be able to cover a whole face stream"
+);
+
+/// How the draw lists are submitted, chosen once from the adapter's features.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawSubmission {
+    /// `multi_draw_indexed_indirect_count`: the GPU-written count bounds the draws.
+    IndirectCount,
+    /// `multi_draw_indexed_indirect` over the whole capped list, whose unused tail is zeroed
+    /// every frame (GL has no indirect count).
+    CappedIndirect,
+}
+
+impl DrawSubmission {
+    pub fn for_caps(caps: super::Capabilities) -> Self {
+        if caps.multi_draw_indirect_count { Self::IndirectCount } else { Self::CappedIndirect }
+    }
+
+    /// One line for `voxgpu info`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::IndirectCount => "multi_draw_indexed_indirect_count (the GPU's count bounds the draws)",
+            Self::CappedIndirect => {
+                "multi_draw_indexed_indirect over the capped list, its tail zeroed each frame (no indirect count)"
+            }
+        }
+    }
+}
+
+/// The static index buffer: quad `q` of a command is two triangles over vertices `4q..4q + 4`.
+pub fn quad_indices() -> Vec<u32> {
+    (0..MAX_DRAW_QUADS).flat_map(|q| [0, 1, 2, 0, 2, 3].map(|c| 4 * q + c)).collect()
+}
+
+const ARGS_BYTES: u64 = size_of::<DrawIndexedIndirectArgs>() as u64;
+/// Words of the counts buffer: commands (opaque, transparent), quads (opaque, transparent), skirt
+/// quads drawn, chunks tested, chunks visible.
+pub const COUNT_WORDS: u64 = 7;
+
+/// The opaque and transparent command lists (one buffer, two halves), their counts, the cull
+/// parameters and the per-slot visibility the cull pass writes.
+pub struct DrawLists {
+    pub args: wgpu::Buffer,
+    pub counts: wgpu::Buffer,
+    /// Commands each list holds.
+    pub capacity: u32,
+    /// [`CullParams`], written each frame.
+    pub cull_params: wgpu::Buffer,
+    /// One u32 per slot: 1 when the chunk has quads and passed the frustum test.
+    pub visible: wgpu::Buffer,
+    visible_slots: u32,
+    /// Each transparent command's distance key: unsorted in `[0, capacity)`, sorted in
+    /// `[capacity, 2 capacity)`.
+    pub sort_keys: wgpu::Buffer,
+    /// Transparent commands per key, then each key's next position (`transparent_sort.wgsl`).
+    sort_buckets: wgpu::Buffer,
+    /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
+    pub generation: u64,
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+    sort_scan: wgpu::ComputePipeline,
+    sort_scatter: wgpu::ComputePipeline,
+    sort_layout: wgpu::BindGroupLayout,
+}
+
+/// The bind groups of the cull pass and of the transparent sort after it.
+pub struct CullBindGroups {
+    cull: wgpu::BindGroup,
+    sort: wgpu::BindGroup,
+}
+
+fn sort_keys_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.sort.keys"),
+        size: 2 * 4 * capacity as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+fn visible_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.cull.visible"),
+        size: 4 * slots as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+impl DrawLists {
+    /// Bytes of the command lists, counts, visibility and sort buffers.
+    pub fn bytes(&self) -> u64 {
+        [&self.args, &self.counts, &self.visible, &self.sort_keys, &self.sort_buckets]
+            .iter()
+            .map(|b| b.size())
+            .sum()
+    }
+
+    pub fn new(device: &wgpu::Device, capacity: u32) -> Self {
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("voxgpu.cull"),
+            entries: &[
+                uniform_entry(0, size_of::<PassParams>() as u64),
+                storage_entry(1, true, size_of::<FaceMesh>() as u64),
+                storage_entry(2, false, ARGS_BYTES),
+                storage_entry(3, false, COUNT_WORDS * 4),
+                uniform_entry(4, size_of::<CullParams>() as u64),
+                storage_entry(5, true, size_of::<ChunkMeta>() as u64),
+                storage_entry(6, false, 4),
+                storage_entry(7, false, 4),
+                storage_entry(8, false, SORT_BUCKETS as u64 * 4),
+            ],
+        });
+        let pipeline = compute_pipeline(device, "voxgpu.cull", &layout, &shader_source(CULL), "main");
+        let sort_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("voxgpu.sort"),
+            entries: &[
+                uniform_entry(0, size_of::<PassParams>() as u64),
+                storage_entry(1, false, ARGS_BYTES),
+                storage_entry(2, true, COUNT_WORDS * 4),
+                storage_entry(3, false, 4),
+                storage_entry(4, false, SORT_BUCKETS as u64 * 4),
+            ],
+        });
+        let sort_source = shader_source(TRANSPARENT_SORT);
+        let sort_scan = compute_pipeline(device, "voxgpu.sort.scan", &sort_layout, &sort_source, "scan");
+        let sort_scatter =
+            compute_pipeline(device, "voxgpu.sort.scatter", &sort_layout, &sort_source, "scatter");
+        let counts = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("voxgpu.cull.counts"),
+            size: COUNT_WORDS * 4,
+            usage: wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let capacity = capacity.max(1);
+        Self {
+            args: args_buffer(device, capacity),
+            counts,
+            capacity,
+            cull_params: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.cull.params"),
+                size: size_of::<CullParams>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            visible: visible_buffer(device, 64),
+            visible_slots: 64,
+            sort_keys: sort_keys_buffer(device, capacity),
+            sort_buckets: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.sort.buckets"),
+                size: SORT_BUCKETS as u64 * 4,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            generation: 0,
+            pipeline,
+            layout,
+            sort_scan,
+            sort_scatter,
+            sort_layout,
+        }
+    }
+
+    /// Makes each list hold at least `commands` commands and the visibility array `slots` slots.
+    pub fn ensure(&mut self, device: &wgpu::Device, commands: u32, slots: u32) {
+        if commands > self.capacity {
+            self.capacity = commands.next_power_of_two();
+            self.args = args_buffer(device, self.capacity);
+            self.sort_keys = sort_keys_buffer(device, self.capacity);
+            self.generation += 1;
+        }
+        if slots > self.visible_slots {
+            self.visible_slots = slots.next_power_of_two();
+            self.visible = visible_buffer(device, self.visible_slots);
+            self.generation += 1;
+        }
+    }
+
+    pub fn bind_group(
+        &self,
+        device: &wgpu::Device,
+        params: &wgpu::Buffer,
+        faces: &wgpu::Buffer,
+        meta: &wgpu::Buffer,
+    ) -> CullBindGroups {
+        let cull = bind_group(
+            device,
+            "voxgpu.cull",
+            &self.layout,
+            &[
+                params,
+                faces,
+                &self.args,
+                &self.counts,
+                &self.cull_params,
+                meta,
+                &self.visible,
+                &self.sort_keys,
+                &self.sort_buckets,
+            ],
+        );
+        let sort = bind_group(
+            device,
+            "voxgpu.sort",
+            &self.sort_layout,
+            &[params, &self.args, &self.counts, &self.sort_keys, &self.sort_buckets],
+        );
+        CullBindGroups { cull, sort }
+    }
+
+    /// Zeroes the counts (and, for the capped path, the commands) before the pass writes them.
+    pub fn reset(&self, encoder: &mut wgpu::CommandEncoder, submission: DrawSubmission) {
+        encoder.clear_buffer(&self.counts, 0, None);
+        encoder.clear_buffer(&self.sort_buckets, 0, None);
+        if submission == DrawSubmission::CappedIndirect {
+            encoder.clear_buffer(&self.args, 0, None);
+        }
+    }
+
+    /// Records the `cull` pass (profiled): two invocations (opaque, transparent) per face of each
+    /// slot.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &GpuProfiler,
+        groups: &CullBindGroups,
+        slot_count: u32,
+    ) {
+        let query = profiler.begin_pass_query(stage::CULL, encoder);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(stage::CULL),
+                timestamp_writes: query.compute_pass_timestamp_writes(),
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &groups.cull, &[]);
+            pass.dispatch_workgroups((slot_count * 12).div_ceil(64).max(1), 1, 1);
+        }
+        profiler.end_query(encoder, query);
+        let query = profiler.begin_pass_query(stage::SORT, encoder);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(stage::SORT),
+                timestamp_writes: query.compute_pass_timestamp_writes(),
+            });
+            pass.set_bind_group(0, &groups.sort, &[]);
+            pass.set_pipeline(&self.sort_scan);
+            pass.dispatch_workgroups(1, 1, 1);
+            pass.set_pipeline(&self.sort_scatter);
+            pass.dispatch_workgroups(self.capacity.div_ceil(64), 1, 1);
+        }
+        profiler.end_query(encoder, query);
+    }
+
+    /// Records the draws of list `kind` (0 opaque, 1 transparent): one command whatever the
+    /// number of chunks.
+    pub fn draw(&self, pass: &mut CountingPass<'_, '_>, submission: DrawSubmission, kind: u32) {
+        // Opaque commands from the first region, transparent ones from the sorted third.
+        let region = if kind == 0 { 0 } else { 2 };
+        let offset = region * self.capacity as u64 * ARGS_BYTES;
+        pass.commands += 1;
+        match submission {
+            DrawSubmission::IndirectCount => pass.pass.multi_draw_indexed_indirect_count(
+                &self.args,
+                offset,
+                &self.counts,
+                kind as u64 * 4,
+                self.capacity,
+            ),
+            DrawSubmission::CappedIndirect => {
+                pass.pass.multi_draw_indexed_indirect(&self.args, offset, self.capacity)
+            }
+        }
+    }
+}
+
+/// A render pass that counts the commands recorded into it. The frame records every draw-pass
+/// command through one of these, so the count is exact: `tests/culling.rs` pins that it does not
+/// depend on the number of chunks.
+pub struct CountingPass<'p, 'e> {
+    pass: &'p mut wgpu::RenderPass<'e>,
+    pub commands: u32,
+}
+
+impl<'p, 'e> CountingPass<'p, 'e> {
+    pub fn new(pass: &'p mut wgpu::RenderPass<'e>) -> Self {
+        Self { pass, commands: 0 }
+    }
+
+    pub fn set_pipeline(&mut self, pipeline: &wgpu::RenderPipeline) {
+        self.commands += 1;
+        self.pass.set_pipeline(pipeline);
+    }
+
+    pub fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup) {
+        self.commands += 1;
+        self.pass.set_bind_group(index, group, &[]);
+    }
+
+    /// A non-indexed draw of `vertices` (the sky's full-screen triangle).
+    pub fn draw(&mut self, vertices: std::ops::Range<u32>) {
+        self.commands += 1;
+        self.pass.draw(vertices, 0..1);
+    }
+
+    pub fn set_index_buffer(&mut self, buffer: &wgpu::Buffer) {
+        self.commands += 1;
+        self.pass.set_index_buffer(buffer.slice(..), wgpu::IndexFormat::Uint32);
+    }
+}
+
+fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.cull.commands"),
+        // Opaque, transparent as the cull pass appends them, transparent sorted.
+        size: 3 * capacity as u64 * ARGS_BYTES,
+        usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}

@@ -1,0 +1,164 @@
+//! Reading GPU state back: every resident node's quads, pages and levels, which nodes are drawn,
+//! and a chunk's mip pyramid. For `stats`, tests and debugging; it waits for the GPU.
+
+use super::layouts::{ChunkLinks, ChunkMeta, FaceMesh, SLOT_WORDS, level_base};
+use super::quad_pool::PAGE_QUADS_LOG2;
+use super::readback::read_buffer;
+use super::{GpuError, Renderer};
+use voxgpu_core::lod::MAX_LEVEL;
+use voxgpu_core::mesh::{ChunkMesh, Face, PackedQuad};
+use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, ChunkPos, NodeKey};
+
+/// One node's GPU mesh and where its quads live.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuChunkMesh {
+    pub key: NodeKey,
+    /// `key`'s position (a chunk's, for level 0).
+    pub pos: ChunkPos,
+    pub slot: u32,
+    /// Quads grouped by face like the CPU mesher's output; within a face, in the GPU's order.
+    pub mesh: ChunkMesh,
+    /// Pages of each face's stream, in stream order.
+    pub pages: [Vec<u32>; 6],
+    /// The level the quads are in (they scale by `2^level`).
+    pub level: u32,
+}
+
+/// What the LOD pass decided for one node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuNodeState {
+    pub key: NodeKey,
+    pub shown: bool,
+    pub split: bool,
+    /// The mip level chosen within the node ([`voxgpu_core::lod::LEVEL_UNSET`] before any frame).
+    pub mip: u32,
+}
+
+impl Renderer {
+    /// Every resident node's mesh as the GPU holds it, sorted by level, then position.
+    pub fn read_meshes(&self) -> Result<Vec<GpuChunkMesh>, GpuError> {
+        let (device, queue, pool, quad_pool) = self.inspect_parts();
+        let face_bytes = size_of::<FaceMesh>() as u64;
+        let faces_raw =
+            read_buffer(device, queue, &pool.faces.buffer, 0, pool.slot_count() as u64 * 6 * face_bytes)?;
+        let faces: &[FaceMesh] = bytemuck::cast_slice(&faces_raw);
+        let quads_raw = read_buffer(device, queue, &quad_pool.quads.buffer, 0, quad_pool.bytes())?;
+        let quads: &[PackedQuad] = bytemuck::cast_slice(&quads_raw);
+        let meta_raw = read_buffer(
+            device,
+            queue,
+            &pool.meta.buffer,
+            0,
+            pool.slot_count() as u64 * size_of::<ChunkMeta>() as u64,
+        )?;
+        let meta: &[ChunkMeta] = bytemuck::cast_slice(&meta_raw);
+
+        let mut out: Vec<GpuChunkMesh> = pool
+            .node_slots()
+            .map(|(key, slot)| {
+                let pos = ChunkPos(key.pos);
+                let mut mesh = ChunkMesh::default();
+                let mut pages: [Vec<u32>; 6] = Default::default();
+                for face in Face::ALL {
+                    let record = &faces[slot as usize * 6 + face as usize];
+                    let stream = |i: u32| {
+                        let page = record.pages[(i >> PAGE_QUADS_LOG2) as usize];
+                        quads[((page << PAGE_QUADS_LOG2) + (i & ((1 << PAGE_QUADS_LOG2) - 1))) as usize]
+                    };
+                    let split = record.opaque;
+                    mesh.opaque.quads.extend((0..split).map(stream));
+                    mesh.transparent.quads.extend((split..split + record.transparent).map(stream));
+                    mesh.opaque.counts[face as usize] = record.opaque;
+                    mesh.transparent.counts[face as usize] = record.transparent;
+                    pages[face as usize] = record.pages[..record.page_count as usize].to_vec();
+                }
+                GpuChunkMesh { key, pos, slot, mesh, pages, level: meta[slot as usize].lod }
+            })
+            .collect();
+        out.sort_by_key(|m| m.key);
+        Ok(out)
+    }
+
+    /// Every resident node's drawn, split and mip decisions, sorted by key.
+    pub fn read_nodes(&self) -> Result<Vec<GpuNodeState>, GpuError> {
+        let (device, queue, pool, _) = self.inspect_parts();
+        let count = pool.slot_count() as u64;
+        let meta_raw =
+            read_buffer(device, queue, &pool.meta.buffer, 0, count * size_of::<ChunkMeta>() as u64)?;
+        let meta: &[ChunkMeta] = bytemuck::cast_slice(&meta_raw);
+        let links_raw =
+            read_buffer(device, queue, &pool.links_buffer.buffer, 0, count * size_of::<ChunkLinks>() as u64)?;
+        let links: &[ChunkLinks] = bytemuck::cast_slice(&links_raw);
+        let mut out: Vec<GpuNodeState> = pool
+            .node_slots()
+            .map(|(key, slot)| {
+                let m = meta[slot as usize];
+                GpuNodeState {
+                    key,
+                    shown: m.shown != 0,
+                    split: m.flags & super::NodeFlags::SPLIT != 0,
+                    mip: links[slot as usize].lod,
+                }
+            })
+            .collect();
+        out.sort_by_key(|n| n.key);
+        Ok(out)
+    }
+
+    /// The level the LOD pass chose for every resident chunk, sorted by position.
+    pub fn read_levels(&self) -> Result<Vec<(ChunkPos, u32)>, GpuError> {
+        let (device, queue, pool, _) = self.inspect_parts();
+        let bytes = pool.slot_count() as u64 * size_of::<ChunkLinks>() as u64;
+        let raw = read_buffer(device, queue, &pool.links_buffer.buffer, 0, bytes)?;
+        let links: &[ChunkLinks] = bytemuck::cast_slice(&raw);
+        let mut out: Vec<(ChunkPos, u32)> =
+            pool.slots().map(|(pos, slot)| (pos, links[slot as usize].lod)).collect();
+        out.sort_by_key(|l| l.0);
+        Ok(out)
+    }
+
+    /// Levels 1..=5 of the chunk at `pos` as the GPU built them (`None` when not resident), each
+    /// `(32 >> level)³` ids, x fastest.
+    pub fn read_mips(&self, pos: ChunkPos) -> Result<Option<Vec<Vec<BlockId>>>, GpuError> {
+        let (device, queue, pool, _) = self.inspect_parts();
+        let Some(slot) = pool.slots().find(|s| s.0 == pos).map(|s| s.1) else { return Ok(None) };
+        let start = level_base(1) / 2;
+        let end = level_base(MAX_LEVEL + 1).div_ceil(2);
+        let offset = (slot as u64 * SLOT_WORDS as u64 + start as u64) * 4;
+        let raw = read_buffer(device, queue, &pool.voxels.buffer, offset, (end - start) as u64 * 4)?;
+        let ids: &[BlockId] = bytemuck::cast_slice(&raw);
+        let levels = (1..=MAX_LEVEL)
+            .map(|level| {
+                let first = (level_base(level) - level_base(1)) as usize;
+                let size = CHUNK_SIZE >> level;
+                ids[first..first + size * size * size].to_vec()
+            })
+            .collect();
+        Ok(Some(levels))
+    }
+
+    /// The keys of the last frame's transparent draw list in the order it is drawn
+    /// ([`voxgpu_core::cull::transparent_sort_key`]: ascending is back to front).
+    pub fn read_transparent_order(&self) -> Result<Vec<u32>, GpuError> {
+        let (device, queue, _, _) = self.inspect_parts();
+        let raw = read_buffer(device, queue, &self.draws.counts, 4, 4)?;
+        let capacity = self.draws.capacity as u64;
+        let count = (bytemuck::cast_slice::<u8, u32>(&raw)[0] as u64).min(capacity);
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let raw = read_buffer(device, queue, &self.draws.sort_keys, capacity * 4, count * 4)?;
+        Ok(bytemuck::cast_slice(&raw).to_vec())
+    }
+
+    /// The chunks the last frame's cull pass found visible (with quads, in the frustum), sorted.
+    pub fn read_visible(&self) -> Result<Vec<ChunkPos>, GpuError> {
+        let (device, queue, pool, _) = self.inspect_parts();
+        let raw = read_buffer(device, queue, &self.draws.visible, 0, pool.slot_count() as u64 * 4)?;
+        let flags: &[u32] = bytemuck::cast_slice(&raw);
+        let mut out: Vec<ChunkPos> =
+            pool.slots().filter(|&(_, slot)| flags[slot as usize] == 1).map(|s| s.0).collect();
+        out.sort();
+        Ok(out)
+    }
+}

@@ -1,0 +1,243 @@
+//! Structs that both Rust and WGSL read. Each has one definition here and one in
+//! `shaders/common.wgsl`; `tests/shaders.rs` reflects the WGSL with naga and checks every
+//! member offset and the total size against these.
+
+use glam::{Mat4, Vec3};
+
+/// Per-node record in the chunk metadata buffer, indexed by slot. Read by the vertex shader
+/// (through the page table) to place a node's quads, and by the LOD and cull passes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ChunkMeta {
+    /// World block coordinates of the node's minimum corner (`NodeKey::origin`).
+    pub origin: [i32; 3],
+    /// The scale the node's quads are in: coordinates scale by `2^lod` (node level plus the mip
+    /// level it was meshed at). Written by the mesher.
+    pub lod: u32,
+    /// The node's level (0: a chunk). Written by the CPU.
+    pub node_level: u32,
+    /// The parent node's slot, [`NO_SLOT`] when it is not resident. Written by the CPU.
+    pub parent: u32,
+    /// [`NodeFlags`], written by the LOD pass.
+    pub flags: u32,
+    /// 1 when the node is drawn, written by the LOD pass.
+    pub shown: u32,
+}
+
+impl ChunkMeta {
+    /// Byte offset of `parent`, which the CPU rewrites when the parent arrives or leaves.
+    pub const PARENT_OFFSET: u64 = std::mem::offset_of!(ChunkMeta, parent) as u64;
+}
+
+/// Bits of [`ChunkMeta::flags`]. Twin of `NODE_*` in `shaders/common.wgsl`.
+pub struct NodeFlags;
+
+impl NodeFlags {
+    /// Nearer than the distance where the node's level begins: its children are wanted.
+    pub const SPLIT: u32 = 1;
+    /// `SPLIT` has been decided once; hysteresis applies from then on.
+    pub const SELECTED: u32 = 2;
+}
+
+/// The camera uniform (group 0, binding 0 of the draw shader). Laid out by `encase`, so no
+/// hand-written padding.
+#[derive(Clone, Copy, Debug, PartialEq, encase::ShaderType)]
+pub struct CameraUniform {
+    pub view_proj: Mat4,
+    pub eye: Vec3,
+    /// Distance in blocks where fog starts and where it reaches the sky colour.
+    pub fog_start: f32,
+    /// Linear RGB of the sky, which the fog fades to.
+    pub sky_color: Vec3,
+    pub fog_end: f32,
+    /// Clip to world, for the sky's view rays.
+    pub inv_view_proj: Mat4,
+    /// The selected block's min corner (xyz), and 1 in w when one is selected.
+    pub selection: glam::Vec4,
+}
+
+impl CameraUniform {
+    /// Bytes in the uniform buffer's layout.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut buffer = encase::UniformBuffer::new(Vec::new());
+        buffer.write(self).expect("writing into a Vec cannot fail");
+        buffer.into_inner()
+    }
+}
+
+/// u32 words per voxel pool slot: LOD 0 (32³ u16, two per word) plus room for the mip levels
+/// 16³ … 1³ (4681 u16), rounded up to a multiple of 64 words. 73.25 KiB per chunk.
+pub const SLOT_WORDS: u32 = 18752;
+/// "No slot" in neighbour links and job lists.
+pub const NO_SLOT: u32 = u32::MAX;
+/// Pages one face direction of one chunk can need: every voxel showing that face as its own quad,
+/// 32768 quads (a 3D checkerboard of two different transparent blocks: each sees the other).
+pub const MAX_FACE_PAGES: u32 = 128;
+/// The work list's jobs start after the dispatch size (3 words) and the asked-for count.
+pub const WORK_JOBS_OFFSET: u32 = 4;
+/// Set on a job whose chunk left: its pages are freed and nothing is meshed.
+pub const JOB_RELEASE_ONLY: u32 = 0x8000_0000;
+
+const _: () = assert!(SLOT_WORDS >= level_base(voxgpu_core::lod::MAX_LEVEL + 1).div_ceil(2));
+
+/// Where level `level` of a chunk starts in its slot, in u16 ids: the levels lie back to back,
+/// 32³ then 16³ … 1³. Twin of `level_base` in `shaders/common.wgsl`.
+pub const fn level_base(level: u32) -> u32 {
+    let mut base = 0;
+    let mut k = 0;
+    while k < level {
+        let size = (voxgpu_core::voxel::CHUNK_SIZE as u32) >> k;
+        base += size * size * size;
+        k += 1;
+    }
+    base
+}
+const _: () = assert!(SLOT_WORDS as usize * 4 <= 80 * 1024, "a resident chunk holds at most about 80 KiB");
+
+/// Bits of [`ChunkLinks::state`]: the work a slot is waiting for.
+pub struct ChunkState;
+
+impl ChunkState {
+    /// Mesh all six faces: voxels, a neighbour or the level changed.
+    pub const DIRTY: u32 = 1;
+    /// The chunk left: free its pages.
+    pub const EVICTED: u32 = 2;
+    /// Voxels changed: rebuild the mip pyramid before anything meshes against it.
+    pub const VOXELS: u32 = 4;
+    /// The slot holds a node: the LOD pass gives it a level.
+    pub const RESIDENT: u32 = 8;
+    /// Every child column of the node has been generated: its children may replace it.
+    pub const CHILDREN_READY: u32 = 16;
+    /// Every child column of the node's parent has been generated (the parent's
+    /// `CHILDREN_READY`).
+    pub const SIBLINGS_READY: u32 = 32;
+    /// The bits that say what a slot is, as opposed to work requested of the GPU.
+    pub const STANDING: u32 = Self::RESIDENT | Self::CHILDREN_READY | Self::SIBLINGS_READY;
+}
+
+/// The mesher's view of a slot: its six neighbours' slots (in [`voxgpu_core::mesh::Face`] order,
+/// [`NO_SLOT`] when absent), its state bits ([`ChunkState`]) and its selected level. The CPU
+/// writes `neighbours` and `state` ([`ChunkLinks::CPU_BYTES`]) when the chunk or a neighbour
+/// changes; the GPU clears the bits it has acted on, sets `DIRTY` when a level changes or pages
+/// ran out, and owns `lod`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ChunkLinks {
+    pub neighbours: [u32; 6],
+    pub state: u32,
+    /// The level the LOD pass chose ([`voxgpu_core::lod::LEVEL_UNSET`] until it has).
+    pub lod: u32,
+}
+
+impl ChunkLinks {
+    pub const EMPTY: ChunkLinks =
+        ChunkLinks { neighbours: [NO_SLOT; 6], state: 0, lod: voxgpu_core::lod::LEVEL_UNSET };
+    /// The leading bytes the CPU writes after the slot's first write: everything but `lod`.
+    pub const CPU_BYTES: usize = std::mem::offset_of!(ChunkLinks, lod);
+}
+
+/// What the cull pass tests against (a uniform), from the culling camera. Twin of `CullParams` in
+/// `shaders/common.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CullParams {
+    /// Frustum planes `(normal, d)`, inside where `normal · p + d ≥ 0` ([`voxgpu_core::cull::Frustum`]).
+    pub planes: [[f32; 4]; 6],
+    pub eye: [f32; 3],
+    /// [`CullParams::FRUSTUM`] | [`CullParams::FACES`]: which tests run.
+    pub flags: u32,
+    /// The view's eye, which transparent commands are sorted by distance from.
+    pub view_eye: [f32; 3],
+    /// Distance keys per square root of a block ([`voxgpu_core::cull::SORT_SCALE`]).
+    pub sort_scale: f32,
+}
+
+impl CullParams {
+    pub const FRUSTUM: u32 = 1;
+    pub const FACES: u32 = 2;
+
+    /// Culls with `frustum` from `eye`, sorts transparent commands by distance from `view_eye`.
+    pub fn new(frustum: &voxgpu_core::cull::Frustum, eye: Vec3, flags: u32, view_eye: Vec3) -> Self {
+        Self {
+            planes: frustum.planes.map(|p| p.to_array()),
+            eye: eye.to_array(),
+            flags,
+            view_eye: view_eye.to_array(),
+            sort_scale: voxgpu_core::cull::SORT_SCALE,
+        }
+    }
+}
+
+/// What the LOD pass reads, written once per frame (a storage buffer: the thresholds array has a
+/// 4-byte stride).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LodParams {
+    pub eye: [f32; 3],
+    pub hysteresis: f32,
+    /// `thresholds[k]`: distance in blocks where absolute level `k + 1` begins.
+    pub thresholds: [f32; voxgpu_core::lod::LEVELS],
+    /// Coarsest mip above a node's own level.
+    pub max_level: u32,
+    /// The highest node level resident: its nodes have no parent to be covered by.
+    pub top_level: u32,
+    pub _pad: [u32; 2],
+}
+
+impl LodParams {
+    pub fn new(settings: &voxgpu_core::lod::LodSettings, eye: Vec3, top_level: u32) -> Self {
+        Self {
+            eye: eye.to_array(),
+            hysteresis: settings.hysteresis,
+            thresholds: settings.thresholds(),
+            max_level: settings.max_level,
+            top_level,
+            _pad: [0; 2],
+        }
+    }
+}
+
+/// Where one face direction of one chunk keeps its quads (indexed by `slot * 6 + face`): opaque
+/// quads then transparent ones, stream index `i` in page `pages[i / PAGE_QUADS]`. Written only by
+/// the GPU mesher.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FaceMesh {
+    pub opaque: u32,
+    pub transparent: u32,
+    pub page_count: u32,
+    /// How many of the quads (opaque and transparent) are LOD skirts.
+    pub skirts: u32,
+    pub pages: [u32; MAX_FACE_PAGES as usize],
+}
+
+/// The fixed head of the allocator buffer; the free page stack follows it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct AllocatorHeader {
+    /// Entries on the free stack.
+    pub free_count: u32,
+    /// Pages asked for and refused, summed since creation; the CPU grows the pool when it rises.
+    pub failed_pages: u32,
+    /// Pages asked for by the current mesh pass; zero between frames.
+    pub popped: u32,
+    /// Pages granted by the current mesh pass (a prefix of `popped`); zero between frames.
+    pub granted: u32,
+}
+
+/// Sizes the compute passes need, written once per frame.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PassParams {
+    /// Highest slot in use + 1.
+    pub slot_count: u32,
+    /// Jobs the work list holds this frame (a multiple of 6): the re-mesh budget.
+    pub max_jobs: u32,
+    /// Commands each draw list holds.
+    pub draw_capacity: u32,
+    /// Always [`voxgpu_core::voxel::CHUNK_SIZE`]: the mesher's loop bound, passed at run time so GL
+    /// drivers do not unroll its nested loops (see `shaders/mesh.wgsl`).
+    pub chunk_size: u32,
+    /// 1: the mesher bakes ambient occlusion into the quads; 0: every corner open.
+    pub ambient_occlusion: u32,
+}

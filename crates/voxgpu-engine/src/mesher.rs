@@ -1,0 +1,198 @@
+//! The compute mesher's passes and the order they run in:
+//!
+//! 1. `collect`  one invocation per slot, evicted slots first, then dirty ones: each puts six
+//!    jobs (one per face) on the work list, dirty ones while the budget lasts;
+//! 2. `finalize` one invocation: clamps the job count to the budget and writes the number of
+//!    job pairs (the two faces of one axis) as the indirect dispatch size;
+//! 3. `release`  one workgroup per job pair (indirect): frees the faces' old pages;
+//! 4. `mesh`     one workgroup per job pair (indirect): binary greedy meshing of both faces of
+//!    one axis of the chunk's selected level (chosen by the `lod` pass, `gpu/lod.rs`) into
+//!    freshly popped pages;
+//! 5. `commit`   one invocation: takes the popped pages off the free stack.
+//!
+//! The CPU's part is constant per frame: reset the work list header, record four dispatches.
+
+use wgpu_profiler::GpuProfiler;
+
+use super::layouts::{AllocatorHeader, ChunkLinks, ChunkMeta, FaceMesh, PassParams, WORK_JOBS_OFFSET};
+use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
+use super::profiling::stage;
+use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, shader_source};
+
+/// At most this many chunks are meshed per frame: three workgroups each (one per axis) must stay
+/// under the 65535 workgroups one indirect dispatch dimension allows.
+pub const MAX_CHUNKS_PER_FRAME: u32 = 65535 / 3;
+
+/// The buffers the passes read and write, owned by the chunk and quad pools.
+pub struct MeshBuffers<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub work: &'a wgpu::Buffer,
+    pub voxels: &'a wgpu::Buffer,
+    pub links: &'a wgpu::Buffer,
+    pub opaque_bits: &'a wgpu::Buffer,
+    pub quads: &'a wgpu::Buffer,
+    pub page_owner: &'a wgpu::Buffer,
+    pub allocator: &'a wgpu::Buffer,
+    pub faces: &'a wgpu::Buffer,
+    pub meta: &'a wgpu::Buffer,
+}
+
+pub struct BindGroups {
+    collect: wgpu::BindGroup,
+    release: wgpu::BindGroup,
+    mesh: wgpu::BindGroup,
+}
+
+pub struct Mesher {
+    collect_evicted: wgpu::ComputePipeline,
+    collect_dirty: wgpu::ComputePipeline,
+    finalize: wgpu::ComputePipeline,
+    release: wgpu::ComputePipeline,
+    mesh: wgpu::ComputePipeline,
+    commit: wgpu::ComputePipeline,
+    collect_layout: wgpu::BindGroupLayout,
+    release_layout: wgpu::BindGroupLayout,
+    mesh_layout: wgpu::BindGroupLayout,
+}
+
+/// Workgroup memory the mesh pass declares, in bytes: its four 4 KiB planes of the axis being
+/// meshed, the halo, the slice counts and a few words. Adapters offering less cannot run the
+/// mesher, which `GpuContext` reports before creating a device. `tests/shaders.rs` sums the
+/// shader's workgroup variables and checks this figure.
+pub const MESH_WORKGROUP_BYTES: u32 = 19108;
+
+const FACE_BYTES: u64 = size_of::<FaceMesh>() as u64;
+/// The allocator binding holds its header and at least one stack entry.
+const HEADER_BYTES: u64 = size_of::<AllocatorHeader>() as u64 + 4;
+
+impl Mesher {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let layout = |label, entries: &[wgpu::BindGroupLayoutEntry]| {
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries })
+        };
+        let collect_layout = layout(
+            "voxgpu.mesh.collect",
+            &[
+                uniform_entry(0, size_of::<PassParams>() as u64),
+                storage_entry(1, false, size_of::<ChunkLinks>() as u64),
+                storage_entry(2, false, 4 * (WORK_JOBS_OFFSET as u64 + 6)),
+            ],
+        );
+        let release_layout = layout(
+            "voxgpu.mesh.release",
+            &[
+                storage_entry(0, true, 4),
+                storage_entry(1, true, FACE_BYTES),
+                storage_entry(2, false, HEADER_BYTES),
+            ],
+        );
+        let mesh_layout = layout(
+            "voxgpu.mesh",
+            &[
+                storage_entry(0, true, 4),
+                storage_entry(1, true, 4),
+                storage_entry(2, false, size_of::<ChunkLinks>() as u64),
+                storage_entry(3, true, 4),
+                storage_entry(4, false, voxgpu_core::mesh::QUAD_BYTES as u64),
+                storage_entry(5, false, 4),
+                storage_entry(6, false, HEADER_BYTES),
+                storage_entry(7, false, FACE_BYTES),
+                uniform_entry(8, size_of::<PassParams>() as u64),
+                storage_entry(9, false, size_of::<ChunkMeta>() as u64),
+            ],
+        );
+        let collect_source = shader_source(MESH_COLLECT);
+        let mesh_source = shader_source(MESH);
+        let collect = |entry: &str| {
+            compute_pipeline(device, &format!("voxgpu.mesh.{entry}"), &collect_layout, &collect_source, entry)
+        };
+        Self {
+            collect_evicted: collect("collect_evicted"),
+            collect_dirty: collect("collect_dirty"),
+            finalize: collect("finalize"),
+            release: compute_pipeline(
+                device,
+                "voxgpu.mesh.release",
+                &release_layout,
+                &shader_source(MESH_RELEASE),
+                "main",
+            ),
+            mesh: compute_pipeline(device, "voxgpu.mesh", &mesh_layout, &mesh_source, "main"),
+            commit: compute_pipeline(device, "voxgpu.mesh.commit", &mesh_layout, &mesh_source, "commit"),
+            collect_layout,
+            release_layout,
+            mesh_layout,
+        }
+    }
+
+    pub fn bind_groups(&self, device: &wgpu::Device, b: &MeshBuffers) -> BindGroups {
+        BindGroups {
+            collect: bind_group(
+                device,
+                "voxgpu.mesh.collect",
+                &self.collect_layout,
+                &[b.params, b.links, b.work],
+            ),
+            release: bind_group(
+                device,
+                "voxgpu.mesh.release",
+                &self.release_layout,
+                &[b.work, b.faces, b.allocator],
+            ),
+            mesh: bind_group(
+                device,
+                "voxgpu.mesh",
+                &self.mesh_layout,
+                &[
+                    b.work,
+                    b.voxels,
+                    b.links,
+                    b.opaque_bits,
+                    b.quads,
+                    b.page_owner,
+                    b.allocator,
+                    b.faces,
+                    b.params,
+                    b.meta,
+                ],
+            ),
+        }
+    }
+
+    /// Records collect → finalize, release, mesh → commit as three profiled compute passes inside
+    /// a `mesh` scope. The work list header must have been reset to (0, 1, 1, 0) for this frame.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &GpuProfiler,
+        groups: &BindGroups,
+        work: &wgpu::Buffer,
+        slot_count: u32,
+    ) {
+        let mut mesh = profiler.scope(stage::MESH, encoder);
+        {
+            let mut pass = mesh.scoped_compute_pass(stage::MESH_WORK_LIST);
+            pass.set_bind_group(0, &groups.collect, &[]);
+            for pipeline in [&self.collect_evicted, &self.collect_dirty] {
+                pass.set_pipeline(pipeline);
+                pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
+            }
+            pass.set_pipeline(&self.finalize);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        {
+            let mut pass = mesh.scoped_compute_pass(stage::MESH_RELEASE);
+            pass.set_pipeline(&self.release);
+            pass.set_bind_group(0, &groups.release, &[]);
+            pass.dispatch_workgroups_indirect(work, 0);
+        }
+        {
+            let mut pass = mesh.scoped_compute_pass(stage::MESH_BUILD);
+            pass.set_pipeline(&self.mesh);
+            pass.set_bind_group(0, &groups.mesh, &[]);
+            pass.dispatch_workgroups_indirect(work, 0);
+            pass.set_pipeline(&self.commit);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! The chunk draw pipelines and their bind group layout, declared explicitly like a C header.
+
+use std::num::NonZeroU64;
+
+use super::layouts::{CameraUniform, ChunkMeta};
+use super::materials::Materials;
+use super::render_mode::RasterPass;
+use super::shaders::{CHUNK_DRAW, OUTLINE, SKY, ShaderFile, shader_source};
+
+const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
+
+/// The offscreen colour target's format, and the default of [`crate::RendererOptions::color_format`].
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// The depth target's format. Depth is reverse-Z with an infinite far plane: 1 at the near plane,
+/// falling towards 0 at infinity, cleared to 0 and tested with `Greater`/`GreaterEqual`.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// A storage buffer binding visible to `stages`.
+pub fn storage_in(
+    stages: wgpu::ShaderStages,
+    binding: u32,
+    read_only: bool,
+    min_size: u64,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: stages,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(min_size),
+        },
+        count: None,
+    }
+}
+
+/// A compute-stage storage buffer binding.
+pub fn storage_entry(binding: u32, read_only: bool, min_size: u64) -> wgpu::BindGroupLayoutEntry {
+    storage_in(wgpu::ShaderStages::COMPUTE, binding, read_only, min_size)
+}
+
+/// A compute-stage uniform buffer binding.
+pub fn uniform_entry(binding: u32, size: u64) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(size),
+        },
+        count: None,
+    }
+}
+
+/// A compute pipeline from a complete WGSL source and its own bind group 0.
+pub fn compute_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    source: &str,
+    entry: &str,
+) -> wgpu::ComputePipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: Some(&pipeline_layout),
+        module: &module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+/// Bind group entries in binding order, one whole buffer each.
+pub fn bind_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
+}
+
+/// A 2D float texture read with `textureLoad` by the fragment stage (no sampler).
+pub fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+/// Group 0 of `chunk_draw.wgsl` from its buffers (camera, quads, page owners, chunk records) and
+/// the materials (blocks, atlas, tile averages).
+pub fn draw_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer; 4],
+    materials: &Materials,
+) -> wgpu::BindGroup {
+    let mut entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+        .collect();
+    entries.extend([
+        wgpu::BindGroupEntry { binding: 4, resource: materials.blocks.as_entire_binding() },
+        wgpu::BindGroupEntry { binding: 5, resource: wgpu::BindingResource::TextureView(&materials.atlas) },
+        wgpu::BindGroupEntry { binding: 6, resource: materials.tile_averages.as_entire_binding() },
+    ]);
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("voxgpu.draw"),
+        layout,
+        entries: &entries,
+    })
+}
+
+/// Group 0 of `chunk_draw.wgsl`: camera, quads, page owners, chunk records, blocks (colour and
+/// tiles), the atlas and the tiles' averages.
+pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    use encase::ShaderType;
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("voxgpu.draw.bind_group_layout"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: Some(CameraUniform::min_size()),
+                },
+                count: None,
+            },
+            storage_in(VERTEX_FRAGMENT, 1, true, voxgpu_core::mesh::QUAD_BYTES as u64),
+            storage_in(VERTEX_FRAGMENT, 2, true, 4),
+            storage_in(VERTEX_FRAGMENT, 3, true, size_of::<ChunkMeta>() as u64),
+            storage_in(VERTEX_FRAGMENT, 4, true, 8),
+            texture_entry(5),
+            storage_in(VERTEX_FRAGMENT, 6, true, 4),
+        ],
+    })
+}
+
+/// One chunk draw pipeline per [`RasterPass`], indexed by [`RasterPass::index`], and the sky.
+pub struct DrawPipelines {
+    passes: Vec<wgpu::RenderPipeline>,
+    pub sky: wgpu::RenderPipeline,
+    pub outline: wgpu::RenderPipeline,
+}
+
+impl DrawPipelines {
+    /// `lines`: the device has `POLYGON_MODE_LINE`; without it the wireframe pass draws quad
+    /// edges from filled triangles.
+    /// `color_format`: the colour target's format (an sRGB format, as the shaders write linear
+    /// colour).
+    pub fn new(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        lines: bool,
+        color_format: wgpu::TextureFormat,
+    ) -> Self {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("voxgpu.chunk_draw"),
+            source: wgpu::ShaderSource::Wgsl(shader_source(CHUNK_DRAW).into()),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("voxgpu.draw.pipeline_layout"),
+            bind_group_layouts: &[Some(layout)],
+            immediate_size: 0,
+        });
+        let make = |pass: RasterPass| {
+            let targets = [Some(wgpu::ColorTargetState {
+                format: color_format,
+                blend: pass.blends().then_some(wgpu::BlendState::ALPHA_BLENDING),
+                write_mask: wgpu::ColorWrites::ALL,
+            })];
+            let overlay = pass.is_overlay();
+            let polygon_mode =
+                if overlay && lines { wgpu::PolygonMode::Line } else { wgpu::PolygonMode::Fill };
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(pass.label()),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState {
+                    cull_mode: pass.cull_mode(),
+                    polygon_mode,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(pass.writes_depth()),
+                    depth_compare: Some(pass.depth_compare()),
+                    stencil: Default::default(),
+                    // Pulled towards the eye (reverse-Z: a positive bias), so edges win over the
+                    // filled faces they lie on.
+                    bias: if overlay {
+                        wgpu::DepthBiasState { constant: 2, slope_scale: 1.0, clamp: 0.0 }
+                    } else {
+                        Default::default()
+                    },
+                }),
+                multisample: Default::default(),
+                fragment: pass.fragment(lines).map(|entry| wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    targets: &targets,
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let simple = |file: ShaderFile, topology, depth_compare| {
+            simple_pipeline(device, &pipeline_layout, file, topology, depth_compare, color_format)
+        };
+        // Only where nothing was drawn: depth still at its clear value (0, reverse-Z).
+        let sky = simple(SKY, wgpu::PrimitiveTopology::TriangleList, wgpu::CompareFunction::Equal);
+        // Reverse-Z; the box is inflated, so its edges lie just in front of the faces.
+        let outline = simple(OUTLINE, wgpu::PrimitiveTopology::LineList, wgpu::CompareFunction::GreaterEqual);
+        Self { passes: RasterPass::ALL.map(make).into(), sky, outline }
+    }
+
+    pub fn get(&self, pass: RasterPass) -> &wgpu::RenderPipeline {
+        &self.passes[pass.index()]
+    }
+}
+
+/// A pipeline of one shader file with entry points `vs_<name>` and `fs_<name>` (the file's stem),
+/// no vertex buffers, depth tested with `depth_compare` and never written, colour unblended: the
+/// sky and the selection outline.
+fn simple_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    file: ShaderFile,
+    topology: wgpu::PrimitiveTopology,
+    depth_compare: wgpu::CompareFunction,
+    color_format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
+    let stem = file.name.trim_end_matches(".wgsl");
+    let label = format!("voxgpu.{stem}");
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&label),
+        source: wgpu::ShaderSource::Wgsl(shader_source(file).into()),
+    });
+    let (vs, fs) = (format!("vs_{stem}"), format!("fs_{stem}"));
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(&label),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some(&vs),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState { topology, ..Default::default() },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(false),
+            depth_compare: Some(depth_compare),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some(&fs),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: color_format,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}

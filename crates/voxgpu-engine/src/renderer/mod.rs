@@ -1,0 +1,674 @@
+//! The renderer: the frame recipe over the chunk pool, the compute mesher and the draw lists.
+//!
+//! One frame, recorded the same way whatever the number of chunks:
+//! 1. CPU: take the GPU counters that have arrived (a frame or two old) and grow the quad pool if
+//!    the mesher was refused pages; write the pass sizes, the camera, and reset the work list.
+//! 2. Upload: the staged voxel and record writes, as copies.
+//! 3. Compute: `lod` (each chunk's level), `mips` (pyramids of changed chunks) (`LodPasses`),
+//!    then collect → finalize, release, mesh → commit (`Mesher`), then `cull` (frustum and face
+//!    directions into the draw lists) and the back-to-front sort of the transparent list.
+//! 4. Render: one pass per raster pass of the mode (`draw_passes.rs`); filled is an optional
+//!    depth pre-pass, opaque, then transparent (blended, no depth write), one multi-draw each,
+//!    with the sky and the selection outline.
+//! 5. Copy the counters for a later frame to read.
+//!
+//! Each stage is a profiling scope (`profiling::stage`), timed when profiling is on.
+//!
+//! `options.rs` holds what a renderer is configured with and what a frame reports;
+//! `draw_passes.rs` records the render passes of the frame's mode and is the streaming manager's
+//! sink; `offline.rs` holds what waits for the GPU: `settle`, `read_pixels`, `timed_remesh`, and the
+//! profiling controls.
+//!
+//! Edits between frames (`insert_chunk`, `remove_chunk`, `set_block`) upload only the changed
+//! voxels and mark the affected chunks dirty; the GPU finds them in step 2.
+
+mod draw_passes;
+mod offline;
+mod offscreen;
+mod options;
+
+pub use offscreen::Offscreen;
+pub use options::{Culling, FrameStats, RendererOptions};
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use glam::IVec3;
+use wgpu::util::DeviceExt;
+
+use super::chunk_pool::{ChunkPool, Remesh};
+use super::context::check_device;
+use super::counters::{CounterReadback, CounterSources, GpuCounters};
+use super::draw::{CullBindGroups, DrawLists, DrawSubmission, quad_indices};
+use super::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET};
+use super::lod::{LodBindGroups, LodBuffers, LodPasses};
+use super::materials::Materials;
+use super::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, MeshBuffers, Mesher};
+use super::pipelines::{DrawPipelines, draw_bind_group, draw_bind_group_layout};
+use super::profiling::{Profiling, stage};
+use super::quad_pool::QuadPool;
+use super::render_mode::RenderMode;
+use super::{Capabilities, GpuError};
+use voxgpu_core::camera::Camera;
+use voxgpu_core::cull::Frustum;
+use voxgpu_core::lod::LodSettings;
+use voxgpu_core::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos, NodeColumn, NodeKey};
+
+/// Staging belt chunk size, and the upload size in one frame beyond which the belt is replaced.
+const BELT_CHUNK_BYTES: u64 = 1 << 20;
+const BELT_KEEP_BYTES: u64 = 16 << 20;
+
+/// Largest render target side we accept, before the adapter's own limit.
+pub const MAX_TARGET_SIDE: u32 = 16384;
+
+/// The buffers whose replacement invalidates bind groups, as one comparable key.
+type BindKey = (u64, u64, u64, u64, u32);
+
+struct Frame {
+    key: BindKey,
+    lod: LodBindGroups,
+    mesh: BindGroups,
+    cull: CullBindGroups,
+    draw: wgpu::BindGroup,
+}
+
+/// The voxel renderer on a caller's device: its chunk and node pool, compute mesher, level of
+/// detail and culling passes, and draw pipelines. A frame is [`Renderer::prepare`] (CPU work and
+/// uploads) then [`Renderer::record`] into the caller's encoder and targets; the caller submits.
+/// [`crate::Offscreen`] adds its own targets, submission and read-back.
+pub struct Renderer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    /// Set by a device-lost callback the owner of the device installed ([`crate::GpuContext`]).
+    lost: Option<Arc<std::sync::Mutex<Option<String>>>>,
+    caps: Capabilities,
+    submission: DrawSubmission,
+    options: RendererOptions,
+
+    pool: ChunkPool,
+    quad_pool: QuadPool,
+    lod: LodPasses,
+    mesher: Mesher,
+    pub(crate) draws: DrawLists,
+    pipelines: DrawPipelines,
+    draw_layout: wgpu::BindGroupLayout,
+    frame: Option<Frame>,
+
+    params: wgpu::Buffer,
+    work: wgpu::Buffer,
+    work_jobs: u32,
+    work_generation: u64,
+    camera: wgpu::Buffer,
+    opaque_bits: wgpu::Buffer,
+    materials: Materials,
+    index_buffer: wgpu::Buffer,
+    counters: CounterReadback,
+    failed_pages_seen: u32,
+    /// The frame the counters behind `failed_pages_seen` came from.
+    failed_seen_frame: u64,
+    /// Frames submitted so far; the frame being recorded has this number.
+    frame_index: u64,
+    /// The first frame recorded with the quad pool at its current size.
+    grown_at_frame: u64,
+    /// Evicted chunks this frame's work list has room for (they are collected first).
+    evicted_room: u32,
+    /// Render-pass commands the last frame recorded.
+    render_pass_commands: u32,
+    belt: wgpu::util::StagingBelt,
+    /// Bytes the frame being recorded uploads through the belt.
+    uploaded_bytes: u64,
+    profiling: Profiling,
+    adapter_name: String,
+    device_type: wgpu::DeviceType,
+    /// What `prepare` computed for the frame `record` records next.
+    prepared: Option<Prepared>,
+    /// A recorded frame whose after-submission work (counter read-back, profiler frame end,
+    /// staging belt recall) has not run yet.
+    unsubmitted: Option<Recorded>,
+}
+
+/// The frame `prepare` set up, for `record`.
+struct Prepared {
+    params: PassParams,
+    lod: LodParams,
+    started: Instant,
+}
+
+/// A recorded frame, until the caller has submitted it.
+struct Recorded {
+    /// The counter read-back slot the frame copied into, if one was free.
+    counters: Option<usize>,
+    /// Milliseconds from `prepare` to the end of `record`.
+    cpu_ms: f64,
+}
+
+/// The colour and depth views a frame is drawn into, both `width × height` of the renderer's
+/// options. Colour is [`RendererOptions::color_format`]; depth is [`crate::DEPTH_FORMAT`],
+/// reverse-Z (1 near, 0 at infinity, `GreaterEqual` passes), so geometry of the caller's drawn into
+/// the same depth view before or after voxgpu is hidden by the terrain and hides it correctly.
+pub struct Targets<'a> {
+    /// The colour target.
+    pub color: &'a wgpu::TextureView,
+    /// The depth target.
+    pub depth: &'a wgpu::TextureView,
+    /// Clear both first (colour to the sky colour, depth to 0). Off, the frame draws over what
+    /// the targets hold, and the sky fills only pixels whose depth is still 0.
+    pub clear: bool,
+}
+
+/// `Err(TargetSize)` unless `width × height` is a frame this device can draw.
+fn check_target_size(device: &wgpu::Device, width: u32, height: u32) -> Result<(), GpuError> {
+    let max = device.limits().max_texture_dimension_2d.min(MAX_TARGET_SIDE);
+    if width == 0 || height == 0 || width > max || height > max {
+        return Err(GpuError::TargetSize { width, height, max });
+    }
+    Ok(())
+}
+
+/// Per block id (all 65536, so no id reads out of bounds): an opacity bitset.
+fn opaque_bits(registry: &BlockRegistry) -> Vec<u32> {
+    let mut opaque = vec![0u32; (1 << 16) / 32];
+    for (id, _) in registry.iter().filter(|&(id, _)| registry.is_opaque(id)) {
+        opaque[id.0 as usize / 32] |= 1 << (id.0 % 32);
+    }
+    opaque
+}
+
+fn work_buffer(device: &wgpu::Device, jobs: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.mesh.work"),
+        size: 4 * (WORK_JOBS_OFFSET + jobs) as u64,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::INDIRECT
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+impl Renderer {
+    /// A renderer on the caller's device and queue (kept as cloned handles). The device must
+    /// have been created with at least [`crate::required_limits`] and the
+    /// [`crate::REQUIRED_DOWNLEVEL`] abilities; the [`crate::OPTIONAL_FEATURES`] it has are used
+    /// (see [`Capabilities`]). Block colours and opacity come from `registry`.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        options: RendererOptions,
+        registry: &BlockRegistry,
+    ) -> Result<Self, GpuError> {
+        let device = device.clone();
+        let queue = queue.clone();
+        check_target_size(&device, options.width, options.height)?;
+        let caps = Capabilities::of(device.features());
+        let info = device.adapter_info();
+        let init = |label, contents: &[u8], usage| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let opaque = opaque_bits(registry);
+        let storage = wgpu::BufferUsages::STORAGE;
+        let draw_layout = draw_bind_group_layout(&device);
+        let quad_pool = QuadPool::new(&device, &queue, options.initial_quad_pages);
+        Ok(Self {
+            caps,
+            submission: DrawSubmission::for_caps(caps),
+            lost: None,
+            pool: ChunkPool::new(&device, 64),
+            draws: DrawLists::new(&device, quad_pool.pages()),
+            quad_pool,
+            lod: LodPasses::new(&device),
+            mesher: Mesher::new(&device),
+            pipelines: DrawPipelines::new(&device, &draw_layout, caps.polygon_mode_line, options.color_format),
+            draw_layout,
+            frame: None,
+            params: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.pass_params"),
+                size: size_of::<PassParams>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            work: work_buffer(&device, 6),
+            work_jobs: 6,
+            work_generation: 0,
+            camera: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.camera"),
+                size: <CameraUniform as encase::ShaderType>::min_size().get(),
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            opaque_bits: init("voxgpu.opaque_bits", bytemuck::cast_slice(&opaque), storage),
+            materials: Materials::new(&device, &queue, registry),
+            index_buffer: init(
+                "voxgpu.quad_indices",
+                bytemuck::cast_slice(&quad_indices()),
+                wgpu::BufferUsages::INDEX,
+            ),
+            counters: CounterReadback::new(&device),
+            failed_pages_seen: 0,
+            failed_seen_frame: 0,
+            frame_index: 0,
+            grown_at_frame: 0,
+            evicted_room: 0,
+            render_pass_commands: 0,
+            belt: wgpu::util::StagingBelt::new(device.clone(), BELT_CHUNK_BYTES),
+            uploaded_bytes: 0,
+            profiling: Profiling::new(&device),
+            adapter_name: format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type),
+            device_type: info.device_type,
+            prepared: None,
+            unsubmitted: None,
+            device,
+            queue,
+            options,
+        })
+    }
+
+    /// Makes `chunk` resident at `pos` (uploading its voxels), replacing what was there. It and
+    /// its six neighbours are re-meshed on the next frame. An all-air chunk is a removal.
+    pub fn insert_chunk(&mut self, pos: ChunkPos, chunk: Arc<Chunk>) -> Result<(), GpuError> {
+        self.insert_node(NodeKey::chunk(pos), chunk)
+    }
+
+    /// Makes a level-of-detail node resident (level 0 is a chunk), as [`Self::insert_chunk`].
+    /// Which level draws a place is decided on the GPU each frame; a coarse node is drawn where
+    /// its children are not all generated ([`Self::set_column_ready`]) or the camera is far.
+    pub fn insert_node(&mut self, key: NodeKey, chunk: Arc<Chunk>) -> Result<(), GpuError> {
+        self.pool.insert(&self.device, &self.queue, key, chunk, Remesh::Neighbours)
+    }
+
+    /// Drops the chunk at `pos`; its slot and pages are recycled and its neighbours re-meshed.
+    pub fn remove_chunk(&mut self, pos: ChunkPos) {
+        self.pool.remove(NodeKey::chunk(pos), Remesh::Neighbours);
+    }
+
+    /// Records that a column of nodes has been generated in full (its non-empty nodes inserted),
+    /// or has left. Children replace their parent only once all four of its child columns are
+    /// ready, so a half-generated place never shows a hole.
+    pub fn set_column_ready(&mut self, column: NodeColumn, ready: bool) {
+        self.pool.set_column_ready(column, ready);
+    }
+
+    /// Sets one block. Its chunk is re-meshed, and so is each neighbour whose border layer
+    /// touches the voxel; the change shows in the next frame.
+    pub fn set_block(&mut self, world: IVec3, block: BlockId) -> Result<(), GpuError> {
+        self.pool.set_block(&self.device, &self.queue, world, block)
+    }
+
+    /// Resizes the frame (a window's new size): the targets of later frames are this size.
+    /// Every chunk stays as it is.
+    pub fn resize(&mut self, width: u32, height: u32) -> Result<(), GpuError> {
+        check_target_size(&self.device, width, height)?;
+        self.options.width = width;
+        self.options.height = height;
+        Ok(())
+    }
+
+    /// The frame's size in pixels.
+    pub fn size(&self) -> (u32, u32) {
+        (self.options.width, self.options.height)
+    }
+
+    /// The optional features this renderer uses on its device.
+    pub fn caps(&self) -> Capabilities {
+        self.caps
+    }
+
+    /// How draws are submitted on this device (with a GPU-side count, or a capped list).
+    pub fn submission(&self) -> DrawSubmission {
+        self.submission
+    }
+
+    /// The device the renderer records for.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The queue the renderer uploads through.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// Reports [`GpuError::DeviceLost`] from each frame's `prepare` once `lost` holds a message:
+    /// the flag a device-lost callback of the device's owner sets.
+    pub fn watch_device_loss(&mut self, lost: Arc<std::sync::Mutex<Option<String>>>) {
+        self.lost = Some(lost);
+    }
+
+    /// Changes how levels of detail are chosen from the next frame on; chunks whose level changes
+    /// are re-meshed then (turning LOD off re-meshes every coarse chunk at full detail).
+    pub fn set_lod(&mut self, lod: LodSettings) {
+        self.options.lod = lod;
+    }
+
+    pub fn lod(&self) -> LodSettings {
+        self.options.lod
+    }
+
+    /// Render-pass commands (pipelines, bind groups, index buffer, multi-draws) the last frame
+    /// recorded: the same for ten chunks or ten thousand.
+    pub fn render_pass_commands(&self) -> u32 {
+        self.render_pass_commands
+    }
+
+    pub fn set_culling(&mut self, culling: Culling) {
+        self.options.culling = culling;
+    }
+
+    pub fn culling(&self) -> Culling {
+        self.options.culling
+    }
+
+    pub fn mode(&self) -> RenderMode {
+        self.options.mode
+    }
+
+    pub fn set_mode(&mut self, mode: RenderMode) {
+        self.options.mode = mode;
+    }
+
+    /// Outlines `block` (or nothing) from the next frame on.
+    pub fn set_selection(&mut self, block: Option<IVec3>) {
+        self.options.selection = block;
+    }
+
+    pub fn set_depth_prepass(&mut self, on: bool) {
+        self.options.depth_prepass = on;
+    }
+
+    /// The block at world coordinates `world` as the renderer holds it (air where no chunk is).
+    pub fn block(&self, world: IVec3) -> BlockId {
+        let (pos, local) = ChunkPos::from_block(world);
+        self.pool
+            .chunk(pos)
+            .map_or(BlockId::AIR, |c| c.get(local.x as usize, local.y as usize, local.z as usize))
+    }
+
+    /// The first block the camera's view ray hits within `max_distance` blocks (picking).
+    pub fn pick(&self, camera: &Camera, max_distance: f32) -> Option<voxgpu_core::voxel::RayHit> {
+        voxgpu_core::voxel::raycast(camera.eye, camera.forward(), max_distance, |p| self.block(p))
+    }
+
+    pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
+        self.pool.chunk(pos)
+    }
+
+    pub fn node(&self, key: NodeKey) -> Option<&Arc<Chunk>> {
+        self.pool.node(key)
+    }
+
+    /// The most nodes the voxel pool can hold on this adapter (one storage binding).
+    pub fn max_nodes(&self) -> u64 {
+        self.pool.voxels.max_capacity(&self.device)
+    }
+
+    /// Resident nodes per level (index 0: chunks).
+    pub fn nodes_per_level(&self) -> Vec<u32> {
+        self.pool.nodes_per_level()
+    }
+
+    pub fn chunk_count(&self) -> usize {
+        self.pool.len()
+    }
+
+    /// Grows the quad pool when the mesher of frame `frame` reported pages it could not get.
+    /// Refusals from frames recorded before the last growth are counted but do not grow it
+    /// again: they were answered already, and counters arrive a few frames late.
+    fn handle_counters(&mut self, counters: GpuCounters, frame: u64) -> Result<(), GpuError> {
+        // The pages refused since the counters seen last, in the frames after `failed_seen_frame`
+        // up to `frame`. When some of those frames were recorded before the last growth (the
+        // first frame with the grown pool is `grown_at_frame`), they were refused by the smaller
+        // pool (and a face refused again every frame it retried), so they do not say how much
+        // more is needed: wait for counters wholly after the growth.
+        let refused = counters.failed_pages.saturating_sub(self.failed_pages_seen);
+        let after_growth = self.failed_seen_frame + 1 >= self.grown_at_frame;
+        self.failed_pages_seen = self.failed_pages_seen.max(counters.failed_pages);
+        self.failed_seen_frame = self.failed_seen_frame.max(frame);
+        if refused > 0 && after_growth {
+            self.quad_pool.grow(&self.device, &self.queue, refused)?;
+            self.grown_at_frame = self.frame_index;
+        }
+        Ok(())
+    }
+
+    /// Sizes the work list and draw lists for this frame and rebuilds bind groups if any buffer
+    /// was replaced.
+    fn size_frame(&mut self) -> PassParams {
+        // Evicted chunks are collected first and do not count against the re-mesh budget.
+        let budget = self.options.max_meshes_per_frame + self.pool.evictions_pending();
+        let chunks = self.pool.slot_count().min(budget).min(MAX_CHUNKS_PER_FRAME);
+        self.evicted_room = chunks;
+        let max_jobs = 6 * chunks.max(1);
+        if max_jobs > self.work_jobs {
+            self.work_jobs = max_jobs.next_multiple_of(6 * 64).min(6 * MAX_CHUNKS_PER_FRAME);
+            self.work = work_buffer(&self.device, self.work_jobs);
+            self.work_generation += 1;
+        }
+        // A list never holds more commands than there are pages.
+        self.draws.ensure(&self.device, self.quad_pool.pages(), self.pool.slot_count());
+        self.lod.ensure(&self.device, self.pool.slot_count());
+        let key = (
+            self.pool.generation,
+            self.quad_pool.generation,
+            self.draws.generation,
+            self.work_generation,
+            self.lod.mip_capacity,
+        );
+        if self.frame.as_ref().is_none_or(|f| f.key != key) {
+            self.frame = Some(self.bind_groups(key));
+        }
+        PassParams {
+            slot_count: self.pool.slot_count(),
+            max_jobs,
+            draw_capacity: self.draws.capacity,
+            chunk_size: voxgpu_core::voxel::CHUNK_SIZE as u32,
+            ambient_occlusion: self.options.ambient_occlusion as u32,
+        }
+    }
+
+    fn bind_groups(&self, key: BindKey) -> Frame {
+        let (pool, quads) = (&self.pool, &self.quad_pool);
+        let mesh = self.mesher.bind_groups(
+            &self.device,
+            &MeshBuffers {
+                params: &self.params,
+                work: &self.work,
+                voxels: &pool.voxels.buffer,
+                links: &pool.links_buffer.buffer,
+                opaque_bits: &self.opaque_bits,
+                quads: &quads.quads.buffer,
+                page_owner: &quads.page_owner.buffer,
+                allocator: &quads.allocator.buffer,
+                faces: &pool.faces.buffer,
+                meta: &pool.meta.buffer,
+            },
+        );
+        let lod = self.lod.bind_groups(
+            &self.device,
+            &LodBuffers {
+                params: &self.params,
+                meta: &pool.meta.buffer,
+                links: &pool.links_buffer.buffer,
+                voxels: &pool.voxels.buffer,
+            },
+        );
+        let cull = self.draws.bind_group(&self.device, &self.params, &pool.faces.buffer, &pool.meta.buffer);
+        let draw = draw_bind_group(
+            &self.device,
+            &self.draw_layout,
+            &[&self.camera, &quads.quads.buffer, &quads.page_owner.buffer, &pool.meta.buffer],
+            &self.materials,
+        );
+        Frame { key, lod, mesh, cull, draw }
+    }
+
+    fn counter_sources(&self) -> CounterSources<'_> {
+        CounterSources {
+            work: &self.work,
+            allocator: &self.quad_pool.allocator.buffer,
+            draw_counts: &self.draws.counts,
+            lod_counts: &self.lod.counts,
+        }
+    }
+
+    /// The CPU half of a frame: takes the GPU counters that have arrived (growing the quad pool
+    /// if the mesher was refused pages), sizes this frame's lists, and writes the camera and pass
+    /// parameters through the queue. [`Self::record`] follows, before the next `prepare`.
+    /// Fails with [`GpuError::DeviceLost`] once the device is lost.
+    pub fn prepare(&mut self, camera: &Camera) -> Result<(), GpuError> {
+        self.frame_submitted();
+        if let Some(lost) = &self.lost {
+            check_device(lost)?;
+        }
+        let started = Instant::now();
+        if self.counters.poll(&self.device) {
+            self.handle_counters(self.counters.latest, self.counters.latest_frame)?;
+        }
+        let params = self.size_frame();
+        let (width, height) = self.size();
+        let aspect = width as f32 / height as f32;
+        let view_proj = camera.view_proj(aspect);
+        let uniform = CameraUniform {
+            view_proj,
+            inv_view_proj: view_proj.inverse(),
+            selection: self.options.selection.map_or(glam::Vec4::ZERO, |b| b.as_vec3().extend(1.0)),
+            eye: camera.eye,
+            fog_start: self.options.fog_end * self.options.fog_start_fraction,
+            sky_color: self.options.sky_color,
+            fog_end: self.options.fog_end,
+        };
+        self.queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
+        let culling = self.options.culling;
+        let cull_camera = culling.frozen.unwrap_or(*camera);
+        let frustum = Frustum::from_view_proj(cull_camera.view_proj(aspect));
+        let flags =
+            (CullParams::FRUSTUM * culling.frustum as u32) | (CullParams::FACES * culling.faces as u32);
+        let cull = CullParams::new(&frustum, cull_camera.eye, flags, camera.eye);
+        self.queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
+        self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
+        let lod = LodParams::new(&self.options.lod, camera.eye, self.pool.top_level());
+        self.prepared = Some(Prepared { params, lod, started });
+        Ok(())
+    }
+
+    /// The GPU half of a frame, into the caller's encoder: the uploads, the compute passes
+    /// (levels of detail, mips, meshing, culling, the transparent sort) and the render passes
+    /// into `targets`. The caller submits the encoder, and should call [`Self::frame_submitted`]
+    /// after (the next `prepare` does it otherwise). GPU-counted stats are a frame or two old.
+    pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, targets: &Targets) -> Result<FrameStats, GpuError> {
+        let Prepared { params, lod, started } = self.prepared.take().ok_or(GpuError::NotPrepared)?;
+        self.record_uploads(encoder);
+        self.draws.reset(encoder, self.submission);
+        self.lod.prepare(&self.queue, encoder, &lod);
+        let frame = self.frame.as_ref().expect("sized by prepare");
+        let profiler = &self.profiling.profiler;
+        self.lod.record(encoder, profiler, &frame.lod, params.slot_count);
+        self.mesher.record(encoder, profiler, &frame.mesh, &self.work, params.slot_count);
+        self.draws.record(encoder, profiler, &frame.cull, params.slot_count);
+        self.render_pass_commands = self.record_draw(encoder, &frame.draw, targets);
+        let sources = CounterSources {
+            work: &self.work,
+            allocator: &self.quad_pool.allocator.buffer,
+            draw_counts: &self.draws.counts,
+            lod_counts: &self.lod.counts,
+        };
+        let counters = self.counters.copy(encoder, &sources, self.frame_index);
+        self.finish_recording(encoder);
+        self.unsubmitted = Some(Recorded { counters, cpu_ms: started.elapsed().as_secs_f64() * 1e3 });
+        Ok(self.stats(self.counters.latest))
+    }
+
+    /// One frame on the renderer's own encoder and submission: `prepare`, `record` into
+    /// `targets`, submit, [`Self::frame_submitted`].
+    pub fn render(&mut self, camera: &Camera, targets: &Targets) -> Result<FrameStats, GpuError> {
+        self.prepare(camera)?;
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.frame") });
+        let stats = self.record(&mut encoder, targets)?;
+        let submit = Instant::now();
+        // wgpu validates and translates the passes in `finish`.
+        self.queue.submit([encoder.finish()]);
+        let submit_ms = submit.elapsed().as_secs_f64() * 1e3;
+        self.after_submit(submit_ms)?;
+        Ok(stats)
+    }
+
+    /// Records the staged voxel and record writes as the frame's first commands.
+    fn record_uploads(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        let mut scope = self.profiling.profiler.scope(stage::UPLOAD, encoder);
+        self.uploaded_bytes = self.pool.record_uploads(&mut scope, &mut self.belt);
+    }
+
+    /// Ends a recording: resolves the profiler's queries and closes the staging belt, whose
+    /// copies the encoder holds. The frame counts as submitted from here on.
+    fn finish_recording(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        self.profiling.profiler.resolve_queries(encoder);
+        self.belt.finish();
+        self.pool.frame_submitted(self.evicted_room);
+        self.frame_index += 1;
+    }
+
+    /// Tells the renderer that the encoder of the last [`Self::record`] has been submitted: it
+    /// then asks for that frame's counters and timings and recycles its staging memory. Calling
+    /// it again, or when nothing was recorded, does nothing.
+    pub fn frame_submitted(&mut self) {
+        // Errors of the profiler's frame end surface through `set_profiling`'s callers; a frame
+        // loop that never profiles has none.
+        let _ = self.after_submit(0.0);
+    }
+
+    fn after_submit(&mut self, submit_ms: f64) -> Result<(), GpuError> {
+        let Some(recorded) = self.unsubmitted.take() else { return Ok(()) };
+        self.belt.recall();
+        // The belt keeps every staging chunk it ever needed: after a burst (a world loaded at
+        // once is gigabytes) start a fresh one, so the burst's staging memory is freed.
+        if self.uploaded_bytes > BELT_KEEP_BYTES {
+            self.belt = wgpu::util::StagingBelt::new(self.device.clone(), BELT_CHUNK_BYTES);
+        }
+        if let Some(index) = recorded.counters {
+            self.counters.request(index);
+        }
+        self.profiling.end_frame((recorded.cpu_ms, submit_ms))?;
+        self.profiling.collect(self.queue.get_timestamp_period());
+        Ok(())
+    }
+
+    fn stats(&self, c: GpuCounters) -> FrameStats {
+        FrameStats {
+            chunks_resident: self.pool.len() as u32,
+            face_jobs: c.jobs_asked,
+            quads: c.quads.iter().map(|&q| q as u64).sum(),
+            draw_commands: c.draw_commands.iter().sum(),
+            skirt_quads: c.skirt_quads as u64,
+            chunks_tested: c.chunks_tested,
+            chunks_visible: c.chunks_visible,
+            lod_levels: c.lod_levels,
+            quad_buffer_bytes: self.quad_pool.bytes(),
+            free_pages: c.free_pages,
+            slots: self.pool.slot_count(),
+            gpu_bytes: self.gpu_bytes(),
+            uploaded_bytes: self.uploaded_bytes,
+        }
+    }
+
+    /// Bytes of every buffer that grows with the world: the voxel pool and its per-slot records,
+    /// the mega quad buffer with its page table and free stack, and the draw lists.
+    pub fn gpu_bytes(&self) -> u64 {
+        let pool = &self.pool;
+        [&pool.voxels, &pool.meta, &pool.links_buffer, &pool.faces]
+            .iter()
+            .map(|b| b.buffer.size())
+            .sum::<u64>()
+            + self.quad_pool.total_bytes()
+            + self.draws.bytes()
+    }
+
+    pub(crate) fn inspect_parts(&self) -> (&wgpu::Device, &wgpu::Queue, &ChunkPool, &QuadPool) {
+        (&self.device, &self.queue, &self.pool, &self.quad_pool)
+    }
+}

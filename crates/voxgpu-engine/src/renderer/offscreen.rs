@@ -1,0 +1,129 @@
+//! A renderer with its own colour and depth targets: what the CLI, the tests and the viewer's
+//! screenshots use, and the easiest way to get a picture without a window.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use super::{Renderer, RendererOptions, Targets, check_target_size};
+use crate::pipelines::{COLOR_FORMAT, DEPTH_FORMAT};
+use crate::readback::{Pixels, read_rgba8};
+use crate::{FrameStats, GpuContext, GpuError};
+use voxgpu_core::camera::Camera;
+use voxgpu_core::ChunkSink;
+use voxgpu_core::voxel::{BlockRegistry, Chunk, NodeColumn, NodeKey};
+
+/// A [`Renderer`] that draws into textures it owns and can read them back. It dereferences to
+/// its renderer, so every chunk, edit and option call works on it directly.
+pub struct Offscreen {
+    renderer: Renderer,
+    color: wgpu::Texture,
+    depth: wgpu::Texture,
+}
+
+fn target_textures(device: &wgpu::Device, width: u32, height: u32) -> (wgpu::Texture, wgpu::Texture) {
+    let make = |label, format, usage| {
+        device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage,
+            view_formats: &[],
+        })
+    };
+    // TEXTURE_BINDING: the viewer presents the frame by drawing it into the window's surface.
+    let color_usage = wgpu::TextureUsages::RENDER_ATTACHMENT
+        | wgpu::TextureUsages::COPY_SRC
+        | wgpu::TextureUsages::TEXTURE_BINDING;
+    (
+        make("voxgpu.target.color", COLOR_FORMAT, color_usage),
+        make("voxgpu.target.depth", DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT),
+    )
+}
+
+impl Offscreen {
+    /// A renderer on `gpu`'s device with `options.width × options.height` targets of its own
+    /// (colour [`COLOR_FORMAT`]: `options.color_format` is set to it). It reports the device's
+    /// loss through `gpu`'s flag.
+    pub fn new(gpu: &GpuContext, options: RendererOptions, registry: &BlockRegistry) -> Result<Self, GpuError> {
+        let options = RendererOptions { color_format: COLOR_FORMAT, ..options };
+        let mut renderer = Renderer::new(&gpu.device, &gpu.queue, options, registry)?;
+        renderer.watch_device_loss(Arc::clone(&gpu.lost));
+        let (width, height) = renderer.size();
+        let (color, depth) = target_textures(renderer.device(), width, height);
+        Ok(Self { renderer, color, depth })
+    }
+
+    fn with_targets<T>(&mut self, f: impl FnOnce(&mut Renderer, &Targets) -> T) -> T {
+        let color = self.color.create_view(&Default::default());
+        let depth = self.depth.create_view(&Default::default());
+        f(&mut self.renderer, &Targets { color: &color, depth: &depth, clear: true })
+    }
+
+    /// Renders one frame into the targets ([`Renderer::render`]).
+    pub fn render(&mut self, camera: &Camera) -> Result<FrameStats, GpuError> {
+        self.with_targets(|r, targets| r.render(camera, targets))
+    }
+
+    /// Renders until every chunk is meshed ([`Renderer::settle`]).
+    pub fn settle(&mut self, camera: &Camera) -> Result<FrameStats, GpuError> {
+        self.with_targets(|r, targets| r.settle(camera, targets))
+    }
+
+    /// Reads the last rendered frame back. Blocks; for screenshots and tests, not per frame.
+    pub fn read_pixels(&self) -> Result<Pixels, GpuError> {
+        read_rgba8(self.renderer.device(), self.renderer.queue(), &self.color)
+    }
+
+    /// Resizes the targets (a window's new size); every chunk stays as it is.
+    pub fn resize(&mut self, width: u32, height: u32) -> Result<(), GpuError> {
+        check_target_size(self.renderer.device(), width, height)?;
+        if (width, height) != self.renderer.size() {
+            self.renderer.resize(width, height)?;
+            (self.color, self.depth) = target_textures(self.renderer.device(), width, height);
+        }
+        Ok(())
+    }
+
+    /// The colour target (sRGB RGBA8): what `read_pixels` reads and the viewer presents.
+    pub fn color_texture(&self) -> &wgpu::Texture {
+        &self.color
+    }
+
+    /// The renderer, and with it the targets given up.
+    pub fn into_renderer(self) -> Renderer {
+        self.renderer
+    }
+}
+
+impl Deref for Offscreen {
+    type Target = Renderer;
+    fn deref(&self) -> &Renderer {
+        &self.renderer
+    }
+}
+
+impl DerefMut for Offscreen {
+    fn deref_mut(&mut self) -> &mut Renderer {
+        &mut self.renderer
+    }
+}
+
+/// The streaming manager feeds an offscreen renderer as it feeds a [`Renderer`].
+impl ChunkSink for Offscreen {
+    type Error = GpuError;
+    fn insert(&mut self, key: NodeKey, chunk: Arc<Chunk>) -> Result<(), GpuError> {
+        ChunkSink::insert(&mut self.renderer, key, chunk)
+    }
+    fn remove(&mut self, key: NodeKey) {
+        ChunkSink::remove(&mut self.renderer, key);
+    }
+    fn mark_dirty(&mut self, key: NodeKey) {
+        ChunkSink::mark_dirty(&mut self.renderer, key);
+    }
+    fn column_ready(&mut self, column: NodeColumn, ready: bool) {
+        ChunkSink::column_ready(&mut self.renderer, column, ready);
+    }
+}

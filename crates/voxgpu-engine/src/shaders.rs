@@ -1,0 +1,72 @@
+//! The WGSL sources, embedded at build time. Each pipeline's file is compiled with
+//! `shaders/common.wgsl` prepended, then the shared files it names, since WGSL has no include.
+
+/// One file in `shaders/`, and the shared files compiled in front of it (after the common
+/// header).
+#[derive(Clone, Copy, Debug)]
+pub struct ShaderFile {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub includes: &'static [ShaderFile],
+}
+
+macro_rules! shader {
+    ($name:literal $(, $include:ident)*) => {
+        ShaderFile {
+            name: $name,
+            source: include_str!(concat!("../shaders/", $name)),
+            includes: &[$($include),*],
+        }
+    };
+}
+
+pub const COMMON: ShaderFile = shader!("common.wgsl");
+/// Walking neighbour links (`slot_at`), for shaders that declare `links`.
+pub const CHUNK_LINKS: ShaderFile = shader!("chunk_links.wgsl");
+pub const CHUNK_DRAW: ShaderFile = shader!("chunk_draw.wgsl");
+pub const MESH_COLLECT: ShaderFile = shader!("mesh_collect.wgsl");
+pub const MESH_RELEASE: ShaderFile = shader!("mesh_release.wgsl");
+/// The mesher's build steps (planes, halo, skirt rows) and its ambient occlusion, included by
+/// `mesh.wgsl`.
+pub const MESH_BUILD: ShaderFile = shader!("mesh_build.wgsl");
+pub const MESH_AO: ShaderFile = shader!("mesh_ao.wgsl");
+pub const MESH: ShaderFile = shader!("mesh.wgsl", CHUNK_LINKS, MESH_BUILD, MESH_AO);
+pub const LOD: ShaderFile = shader!("lod.wgsl");
+pub const MIPS: ShaderFile = shader!("mips.wgsl");
+pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl", CHUNK_LINKS);
+pub const CULL: ShaderFile = shader!("cull.wgsl");
+pub const TRANSPARENT_SORT: ShaderFile = shader!("transparent_sort.wgsl");
+pub const SKY: ShaderFile = shader!("sky.wgsl");
+pub const OUTLINE: ShaderFile = shader!("outline.wgsl");
+/// The viewer's copy of the frame into the window.
+pub const PRESENT: ShaderFile = shader!("present.wgsl");
+pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
+pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
+
+/// Every pipeline shader (not the common header), for validation tests.
+pub const SHADERS: [ShaderFile; 14] = [
+    CHUNK_DRAW,
+    SKY,
+    OUTLINE,
+    PRESENT,
+    LOD,
+    MIPS,
+    MIPS_BUILD,
+    MESH_COLLECT,
+    MESH_RELEASE,
+    MESH,
+    CULL,
+    TRANSPARENT_SORT,
+    QUAD_POOL_GROW,
+    COPY_BANDWIDTH,
+];
+
+/// The complete source of a pipeline shader: the common header, its includes, then the file.
+pub fn shader_source(file: ShaderFile) -> String {
+    let mut source = String::from(COMMON.source);
+    for part in file.includes.iter().chain([&file]) {
+        source.push('\n');
+        source.push_str(part.source);
+    }
+    source
+}

@@ -1,0 +1,277 @@
+//! Every shader parses and validates with naga, and every layout shared between Rust and WGSL
+//! has the same shape on both sides.
+
+use encase::ShaderType;
+use glam::{Mat4, Vec3};
+use naga::{Expression, Literal, Module, TypeInner};
+use voxgpu_engine::{
+    CameraUniform, ChunkMeta, MESH_WORKGROUP_BYTES, PAGE_QUADS_LOG2, SHADERS, ShaderFile, shader_source,
+};
+use voxgpu_core::mesh::{Face, QUAD_FIELDS};
+use voxgpu_core::voxel::CHUNK_SIZE;
+
+fn validate(name: &str, source: &str) -> Module {
+    let module = naga::front::wgsl::parse_str(source)
+        .unwrap_or_else(|e| panic!("{name}: parse error\n{}", e.emit_to_string_with_path(source, name)));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{name}: validation error\n{}", e.emit_to_string_with_path(source, name)));
+    module
+}
+
+fn common() -> Module {
+    validate("shaders/common.wgsl", include_str!("../shaders/common.wgsl"))
+}
+
+#[test]
+fn every_shader_parses_and_validates() {
+    common();
+    let mut on_disk: Vec<String> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders"))
+        .expect("shaders/ exists")
+        .map(|e| e.expect("readable").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".wgsl") && n != "common.wgsl")
+        .collect();
+    on_disk.sort();
+    // Pipeline shaders and the shared files they include (which are validated through them).
+    let mut embedded: Vec<String> =
+        SHADERS.iter().flat_map(|s| s.includes.iter().chain([s])).map(|s| s.name.to_string()).collect();
+    embedded.sort();
+    embedded.dedup();
+    assert_eq!(on_disk, embedded, "every file in shaders/ must be listed in gpu::SHADERS or included by one");
+    for file in SHADERS {
+        validate(&format!("shaders/{}", file.name), &shader_source(file));
+    }
+}
+
+#[test]
+fn a_broken_shader_names_its_file() {
+    let broken = ShaderFile { name: "broken.wgsl", source: "fn f() -> u32 { return 1.0; }", includes: &[] };
+    let err = std::panic::catch_unwind(|| validate("shaders/broken.wgsl", &shader_source(broken)))
+        .expect_err("must not validate");
+    let message = err.downcast_ref::<String>().expect("panic message");
+    assert!(message.contains("shaders/broken.wgsl"), "{message}");
+}
+
+fn u32_constant(module: &Module, name: &str) -> u32 {
+    let (_, c) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("common.wgsl declares no {name}"));
+    match module.global_expressions[c.init] {
+        Expression::Literal(Literal::U32(v)) => v,
+        ref other => panic!("{name} is not a u32 literal: {other:?}"),
+    }
+}
+
+#[test]
+fn quad_bit_layout_matches_between_rust_and_wgsl() {
+    let module = common();
+    for field in QUAD_FIELDS {
+        for (suffix, rust) in [("WORD", field.word), ("SHIFT", field.shift), ("BITS", field.bits)] {
+            let name = format!("QUAD_{}_{suffix}", field.name);
+            assert_eq!(u32_constant(&module, &name), rust, "{name}");
+        }
+    }
+    assert_eq!(u32_constant(&module, "QUAD_PAGE_LOG2"), PAGE_QUADS_LOG2);
+    assert_eq!(u32_constant(&module, "CHUNK_SIZE"), CHUNK_SIZE as u32);
+    for face in Face::ALL {
+        let name = format!("FACE_{:?}", face).replace("Pos", "POS_").replace("Neg", "NEG_").to_uppercase();
+        assert_eq!(u32_constant(&module, &name), face as u32, "{name}");
+    }
+}
+
+/// (member name, offset) pairs and the span of a WGSL struct.
+fn wgsl_struct(module: &Module, name: &str) -> (Vec<(String, u32)>, u32) {
+    let ty = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("common.wgsl declares no struct {name}"))
+        .1;
+    let TypeInner::Struct { members, span } = &ty.inner else { panic!("{name} is not a struct") };
+    (members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect(), *span)
+}
+
+#[test]
+fn chunk_meta_layout_matches_between_rust_and_wgsl() {
+    let (members, span) = wgsl_struct(&common(), "ChunkMeta");
+    assert_eq!(
+        members,
+        vec![
+            ("origin".to_string(), std::mem::offset_of!(ChunkMeta, origin) as u32),
+            ("lod".to_string(), std::mem::offset_of!(ChunkMeta, lod) as u32),
+            ("node_level".to_string(), std::mem::offset_of!(ChunkMeta, node_level) as u32),
+            ("parent".to_string(), std::mem::offset_of!(ChunkMeta, parent) as u32),
+            ("flags".to_string(), std::mem::offset_of!(ChunkMeta, flags) as u32),
+            ("shown".to_string(), std::mem::offset_of!(ChunkMeta, shown) as u32),
+        ]
+    );
+    assert_eq!(span as usize, std::mem::size_of::<ChunkMeta>());
+}
+
+#[test]
+fn camera_uniform_layout_matches_between_rust_and_wgsl() {
+    // Write distinct values with encase, then read each back at the offset naga computes for the
+    // WGSL member of the same name.
+    let uniform = CameraUniform {
+        view_proj: Mat4::from_cols_array(&std::array::from_fn(|i| i as f32 + 1.0)),
+        eye: Vec3::new(101.0, 102.0, 103.0),
+        fog_start: 104.0,
+        sky_color: Vec3::new(105.0, 106.0, 107.0),
+        fog_end: 108.0,
+        inv_view_proj: Mat4::from_cols_array(&std::array::from_fn(|i| i as f32 + 201.0)),
+        selection: glam::Vec4::new(301.0, 302.0, 303.0, 1.0),
+    };
+    let bytes = uniform.to_bytes();
+    let (members, span) = wgsl_struct(&common(), "Camera");
+    assert_eq!(span as u64, CameraUniform::min_size().get());
+    let read = |offset: u32, n: usize| -> Vec<f32> {
+        (0..n)
+            .map(|i| f32::from_le_bytes(bytes[offset as usize + 4 * i..][..4].try_into().unwrap()))
+            .collect()
+    };
+    let expected: Vec<(&str, Vec<f32>)> = vec![
+        ("view_proj", uniform.view_proj.to_cols_array().to_vec()),
+        ("eye", uniform.eye.to_array().to_vec()),
+        ("fog_start", vec![uniform.fog_start]),
+        ("sky_color", uniform.sky_color.to_array().to_vec()),
+        ("fog_end", vec![uniform.fog_end]),
+        ("inv_view_proj", uniform.inv_view_proj.to_cols_array().to_vec()),
+        ("selection", uniform.selection.to_array().to_vec()),
+    ];
+    assert_eq!(
+        members.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),
+        expected.iter().map(|e| e.0).collect::<Vec<_>>()
+    );
+    for ((name, offset), (_, values)) in members.iter().zip(&expected) {
+        assert_eq!(&read(*offset, values.len()), values, "member {name}");
+    }
+}
+
+/// Checks a WGSL struct's member names and offsets against the Rust twin's, given as
+/// (name, offset) pairs, and its size against `size` (ignored for runtime-sized structs, where it
+/// is the header size up to the runtime array).
+fn assert_struct(name: &str, rust: &[(&str, usize)], size: usize) {
+    let (members, span) = wgsl_struct(&common(), name);
+    let wgsl: Vec<(&str, usize)> = members.iter().map(|(n, o)| (n.as_str(), *o as usize)).collect();
+    let (header, _) = wgsl.split_at(rust.len().min(wgsl.len()));
+    assert_eq!(header, rust, "{name} members");
+    if wgsl.len() == rust.len() {
+        assert_eq!(span as usize, size, "{name} size");
+    } else {
+        assert_eq!(wgsl[rust.len()].1, size, "{name}: the runtime array starts right after the header");
+    }
+}
+
+#[test]
+fn mesher_records_match_between_rust_and_wgsl() {
+    use std::mem::{offset_of, size_of};
+    use voxgpu_engine::{AllocatorHeader, ChunkLinks, FaceMesh, PassParams};
+    assert_struct(
+        "ChunkLinks",
+        &[
+            ("neighbours", offset_of!(ChunkLinks, neighbours)),
+            ("state", offset_of!(ChunkLinks, state)),
+            ("lod", offset_of!(ChunkLinks, lod)),
+        ],
+        size_of::<ChunkLinks>(),
+    );
+    assert_struct(
+        "FaceMesh",
+        &[
+            ("opaque", offset_of!(FaceMesh, opaque)),
+            ("transparent", offset_of!(FaceMesh, transparent)),
+            ("page_count", offset_of!(FaceMesh, page_count)),
+            ("skirts", offset_of!(FaceMesh, skirts)),
+            ("pages", offset_of!(FaceMesh, pages)),
+        ],
+        size_of::<FaceMesh>(),
+    );
+    assert_struct(
+        "PassParams",
+        &[
+            ("slot_count", offset_of!(PassParams, slot_count)),
+            ("max_jobs", offset_of!(PassParams, max_jobs)),
+            ("draw_capacity", offset_of!(PassParams, draw_capacity)),
+            ("chunk_size", offset_of!(PassParams, chunk_size)),
+            ("ambient_occlusion", offset_of!(PassParams, ambient_occlusion)),
+        ],
+        size_of::<PassParams>(),
+    );
+    assert_struct(
+        "LodParams",
+        &[
+            ("eye", offset_of!(voxgpu_engine::LodParams, eye)),
+            ("hysteresis", offset_of!(voxgpu_engine::LodParams, hysteresis)),
+            ("thresholds", offset_of!(voxgpu_engine::LodParams, thresholds)),
+            ("max_level", offset_of!(voxgpu_engine::LodParams, max_level)),
+            ("top_level", offset_of!(voxgpu_engine::LodParams, top_level)),
+        ],
+        size_of::<voxgpu_engine::LodParams>(),
+    );
+    assert_struct(
+        "CullParams",
+        &[
+            ("planes", offset_of!(voxgpu_engine::CullParams, planes)),
+            ("eye", offset_of!(voxgpu_engine::CullParams, eye)),
+            ("flags", offset_of!(voxgpu_engine::CullParams, flags)),
+            ("view_eye", offset_of!(voxgpu_engine::CullParams, view_eye)),
+            ("sort_scale", offset_of!(voxgpu_engine::CullParams, sort_scale)),
+        ],
+        size_of::<voxgpu_engine::CullParams>(),
+    );
+    assert_struct(
+        "Allocator",
+        &[
+            ("free_count", offset_of!(AllocatorHeader, free_count)),
+            ("failed_pages", offset_of!(AllocatorHeader, failed_pages)),
+            ("popped", offset_of!(AllocatorHeader, popped)),
+            ("granted", offset_of!(AllocatorHeader, granted)),
+        ],
+        size_of::<AllocatorHeader>(),
+    );
+    for (name, rust) in [
+        ("MAX_FACE_PAGES", voxgpu_engine::MAX_FACE_PAGES),
+        ("SLOT_WORDS", voxgpu_engine::SLOT_WORDS),
+        ("NO_SLOT", voxgpu_engine::NO_SLOT),
+        ("WORK_JOBS_OFFSET", voxgpu_engine::WORK_JOBS_OFFSET),
+        ("JOB_RELEASE_ONLY", voxgpu_engine::JOB_RELEASE_ONLY),
+        ("CHUNK_DIRTY", voxgpu_engine::ChunkState::DIRTY),
+        ("CHUNK_EVICTED", voxgpu_engine::ChunkState::EVICTED),
+        ("CHUNK_VOXELS", voxgpu_engine::ChunkState::VOXELS),
+        ("CHUNK_RESIDENT", voxgpu_engine::ChunkState::RESIDENT),
+        ("CHUNK_CHILDREN_READY", voxgpu_engine::ChunkState::CHILDREN_READY),
+        ("CHUNK_SIBLINGS_READY", voxgpu_engine::ChunkState::SIBLINGS_READY),
+        ("NODE_SPLIT", voxgpu_engine::NodeFlags::SPLIT),
+        ("NODE_SELECTED", voxgpu_engine::NodeFlags::SELECTED),
+        ("LEVEL_THRESHOLDS", voxgpu_core::lod::LEVELS as u32),
+        ("MAX_LEVEL", voxgpu_core::lod::MAX_LEVEL),
+        ("CULL_FRUSTUM", voxgpu_engine::CullParams::FRUSTUM),
+        ("CULL_FACES", voxgpu_engine::CullParams::FACES),
+        ("LEVEL_UNSET", voxgpu_core::lod::LEVEL_UNSET),
+        ("SORT_BUCKETS", voxgpu_core::cull::SORT_BUCKETS),
+        ("SORT_FACE_SLOTS", voxgpu_core::cull::SORT_FACE_SLOTS),
+        ("SORT_DISTANCES", voxgpu_core::cull::SORT_DISTANCES),
+        ("TILE_SIZE", voxgpu_core::voxel::TILE_SIZE as u32),
+        ("ATLAS_COLUMNS", voxgpu_core::voxel::ATLAS_COLUMNS as u32),
+        ("TILE_PLAIN", voxgpu_core::voxel::Tile::Plain as u32),
+    ] {
+        assert_eq!(u32_constant(&common(), name), rust, "{name}");
+    }
+}
+
+#[test]
+fn the_mesher_declares_the_workgroup_memory_the_adapter_check_asks_for() {
+    let file = SHADERS.iter().find(|f| f.name == "mesh.wgsl").expect("the mesher is listed");
+    let module = validate("shaders/mesh.wgsl", &shader_source(*file));
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).expect("layouts");
+    let bytes: u32 = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+        .map(|(_, g)| layouter[g.ty].size)
+        .sum();
+    assert_eq!(bytes, MESH_WORKGROUP_BYTES);
+}

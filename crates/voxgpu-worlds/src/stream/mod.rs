@@ -1,0 +1,98 @@
+//! Streaming: which nodes are resident around a moving camera, generated off the render thread.
+//!
+//! - [`ChunkManager`] is a pure state machine with no GPU inside. Each update it takes the
+//!   camera's position and the generation results that arrived, and decides: which node columns
+//!   should be resident at each level ([`plan`]: chunks near the camera, coarser nodes out to
+//!   the view distance), which to ask the workers for (by distance over node size, so the
+//!   horizon arrives coarse before the near field refines), which finished columns to upload,
+//!   which to evict, and which neighbours to re-mesh. Uploads and re-mesh requests are bounded
+//!   per update, and pending re-meshes are deduplicated. It talks to the renderer through
+//!   [`ChunkSink`], and tells it when a column is complete, which lets children replace their
+//!   parent.
+//! - [`GenerationPool`] runs generation jobs on worker threads. A job is an owned snapshot (a
+//!   column and a token); its result comes back through a channel.
+//! - **Generation tokens** come from one global monotonic counter ([`next_token`]). A result is
+//!   applied only when its column is still wanted *and* its token is still the latest issued for
+//!   that column; otherwise it is dropped and nothing else happens.
+
+mod manager;
+pub mod plan;
+mod workers;
+
+pub use manager::{ChunkManager, StreamSettings, UpdateReport};
+pub use voxgpu_core::ChunkSink;
+pub use workers::{ColumnSource, GenerationPool};
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use std::time::Duration;
+
+use glam::Vec3;
+
+use voxgpu_core::voxel::{Chunk, NodeColumn, NodeKey};
+
+/// A generation job: generate node column `column`; the result must carry `token` back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub column: NodeColumn,
+    pub token: u64,
+}
+
+/// A column's non-empty nodes, bottom up.
+pub type ColumnChunks = Vec<(NodeKey, Arc<Chunk>)>;
+
+/// A finished job: the column's nodes.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    pub column: NodeColumn,
+    pub token: u64,
+    pub chunks: ColumnChunks,
+}
+
+static TOKENS: AtomicU64 = AtomicU64::new(1);
+
+/// A generation token: strictly increasing over the whole process, from any thread.
+pub fn next_token() -> u64 {
+    TOKENS.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A manager and a worker pool together: what a frame loop or `render --flight` drives.
+pub struct Streamer {
+    pub manager: ChunkManager,
+    pool: GenerationPool,
+    /// Columns generated so far (results received, applied or dropped).
+    pub generated: u64,
+}
+
+impl Streamer {
+    pub fn new(settings: StreamSettings, threads: usize, source: Arc<ColumnSource>) -> Self {
+        Self {
+            manager: ChunkManager::new(settings),
+            pool: GenerationPool::new(threads, source),
+            generated: 0,
+        }
+    }
+
+    /// One update: takes the results that arrived, updates the manager, hands out its jobs.
+    pub fn update<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S) -> Result<UpdateReport, S::Error> {
+        let results = self.pool.try_results();
+        self.generated += results.len() as u64;
+        let (jobs, report) = self.manager.update(eye, results, sink)?;
+        self.pool.submit(jobs);
+        Ok(report)
+    }
+
+    /// Updates at `eye`, waiting for the workers, until every wanted column is resident and no
+    /// re-mesh is pending. For headless use and tests.
+    pub fn settle<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S) -> Result<(), S::Error> {
+        self.update(eye, sink)?;
+        while !self.manager.is_settled() {
+            let results = self.pool.wait_results(Duration::from_millis(50));
+            self.generated += results.len() as u64;
+            let (jobs, _) = self.manager.update(eye, results, sink)?;
+            self.pool.submit(jobs);
+        }
+        Ok(())
+    }
+}
