@@ -16,6 +16,7 @@ pub use voxgpu_worlds::{stream, worldgen};
 
 pub mod cli;
 pub mod crate_baseline;
+pub mod session;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 

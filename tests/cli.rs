@@ -196,7 +196,16 @@ fn stats_is_identical_for_the_gpu_and_cpu_meshers() {
 
 #[test]
 fn the_viewer_without_a_display_says_so_in_one_line() {
-    for args in [&[][..], &["view"][..]] {
+    // The viewer's flags and a model path work with no subcommand, as with `view`: each of these
+    // reaches the viewer, which then finds no display.
+    let top_level: [&[&str]; 5] = [
+        &[],
+        &["view"],
+        &["--world", "flat", "--view-distance", "16"],
+        &["--world", "vox:assets/sample.vox"],
+        &["assets/sample.vox", "--width", "640"],
+    ];
+    for args in top_level {
         let out = Command::new(env!("CARGO_BIN_EXE_voxgpu"))
             .args(args)
             .env_remove("DISPLAY")
@@ -209,6 +218,19 @@ fn the_viewer_without_a_display_says_so_in_one_line() {
         assert_eq!(lines.len(), 1, "{args:?}: {stderr}");
         assert!(lines[0].contains("no display") && lines[0].contains("voxgpu render"), "{stderr}");
     }
+}
+
+#[test]
+fn a_model_path_and_another_world_are_refused_in_one_line() {
+    let out = Command::new(env!("CARGO_BIN_EXE_voxgpu"))
+        .args(["assets/sample.vox", "--world", "flat"])
+        .output()
+        .expect("binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(lines[0].contains("both name the world"), "{stderr}");
 }
 
 #[test]

@@ -20,12 +20,7 @@ const W: u32 = 192;
 const H: u32 = 128;
 
 fn renderer(gpu: &GpuContext, world: &World, culling: Culling) -> Offscreen {
-    let options = RendererOptions { culling, ..RendererOptions::new(W, H, 400.0) };
-    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
-    for (pos, chunk) in world.chunks() {
-        r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
-    }
-    r
+    common::renderer(gpu, world, RendererOptions { culling, ..RendererOptions::new(W, H, 400.0) })
 }
 
 /// Cameras over and inside the terrain, looking every way.

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use common::Rng;
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{GpuChunkMesh, GpuContext, Offscreen, RendererOptions};
+use voxgpu::gpu::low_level::GpuChunkMesh;
+use voxgpu::gpu::{GpuContext, Offscreen, RendererOptions};
 use voxgpu::lod::LodSettings;
 use voxgpu::mesh::mesh_world_chunk;
 use voxgpu::voxel::blocks as ids;
@@ -21,10 +22,7 @@ fn camera() -> Camera {
 }
 
 fn gpu_meshes(gpu: &GpuContext, world: &World, options: RendererOptions) -> Vec<GpuChunkMesh> {
-    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
-    for (pos, chunk) in world.chunks() {
-        r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
-    }
+    let mut r = common::renderer(gpu, world, options);
     r.settle(&camera()).expect("settles");
     r.read_meshes().expect("readback")
 }

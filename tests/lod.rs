@@ -23,14 +23,6 @@ fn lod(first_distance: f32) -> LodSettings {
     LodSettings { first_distance, ..LodSettings::default() }
 }
 
-fn renderer(gpu: &GpuContext, world: &World, options: RendererOptions) -> Offscreen {
-    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
-    for (pos, chunk) in world.chunks() {
-        r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
-    }
-    r
-}
-
 fn small(settings: LodSettings) -> RendererOptions {
     RendererOptions { lod: settings, ..RendererOptions::new(16, 16, 1000.0) }
 }
@@ -79,7 +71,7 @@ fn gpu_mips_equal_the_cpu_pyramid_after_uploads_and_edits() {
     let camera = Camera::look_at(Vec3::new(-50.0, 60.0, -50.0), Vec3::ZERO);
     for gpu in common::gpu_contexts() {
         let mut world = world.clone();
-        let mut r = renderer(&gpu, &world, small(LodSettings::default()));
+        let mut r = common::renderer(&gpu, &world, small(LodSettings::default()));
         r.settle(&camera).expect("settles");
         assert_mips_match(&gpu, &r, &world, "after upload");
         // Edits rebuild the pyramid of the chunk they touch.
@@ -108,7 +100,7 @@ fn gpu_level_choices_equal_the_cpu_twin_along_a_random_flight() {
         })
         .collect();
     for gpu in common::gpu_contexts() {
-        let mut r = renderer(&gpu, &world, small(settings));
+        let mut r = common::renderer(&gpu, &world, small(settings));
         let mut cpu: HashMap<ChunkPos, u32> = world.chunks().map(|(p, _)| (p, LEVEL_UNSET)).collect();
         let (mut compared, mut borderline) = (0, 0);
         let mut seen = BTreeSet::new();
@@ -144,7 +136,7 @@ fn a_camera_jittering_across_a_threshold_changes_a_level_at_most_once() {
     let eye_at = |offset: f32| Vec3::new(32.0 + 128.0 + offset, 16.0, 16.0);
     for gpu in common::gpu_contexts() {
         for (amplitude, most) in [(9.0f32, 1usize), (20.0, usize::MAX)] {
-            let mut r = renderer(&gpu, &world, small(settings));
+            let mut r = common::renderer(&gpu, &world, small(settings));
             let mut levels = Vec::new();
             let mut cpu_level = LEVEL_UNSET;
             let mut cpu_levels = Vec::new();
@@ -195,7 +187,7 @@ fn gpu_meshes_at_every_level_with_and_without_ambient_occlusion_equal_the_cpu_tw
     for gpu in common::gpu_contexts() {
         for ambient_occlusion in [true, false] {
             let options = RendererOptions { ambient_occlusion, ..small(lod(24.0)) };
-            let mut r = renderer(&gpu, &world, options);
+            let mut r = common::renderer(&gpu, &world, options);
             r.settle(&Camera::look_at(eye, eye + Vec3::X)).expect("settles");
             let levels: HashMap<ChunkPos, u32> = r.read_levels().expect("levels").into_iter().collect();
             let distinct: BTreeSet<u32> = levels.values().copied().collect();
@@ -241,7 +233,7 @@ fn gpu_lod_meshes_and_skirts_equal_the_cpu_twin() {
     ];
     for gpu in common::gpu_contexts() {
         for (name, world, eye, settings) in &scenes {
-            let mut r = renderer(&gpu, world, small(*settings));
+            let mut r = common::renderer(&gpu, world, small(*settings));
             r.settle(&Camera::look_at(*eye, Vec3::new(0.0, 40.0, 0.0))).expect("settles");
             let levels: HashMap<ChunkPos, u32> = r.read_levels().expect("levels").into_iter().collect();
             let pyramids: HashMap<ChunkPos, MipPyramid> =
@@ -381,7 +373,7 @@ fn no_background_shows_through_lod_seams() {
                 lod: *settings,
                 ..RendererOptions::new(256, 256, 1.0e6)
             };
-            let mut r = renderer(&gpu, world, options);
+            let mut r = common::renderer(&gpu, world, options);
             let camera = Camera::look_at(*eye, *target);
             r.settle(&camera).expect("settles");
             let on = r.read_image().expect("pixels");
@@ -425,7 +417,7 @@ fn an_edit_inside_a_coarse_chunk_remeshes_the_skirts_of_its_full_detail_neighbou
     world.insert(ChunkPos::new(1, 0, 0), s);
     let camera = Camera::look_at(Vec3::new(-40.0, 16.0, 16.0), Vec3::new(40.0, 16.0, 16.0));
     for gpu in common::gpu_contexts() {
-        let mut r = renderer(&gpu, &world, small(lod(60.0)));
+        let mut r = common::renderer(&gpu, &world, small(lod(60.0)));
         r.settle(&camera).expect("settles");
         let levels: HashMap<ChunkPos, u32> = r.read_levels().expect("levels").into_iter().collect();
         assert_eq!((levels[&ChunkPos::new(0, 0, 0)], levels[&ChunkPos::new(1, 0, 0)]), (0, 1));

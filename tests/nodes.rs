@@ -13,7 +13,8 @@ use std::sync::Arc;
 use common::Rng;
 use glam::{IVec2, IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{GpuNodeState, Offscreen, RendererOptions};
+use voxgpu::gpu::low_level::GpuNodeState;
+use voxgpu::gpu::{Offscreen, RendererOptions};
 use voxgpu::lod::{LodSettings, NodeState, Readiness, node_distance, select_nodes};
 use voxgpu::mesh::{ChunkMesh, mesh_world_chunk_lod};
 use voxgpu::voxel::{

@@ -30,14 +30,6 @@ fn options() -> RendererOptions {
     RendererOptions::new(W, H, 96.0)
 }
 
-fn renderer_for(gpu: &GpuContext, world: &World, options: RendererOptions) -> Offscreen {
-    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
-    for (pos, chunk) in world.chunks() {
-        r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
-    }
-    r
-}
-
 fn frame(r: &mut Offscreen) -> image::RgbaImage {
     r.settle(&camera()).expect("frame");
     r.read_image().expect("readback")
@@ -58,7 +50,7 @@ fn edits_across_chunk_borders_render_like_a_fresh_world() {
         let mut world =
             generate(&WorldSource::Flat, &WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 2 })
                 .expect("flat");
-        let mut r = renderer_for(&gpu, &world, options());
+        let mut r = common::renderer(&gpu, &world, options());
         let cam = Camera::look_at(Vec3::new(40.0, 45.0, 45.0), Vec3::new(0.0, 4.0, 0.0));
         r.settle(&cam).expect("first frame");
         let mut edits = Vec::new();
@@ -79,7 +71,7 @@ fn edits_across_chunk_borders_render_like_a_fresh_world() {
         }
         r.settle(&cam).expect("edited frame");
         let edited = r.read_image().expect("readback");
-        let mut fresh = renderer_for(&gpu, &world, options());
+        let mut fresh = common::renderer(&gpu, &world, options());
         fresh.settle(&cam).expect("fresh frame");
         assert_same("edited vs fresh", &gpu, &edited, &fresh.read_image().expect("readback"));
     }
@@ -89,7 +81,7 @@ fn edits_across_chunk_borders_render_like_a_fresh_world() {
 fn removing_and_reinserting_chunks_restores_the_picture() {
     for gpu in common::gpu_contexts() {
         let world = terrain();
-        let mut r = renderer_for(&gpu, &world, options());
+        let mut r = common::renderer(&gpu, &world, options());
         let before = frame(&mut r);
         let positions = world.sorted_positions();
         for pos in positions.iter().step_by(2) {
@@ -108,9 +100,9 @@ fn removing_and_reinserting_chunks_restores_the_picture() {
 fn a_quad_buffer_grown_from_one_page_renders_identically() {
     for gpu in common::gpu_contexts() {
         let world = terrain();
-        let normal = frame(&mut renderer_for(&gpu, &world, options()));
+        let normal = frame(&mut common::renderer(&gpu, &world, options()));
         let tiny = RendererOptions { initial_quad_pages: 1, ..options() };
-        assert_same("grown vs normal", &gpu, &frame(&mut renderer_for(&gpu, &world, tiny)), &normal);
+        assert_same("grown vs normal", &gpu, &frame(&mut common::renderer(&gpu, &world, tiny)), &normal);
     }
 }
 
@@ -121,13 +113,13 @@ fn capped_indirect_submission_renders_like_indirect_count() {
             continue; // this adapter already runs the capped path in every other test
         }
         let world = terrain();
-        let with_count = frame(&mut renderer_for(&gpu, &world, options()));
+        let with_count = frame(&mut common::renderer(&gpu, &world, options()));
         let capped_gpu = GpuContext::with_caps(gpu.adapter.clone(), |mut caps| {
             caps.multi_draw_indirect_count = false;
             caps
         })
         .expect("device without the feature");
-        let capped = frame(&mut renderer_for(&capped_gpu, &world, options()));
+        let capped = frame(&mut common::renderer(&capped_gpu, &world, options()));
         assert_same("capped vs count", &gpu, &capped, &with_count);
     }
 }
@@ -157,7 +149,7 @@ fn wireframe_without_line_polygon_mode_draws_edges_from_triangles() {
         assert!(!no_lines.caps.polygon_mode_line);
         let options =
             RendererOptions { mode: voxgpu::gpu::RenderMode::Wireframe, procedural_sky: false, ..options() };
-        let mut r = renderer_for(&no_lines, &world, options);
+        let mut r = common::renderer(&no_lines, &world, options);
         let image = frame(&mut r);
         let sky = *image.get_pixel(0, 0);
         let dark = image.pixels().filter(|p| p[0] < 60 && p[1] < 60 && p[2] < 60).count();
@@ -176,9 +168,9 @@ fn the_depth_prepass_draws_the_same_picture() {
     let world = terrain();
     for gpu in common::gpu_contexts() {
         for mode in [voxgpu::gpu::RenderMode::Filled, voxgpu::gpu::RenderMode::FilledWireframe] {
-            let plain = frame(&mut renderer_for(&gpu, &world, RendererOptions { mode, ..options() }));
+            let plain = frame(&mut common::renderer(&gpu, &world, RendererOptions { mode, ..options() }));
             let with_prepass = RendererOptions { mode, depth_prepass: true, ..options() };
-            let prepassed = frame(&mut renderer_for(&gpu, &world, with_prepass));
+            let prepassed = frame(&mut common::renderer(&gpu, &world, with_prepass));
             assert_same(&format!("depth pre-pass, {}", mode.name()), &gpu, &plain, &prepassed);
         }
     }

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use glam::{IVec2, IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{GpuChunkMesh, GpuContext, Offscreen, RendererOptions};
+use voxgpu::gpu::low_level::GpuChunkMesh;
+use voxgpu::gpu::{GpuContext, Offscreen, RendererOptions};
 use voxgpu::lod::LodSettings;
 use voxgpu::stream::{ChunkManager, StreamSettings, Streamer};
 use voxgpu::voxel::blocks as ids;
@@ -97,10 +98,7 @@ fn render_fresh(
     options: RendererOptions,
     camera: &Camera,
 ) -> image::RgbaImage {
-    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
-    for (pos, chunk) in world.chunks() {
-        r.insert_chunk(pos, Arc::clone(chunk)).expect("fits");
-    }
+    let mut r = common::renderer(gpu, world, options);
     r.settle(camera).expect("frame");
     r.read_image().expect("pixels")
 }

@@ -22,14 +22,6 @@ use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 const W: u32 = 160;
 const H: u32 = 120;
 
-fn renderer(gpu: &GpuContext, world: &World, options: RendererOptions) -> Offscreen {
-    let mut r = Offscreen::new(gpu, options, &world.registry).expect("renderer");
-    for (pos, chunk) in world.chunks() {
-        r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
-    }
-    r
-}
-
 #[test]
 fn the_transparent_list_is_sorted_back_to_front_by_chunk_distance() {
     // Terrain with lakes; cameras above and beside them, looking across.
@@ -44,7 +36,7 @@ fn the_transparent_list_is_sorted_back_to_front_by_chunk_distance() {
     for gpu in common::gpu_contexts() {
         // Full detail, so the chunks with water stay the same from every camera.
         let options = RendererOptions { lod: LodSettings::OFF, ..RendererOptions::new(W, H, 400.0) };
-        let mut r = renderer(&gpu, &world, options);
+        let mut r = common::renderer(&gpu, &world, options);
         r.settle(&cameras[0]).expect("settles");
         // Each chunk with water, and its face directions that have transparent quads.
         let with_water: Vec<(ChunkPos, Vec<Face>)> = r
@@ -114,7 +106,7 @@ fn two_glass_panes_blend_in_the_order_of_their_distance() {
     let centre = Vec3::new(16.0, 16.0, 56.5);
     let options = RendererOptions { procedural_sky: false, ..RendererOptions::new(W, H, 1000.0) };
     for gpu in common::gpu_contexts() {
-        let mut r = renderer(&gpu, &world, options.clone());
+        let mut r = common::renderer(&gpu, &world, options.clone());
         // From -Z the red pane is nearer, from +Z the blue one; the pixel at the centre sees
         // both, and the nearer pane's colour must dominate it.
         for (eye_z, near_is_red) in [(-10.0, true), (123.0, false)] {

@@ -13,10 +13,8 @@ use serde::Serialize;
 
 use super::{CliError, MeshArgs, WorldArgs};
 use crate::camera::Camera;
-use crate::gpu::{
-    Clock, GpuContext, GpuError, GpuTimer, MAX_CHUNKS_PER_FRAME, Offscreen, RendererOptions,
-    copy_bandwidth_gb_s, median,
-};
+use crate::gpu::low_level::{Clock, GpuTimer, copy_bandwidth_gb_s, median};
+use crate::gpu::{GpuContext, GpuError, MAX_CHUNKS_PER_FRAME, Offscreen, RendererOptions};
 use crate::crate_baseline::{CRATE_NAME, CrateInput, all_opaque_table, crate_mesh, twin_face_areas};
 use crate::mesh::{Face, QUAD_BYTES, cpu_threads, map_parallel, mesh_world_chunk_lod};
 use crate::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, MipPyramid, World};
@@ -200,7 +198,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     if args.generation {
         return bench_generation(args);
     }
-    let params = args.world.params(Vec3::ZERO);
+    let params = args.world.config().params(Vec3::ZERO);
     let full = worldgen::generate(&args.world.world, &params)?;
     let (eye, target) = worldgen::default_view(&args.world.world, &full, &params);
     let world = select_chunks(&full, args.chunks as usize);

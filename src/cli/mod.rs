@@ -7,6 +7,8 @@ pub mod profile;
 mod render;
 mod mesh_stats;
 mod stats;
+#[cfg(feature = "viewer")]
+pub mod view;
 
 use std::path::PathBuf;
 
@@ -15,28 +17,35 @@ use glam::Vec3;
 
 use crate::gpu::{Culling, GpuError};
 use crate::lod::LodSettings;
-use crate::worldgen::{WorldError, WorldParams, WorldSource};
+use crate::session::{SessionError, WorldConfig};
+use crate::worldgen::{WorldError, WorldSource};
 
 /// Largest image side `render` accepts: 8192² RGBA is 256 MiB of readback already.
 pub const MAX_IMAGE_SIDE: u32 = 8192;
 /// Largest `--view-distance`, in chunks: 65,536 blocks.
 pub const MAX_VIEW_DISTANCE: u32 = crate::stream::plan::MAX_VIEW_CHUNKS;
-/// Largest view distance, in chunks, of a world generated whole at full detail: every source but
-/// terrain, which streams level-of-detail nodes beyond 8 chunks.
-pub const MAX_FULL_DETAIL_VIEW: u32 = 64;
 
 #[derive(Debug, Parser)]
-#[command(name = "voxgpu", version, about = "A GPU-driven voxel renderer (no subcommand: the viewer)")]
+#[command(
+    name = "voxgpu",
+    version,
+    about = "A GPU-driven voxel renderer (no subcommand: the viewer, with the flags of `voxgpu view`)",
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The viewer's flags, without a subcommand.
+    #[cfg(feature = "viewer")]
+    #[command(flatten)]
+    pub view: view::ViewArgs,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Open the desktop viewer (the default): fly over the world, edit blocks, take screenshots.
     #[cfg(feature = "viewer")]
-    View(crate::viewer::ViewArgs),
+    View(view::ViewArgs),
     /// Render one frame headless and write it as a PNG.
     Render(render::RenderArgs),
     /// Mesh the world and print quad statistics.
@@ -73,10 +82,7 @@ pub struct WorldArgs {
 /// The default `--gpu-memory-budget`, in MiB: what the horizon needs with room to spare (wgpu
 /// does not report an adapter's memory size).
 pub const DEFAULT_GPU_BUDGET_MIB: u32 = 2048;
-/// GPU bytes one resident node is budgeted at: its voxel slot (75,008 bytes), its records (3,232)
-/// and 12 KiB of quad pages (six faces' last pages partly filled; terrain nodes average under
-/// 2 KiB of quads).
-pub const NODE_BUDGET_BYTES: u64 = 75_008 + 3_232 + 12 * 1024;
+pub use crate::session::NODE_BUDGET_BYTES;
 
 /// The view distance, in chunks, where `--view-distance` is not given.
 pub const DEFAULT_VIEW_DISTANCE: u32 = 8;
@@ -87,69 +93,15 @@ impl WorldArgs {
         self.view_distance.unwrap_or(DEFAULT_VIEW_DISTANCE)
     }
 
-    pub fn params(&self, center: Vec3) -> WorldParams {
-        WorldParams { seed: self.seed, center: center.floor().as_ivec3(), view_distance: self.distance() }
-    }
-
-    /// Whether the world is streamed as level-of-detail nodes (terrain beyond 8 chunks) rather
-    /// than generated whole at full detail.
-    pub fn uses_nodes(&self) -> bool {
-        self.world == WorldSource::Terrain && crate::stream::plan::top_level(self.distance()) > 0
-    }
-
-    /// Refuses a view distance the source cannot reach: every source but terrain is generated
-    /// whole at full detail.
-    pub fn check(&self) -> Result<(), CliError> {
-        if self.world != WorldSource::Terrain && self.distance() > MAX_FULL_DETAIL_VIEW {
-            return Err(CliError::Usage(format!(
-                "--view-distance {} chunks: only terrain streams level-of-detail nodes; --world {} is built whole, up to {MAX_FULL_DETAIL_VIEW} chunks",
-                self.distance(),
-                self.world
-            )));
+    /// The session's world configuration these flags give.
+    pub fn config(&self) -> WorldConfig {
+        WorldConfig {
+            source: self.world.clone(),
+            seed: self.seed,
+            view_distance: self.distance(),
+            gpu_memory_budget_mib: self.gpu_memory_budget,
         }
-        Ok(())
     }
-
-    /// The streamer of this world's nodes (terrain) for `renderer`: its level thresholds, and at
-    /// most the nodes the memory budget and the adapter's voxel pool (with a tenth to spare for
-    /// the estimate) allow.
-    pub fn streamer(&self, renderer: &crate::gpu::Offscreen) -> crate::stream::Streamer {
-        let columns = crate::worldgen::TerrainColumns::new(self.seed);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let lod = renderer.lod();
-        let budget = self.gpu_memory_budget as u64 * 1024 * 1024 / NODE_BUDGET_BYTES;
-        let max_nodes = budget.min(renderer.max_nodes() * 9 / 10) as usize;
-        let settings = crate::stream::StreamSettings {
-            lod,
-            max_nodes: Some(max_nodes),
-            ..crate::stream::StreamSettings::new(self.distance())
-        };
-        crate::stream::Streamer::new(settings, threads, std::sync::Arc::new(move |c| columns.node_column(c)))
-    }
-
-    /// The distance where fog reaches the sky colour: one chunk past the view distance.
-    pub fn fog_end(&self) -> f32 {
-        (self.distance() as f32 + 1.0) * crate::voxel::CHUNK_SIZE as f32
-    }
-}
-
-/// Puts the world into `renderer` around `eye` and waits until it is all in: the node clipmap for
-/// a streamed world (returning its streamer, to carry on with), every chunk of `world` otherwise.
-pub fn fill_renderer(
-    renderer: &mut crate::gpu::Offscreen,
-    args: &WorldArgs,
-    world: &crate::voxel::World,
-    eye: Vec3,
-) -> Result<Option<crate::stream::Streamer>, CliError> {
-    if args.uses_nodes() {
-        let mut streamer = args.streamer(renderer);
-        streamer.settle(eye, renderer)?;
-        return Ok(Some(streamer));
-    }
-    for (pos, chunk) in world.chunks() {
-        renderer.insert_chunk(pos, std::sync::Arc::clone(chunk))?;
-    }
-    Ok(None)
 }
 
 /// `--view-distance`: chunks (`N`, `Nc`) or blocks (`Nb`), 1..=2048 chunks.
@@ -286,6 +238,9 @@ pub enum CliError {
     /// The GPU side failed (no adapter, bad image size, device lost).
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    /// Opening the world's session failed.
+    #[error(transparent)]
+    Session(#[from] SessionError),
     /// Writing an output file failed.
     #[error("cannot write {path}: {reason}")]
     Write { path: PathBuf, reason: String },
@@ -296,26 +251,22 @@ pub enum CliError {
     /// so their timings would not compare the same work.
     #[error("bench check failed: {0}")]
     BenchCheck(String),
-    /// The viewer was started where there is no display to open a window on.
-    #[error(
-        "no display (DISPLAY and WAYLAND_DISPLAY are unset): the viewer needs a window; `voxgpu render --out frame.png` renders headless"
-    )]
-    NoDisplay,
-    /// The window system failed (no event loop, the window could not be created).
-    #[error("window: {0}")]
-    Window(String),
+    /// The viewer failed.
+    #[cfg(feature = "viewer")]
+    #[error(transparent)]
+    Viewer(#[from] crate::viewer::ViewerError),
 }
 
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         #[cfg(feature = "viewer")]
-        None => crate::viewer::run(&crate::viewer::ViewArgs::defaults()),
+        None => Ok(crate::viewer::run(&cli.view.config()?)?),
         #[cfg(not(feature = "viewer"))]
         None => {
             Err(CliError::Usage("this build has no viewer (feature `viewer`); try `voxgpu render`".into()))
         }
         #[cfg(feature = "viewer")]
-        Some(Command::View(args)) => crate::viewer::run(&args),
+        Some(Command::View(args)) => Ok(crate::viewer::run(&args.config()?)?),
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Stats(args)) => stats::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),

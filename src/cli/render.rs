@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use clap::Args;
 use glam::Vec3;
 
-use super::{CliError, CullArgs, FrameArgs, MeshArgs, WorldArgs, fill_renderer, parse_vec3};
+use super::{CliError, CullArgs, FrameArgs, MeshArgs, WorldArgs, parse_vec3};
 use crate::camera::Camera;
-use crate::gpu::{Culling, GpuContext, RenderMode, Offscreen, RendererOptions};
-use crate::worldgen::{self, WorldSource};
+use crate::gpu::{Culling, GpuContext, RenderMode, RendererOptions};
+use crate::session::{Residency, Session, SessionPlan};
+use crate::worldgen::WorldSource;
 
 #[derive(Debug, Clone, Args)]
 pub struct RenderArgs {
@@ -52,36 +53,32 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     if !parent.is_dir() {
         return Err(CliError::Write { path: args.out.clone(), reason: "its folder does not exist".into() });
     }
-    args.world.check()?;
-    let params = args.world.params(args.frame.camera.unwrap_or(Vec3::ZERO));
-    // A streamed world needs only the ground under the default camera from here.
-    let whole =
-        if args.world.uses_nodes() { worldgen::WorldParams { view_distance: 1, ..params } } else { params };
-    let world = worldgen::generate(&args.world.world, &whole)?;
-    let (eye, target) = args.frame.view(worldgen::default_view(&args.world.world, &world, &params))?;
-    if args.freeze_cull_at.is_some_and(|at| (target - at).length_squared() < 1e-6) {
-        return Err(CliError::Usage("--freeze-cull-at must differ from the target".into()));
+    if args.flight.is_some() && args.world.world != WorldSource::Terrain {
+        return Err(CliError::Usage("--flight streams procedural terrain: use it with --world terrain".into()));
     }
-    let culling =
-        Culling { frozen: args.freeze_cull_at.map(|at| Camera::look_at(at, target)), ..args.cull.culling() };
-
+    let residency = if args.flight.is_some() { Residency::StreamTerrain } else { Residency::WholeWhereExact };
+    let plan = SessionPlan::new(args.world.config(), residency, (args.frame.camera, args.frame.target))?;
+    let start = plan.camera;
+    let frozen = match args.freeze_cull_at {
+        Some(at) if (start.target - at).length_squared() < 1e-6 => {
+            return Err(CliError::Usage("--freeze-cull-at must differ from the target".into()));
+        }
+        at => at.map(|at| Camera::look_at(at, start.target)),
+    };
     let gpu = GpuContext::new()?;
-    let fog_end = args.world.fog_end();
-    let mode = args.mode;
-    let options = RendererOptions {
+    let mut session = plan.open(&gpu, |fog_end| RendererOptions {
         lod: args.mesh.lod_settings(),
         ambient_occlusion: args.mesh.ambient_occlusion(),
-        mode,
+        mode: args.mode,
         depth_prepass: args.cull.depth_prepass == super::Switch::On,
-        culling,
+        culling: Culling { frozen, ..args.cull.culling() },
         ..RendererOptions::new(args.frame.width, args.frame.height, fog_end)
-    };
-    let mut renderer = Offscreen::new(&gpu, options, &world.registry)?;
-    let start = Camera::look_at(eye, target);
+    })?;
     let camera = match args.flight {
         None => {
             let started = std::time::Instant::now();
-            if let Some(streamer) = fill_renderer(&mut renderer, &args.world, &world, start.eye)? {
+            session.fill()?;
+            if let Some(streamer) = &session.streamer {
                 let capped = if streamer.manager.is_capped() {
                     " (memory-capped: the farthest nodes for their size were left out)"
                 } else {
@@ -91,8 +88,9 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
             }
             start
         }
-        Some(frames) => fly(&mut renderer, args, start, frames)?,
+        Some(frames) => fly(&mut session, start, frames)?,
     };
+    let renderer = &mut session.renderer;
     let stats = renderer.settle(&camera)?;
     let image = crate::to_image(renderer.read_pixels()?);
     image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
@@ -128,13 +126,9 @@ const FLIGHT_SPEED: f32 = 2.0;
 /// Streams terrain in around `start`, then along `frames` frames of a straight flight from it,
 /// rendering each, then waits for the last position's columns. Returns the camera where the
 /// flight ends.
-fn fly(renderer: &mut Offscreen, args: &RenderArgs, start: Camera, frames: u32) -> Result<Camera, CliError> {
-    if args.world.world != WorldSource::Terrain {
-        return Err(CliError::Usage(
-            "--flight streams procedural terrain: use it with --world terrain".into(),
-        ));
-    }
-    let mut streamer = args.world.streamer(renderer);
+fn fly(session: &mut Session, start: Camera, frames: u32) -> Result<Camera, CliError> {
+    let Session { renderer, streamer, .. } = session;
+    let streamer = streamer.as_mut().expect("a flight streams its terrain");
     let at = |frame: u32| {
         let offset = Vec3::X * FLIGHT_SPEED * frame as f32;
         Camera::look_at(start.eye + offset, start.target + offset)

@@ -13,6 +13,7 @@ use super::{CliError, MeshArgs, WorldArgs, parse_vec3};
 use crate::camera::Camera;
 use crate::cull::{Frustum, chunk_in_frustum, face_may_show};
 use crate::gpu::{FrameStats, GpuContext, Offscreen, RendererOptions};
+use crate::session::{Residency, SessionPlan};
 use crate::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
 use super::mesh_stats::MeshStats;
 use crate::mesh::{ChunkMesh, Face, cpu_threads, map_parallel, mesh_world_chunk_lod};
@@ -120,19 +121,19 @@ fn node_stats(args: &StatsArgs) -> Result<(), CliError> {
             "--mesher cpu meshes whole worlds of chunks: use a view distance of 8 chunks or less".into(),
         ));
     }
-    let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
-    let near = worldgen::generate(&args.world.world, &worldgen::WorldParams { view_distance: 1, ..params })?;
-    let (default_eye, target) = worldgen::default_view(&args.world.world, &near, &params);
-    let eye = args.camera.unwrap_or(default_eye);
+    let plan = SessionPlan::new(args.world.config(), Residency::WholeWhereExact, (args.camera, None))?;
     let gpu = GpuContext::new()?;
-    let options = RendererOptions {
-        lod: args.mesh.lod_settings(),
-        ambient_occlusion: args.mesh.ambient_occlusion(),
-        ..RendererOptions::new(STATS_ASPECT.0 * 80, STATS_ASPECT.1 * 80, args.world.fog_end())
-    };
-    let mut renderer = Offscreen::new(&gpu, options, &near.registry)?;
-    let streamer = super::fill_renderer(&mut renderer, &args.world, &near, eye)?;
-    let frame = renderer.settle(&Camera::look_at(eye, target))?;
+    let mut session = plan.open(&gpu, |fog_end| {
+        RendererOptions {
+            lod: args.mesh.lod_settings(),
+            ambient_occlusion: args.mesh.ambient_occlusion(),
+            ..RendererOptions::new(STATS_ASPECT.0 * 80, STATS_ASPECT.1 * 80, fog_end)
+        }
+    })?;
+    session.fill()?;
+    let (camera, streamer, renderer) = (session.camera, &session.streamer, &mut session.renderer);
+    let eye = camera.eye;
+    let frame = renderer.settle(&camera)?;
     let report = NodeStatsReport {
         camera: eye.to_array(),
         view_distance_blocks: args.world.distance() * crate::voxel::CHUNK_SIZE as u32,
@@ -143,7 +144,7 @@ fn node_stats(args: &StatsArgs) -> Result<(), CliError> {
         draw_commands: frame.draw_commands,
         gpu_bytes: frame.gpu_bytes,
         gpu_memory_budget_mib: args.world.gpu_memory_budget,
-        capped: streamer.is_some_and(|s| s.manager.is_capped()),
+        capped: streamer.as_ref().is_some_and(|s| s.manager.is_capped()),
     };
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("plain struct serialises"));
@@ -166,11 +167,12 @@ fn node_stats(args: &StatsArgs) -> Result<(), CliError> {
 }
 
 pub fn run(args: &StatsArgs) -> Result<(), CliError> {
-    args.world.check()?;
-    if args.world.uses_nodes() {
+    let config = args.world.config();
+    config.check()?;
+    if config.uses_nodes() {
         return node_stats(args);
     }
-    let params = args.world.params(args.camera.unwrap_or(Vec3::ZERO));
+    let params = config.params(args.camera.unwrap_or(Vec3::ZERO));
     let world = worldgen::generate(&args.world.world, &params)?;
     let (default_eye, target) = worldgen::default_view(&args.world.world, &world, &params);
     let eye = args.camera.unwrap_or(default_eye);

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use glam::Vec3;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent};
@@ -12,10 +11,9 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{CursorGrabMode, Window, WindowId};
 
-use super::ViewArgs;
+use super::{ViewerConfig, ViewerError};
 use super::overlay::{Overlay, OverlayData};
 use super::script::{Action, Key, Script};
-use crate::cli::CliError;
 use crate::fly::{FlyCamera, FlyInput};
 use crate::gpu::{
     Culling, FrameStats, GpuContext, Presented, Presenter, RenderMode, Offscreen, RendererOptions,
@@ -23,7 +21,8 @@ use crate::gpu::{
 use crate::lod::LodSettings;
 use crate::stream::Streamer;
 use crate::voxel::{BlockId, CHUNK_SIZE};
-use crate::worldgen::{self, WorldSource};
+use crate::session::{Residency, Session};
+use crate::worldgen::WorldSource;
 
 /// Frame time of a scripted run, so it is repeatable.
 const SCRIPT_DT: f32 = 1.0 / 60.0;
@@ -34,11 +33,11 @@ const LOOK_PER_PIXEL: f32 = 0.0025;
 /// The viewer's view distance on a discrete GPU, in chunks: 8192 blocks.
 const DISCRETE_VIEW_DISTANCE: u32 = 256;
 
-pub fn run(args: ViewArgs, script: Option<Script>) -> Result<(), CliError> {
-    let event_loop = EventLoop::new().map_err(|e| CliError::Window(e.to_string()))?;
+pub fn run(args: ViewerConfig, script: Option<Script>) -> Result<(), ViewerError> {
+    let event_loop = EventLoop::new().map_err(|e| ViewerError::Window(e.to_string()))?;
     event_loop.set_control_flow(ControlFlow::Poll);
     let mut app = App { args, script, state: None, error: None };
-    event_loop.run_app(&mut app).map_err(|e| CliError::Window(e.to_string()))?;
+    event_loop.run_app(&mut app).map_err(|e| ViewerError::Window(e.to_string()))?;
     match app.error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -46,11 +45,11 @@ pub fn run(args: ViewArgs, script: Option<Script>) -> Result<(), CliError> {
 }
 
 struct App {
-    args: ViewArgs,
+    args: ViewerConfig,
     script: Option<Script>,
     state: Option<Viewer>,
     /// The error that ended the run, reported once the event loop returns.
-    error: Option<CliError>,
+    error: Option<ViewerError>,
 }
 
 /// Movement keys held down.
@@ -173,19 +172,19 @@ impl ApplicationHandler for App {
 }
 
 impl App {
-    fn fail(&mut self, event_loop: &ActiveEventLoop, error: CliError) {
+    fn fail(&mut self, event_loop: &ActiveEventLoop, error: ViewerError) {
         self.error.get_or_insert(error);
         event_loop.exit();
     }
 }
 
 impl Viewer {
-    fn open(event_loop: &ActiveEventLoop, args: &ViewArgs) -> Result<Self, CliError> {
+    fn open(event_loop: &ActiveEventLoop, args: &ViewerConfig) -> Result<Self, ViewerError> {
         let attributes = Window::default_attributes()
             .with_title("voxgpu")
-            .with_inner_size(PhysicalSize::new(args.frame.width, args.frame.height));
+            .with_inner_size(PhysicalSize::new(args.width, args.height));
         let window =
-            Arc::new(event_loop.create_window(attributes).map_err(|e| CliError::Window(e.to_string()))?);
+            Arc::new(event_loop.create_window(attributes).map_err(|e| ViewerError::Window(e.to_string()))?);
         let (gpu, surface) = GpuContext::with_surface(Arc::clone(&window), |instance| {
             instance.create_surface(Arc::clone(&window))
         })?;
@@ -194,46 +193,30 @@ impl Viewer {
 
         // The view distance: as given, or the horizon on a discrete GPU and a small default on
         // others (software adapters draw every quad on the CPU).
-        let mut world_args = args.world.clone();
-        let chosen_by = match world_args.view_distance {
-            Some(_) => "--view-distance",
-            None if gpu.summary.device_type == wgpu::DeviceType::DiscreteGpu
-                && world_args.world == WorldSource::Terrain =>
-            {
-                world_args.view_distance = Some(DISCRETE_VIEW_DISTANCE);
-                "discrete GPU"
-            }
-            None => "default",
+        let mut world = args.world.clone();
+        let chosen_by = if args.view_distance_given {
+            "--view-distance"
+        } else if gpu.summary.device_type == wgpu::DeviceType::DiscreteGpu && world.source == WorldSource::Terrain {
+            world.view_distance = DISCRETE_VIEW_DISTANCE;
+            "discrete GPU"
+        } else {
+            "default"
         };
-        world_args.check()?;
-        let params = world_args.params(args.frame.camera.unwrap_or(Vec3::ZERO));
-        let streaming = world_args.world == WorldSource::Terrain;
+        let lod = args.lod;
         // Terrain streams around the camera; the other sources are small and loaded whole.
-        let world = if streaming {
-            worldgen::generate(&world_args.world, &worldgen::WorldParams { view_distance: 1, ..params })?
-        } else {
-            worldgen::generate(&world_args.world, &params)?
-        };
-        let (eye, target) = args.frame.view(worldgen::default_view(&world_args.world, &world, &params))?;
-        let fog_end = world_args.fog_end();
-        let lod = args.mesh.lod_settings();
-        let options = RendererOptions {
-            lod,
-            ambient_occlusion: args.mesh.ambient_occlusion(),
-            ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
-        };
-        let mut renderer = Offscreen::new(&gpu, options, &world.registry)?;
-        // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
-        let _ = renderer.set_profiling(true);
-        let streamer = if streaming {
-            Some(world_args.streamer(&renderer))
-        } else {
-            for (pos, chunk) in world.chunks() {
-                renderer.insert_chunk(pos, Arc::clone(chunk))?;
+        let mut session = Session::open(&gpu, world, Residency::StreamTerrain, (args.camera, args.target), |fog_end| {
+            RendererOptions {
+                lod,
+                ambient_occlusion: args.ambient_occlusion,
+                ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
             }
-            None
-        };
-        let view_distance = (world_args.distance(), chosen_by);
+        })?;
+        // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
+        let _ = session.renderer.set_profiling(true);
+        session.update()?;
+        let Session { renderer, streamer, camera, world, config, .. } = session;
+        let (eye, target) = (camera.eye, camera.target);
+        let view_distance = (config.view_distance, chosen_by);
         let overlay = Overlay::new(&window, &gpu.device, presenter.format());
         println!(
             "voxgpu viewer on {} ({})",
@@ -260,7 +243,7 @@ impl Viewer {
             backend: format!("{:?}", gpu.summary.backend).to_lowercase(),
             lod,
             view_distance,
-            budget_mib: args.world.gpu_memory_budget,
+            budget_mib: config.gpu_memory_budget_mib,
             minimised: size.width == 0 || size.height == 0,
             stats: None,
             fps: 0.0,
@@ -271,7 +254,7 @@ impl Viewer {
     }
 
     /// A new window size; 0×0 (minimised) keeps everything and skips drawing.
-    fn resize(&mut self, width: u32, height: u32) -> Result<(), CliError> {
+    fn resize(&mut self, width: u32, height: u32) -> Result<(), ViewerError> {
         self.minimised = width == 0 || height == 0;
         if self.minimised {
             return Ok(());
@@ -281,7 +264,7 @@ impl Viewer {
         Ok(())
     }
 
-    fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool) -> Result<(), CliError> {
+    fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool) -> Result<(), ViewerError> {
         let held = &mut self.held;
         match code {
             KeyCode::KeyW => held.forward = pressed,
@@ -326,7 +309,7 @@ impl Viewer {
         self.press(key)
     }
 
-    fn press(&mut self, key: Key) -> Result<(), CliError> {
+    fn press(&mut self, key: Key) -> Result<(), ViewerError> {
         match key {
             Key::Mode(n) => {
                 if let Some(&mode) = (n as usize).checked_sub(1).and_then(|i| RenderMode::ALL.get(i)) {
@@ -375,7 +358,7 @@ impl Viewer {
         self.window.set_cursor_visible(!self.grabbed);
     }
 
-    fn click(&mut self, button: MouseButton) -> Result<(), CliError> {
+    fn click(&mut self, button: MouseButton) -> Result<(), ViewerError> {
         match button {
             // The first click only takes the cursor.
             _ if !self.grabbed => {
@@ -389,7 +372,7 @@ impl Viewer {
     }
 
     /// Removes the targeted block, or places the selected one in front of it.
-    fn edit(&mut self, place: bool) -> Result<(), CliError> {
+    fn edit(&mut self, place: bool) -> Result<(), ViewerError> {
         let Some(hit) = self.renderer.pick(&self.fly.camera(), REACH) else { return Ok(()) };
         if place {
             self.renderer.set_block(hit.empty, self.selected)?;
@@ -399,7 +382,7 @@ impl Viewer {
         Ok(())
     }
 
-    fn apply(&mut self, action: &Action) -> Result<(), CliError> {
+    fn apply(&mut self, action: &Action) -> Result<(), ViewerError> {
         match *action {
             Action::Move { forward, right, up } => {
                 self.scripted_move = FlyInput { forward, right, up, ..FlyInput::default() };
@@ -426,7 +409,7 @@ impl Viewer {
     }
 
     /// One frame. Returns false when the run is over.
-    fn frame(&mut self, args: &ViewArgs, script: Option<&Script>) -> Result<bool, CliError> {
+    fn frame(&mut self, args: &ViewerConfig, script: Option<&Script>) -> Result<bool, ViewerError> {
         let now = Instant::now();
         let dt = match script {
             Some(_) => SCRIPT_DT,
@@ -482,9 +465,9 @@ impl Viewer {
         Ok(!last)
     }
 
-    fn save(&self, path: &std::path::Path) -> Result<(), CliError> {
+    fn save(&self, path: &std::path::Path) -> Result<(), ViewerError> {
         let image = crate::to_image(self.renderer.read_pixels()?);
-        image.save(path).map_err(|e| CliError::Write { path: path.to_path_buf(), reason: e.to_string() })
+        image.save(path).map_err(|e| ViewerError::Write { path: path.to_path_buf(), reason: e.to_string() })
     }
 
     /// Frames per second, measured over half-second windows.

@@ -16,57 +16,89 @@ pub mod script;
 
 use std::path::PathBuf;
 
-use crate::cli::{CliError, FrameArgs, MeshArgs, WorldArgs};
-use clap::Args;
+use glam::Vec3;
 
-#[derive(Debug, Clone, Args)]
-pub struct ViewArgs {
-    #[command(flatten)]
-    pub frame: FrameArgs,
-    /// Quit after this many frames (with `--screenshot`, the last one is saved).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+use crate::gpu::GpuError;
+use crate::lod::LodSettings;
+use crate::session::{SessionError, WorldConfig};
+
+/// What the viewer opens, and how it is driven.
+#[derive(Clone, Debug)]
+pub struct ViewerConfig {
+    /// The world. Where its view distance was not chosen by the user, a discrete GPU gets the
+    /// horizon over terrain instead.
+    pub world: WorldConfig,
+    /// Whether the user gave the view distance.
+    pub view_distance_given: bool,
+    /// The window's first size in pixels.
+    pub width: u32,
+    /// The window's first height in pixels.
+    pub height: u32,
+    /// Camera position in blocks (the world's default view where `None`).
+    pub camera: Option<Vec3>,
+    /// The point the camera looks at.
+    pub target: Option<Vec3>,
+    /// Levels of detail.
+    pub lod: LodSettings,
+    /// Ambient occlusion baked by the mesher.
+    pub ambient_occlusion: bool,
+    /// Quit after this many frames.
     pub exit_after_frames: Option<u64>,
-    /// Save the last frame here as a PNG (needs `--exit-after-frames`).
-    #[arg(long, requires = "exit_after_frames")]
+    /// Save the last frame here as a PNG.
     pub screenshot: Option<PathBuf>,
-    /// Drive the viewer from a script of timed inputs (see `voxgpu::viewer::script`).
-    #[arg(long)]
+    /// A script of timed inputs ([`script`]).
     pub script: Option<PathBuf>,
-    #[command(flatten)]
-    pub mesh: MeshArgs,
-    #[command(flatten)]
-    pub world: WorldArgs,
 }
 
-impl ViewArgs {
-    /// The defaults of `voxgpu` with no subcommand.
-    pub fn defaults() -> Self {
-        use clap::FromArgMatches;
-        let command = <Self as clap::Args>::augment_args(clap::Command::new("view"));
-        let matches = command.get_matches_from(["view"]);
-        Self::from_arg_matches(&matches).expect("the defaults parse")
-    }
+/// Everything the viewer can fail with; each prints as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewerError {
+    /// Opening the world failed.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The GPU failed (device lost, surface).
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// Started where there is no display to open a window on.
+    #[error(
+        "no display (DISPLAY and WAYLAND_DISPLAY are unset): the viewer needs a window; `voxgpu render --out frame.png` renders headless"
+    )]
+    NoDisplay,
+    /// The window system failed (no event loop, the window could not be created).
+    #[error("window: {0}")]
+    Window(String),
+    /// Writing the screenshot failed.
+    #[error("cannot write {path}: {reason}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The `--script` file could not be read or parsed.
+    #[error("{0}")]
+    Script(String),
 }
 
 /// Opens the window and runs until it is closed or `--exit-after-frames` is reached.
-pub fn run(args: &ViewArgs) -> Result<(), CliError> {
+pub fn run(args: &ViewerConfig) -> Result<(), ViewerError> {
     if cfg!(target_os = "linux")
         && ["DISPLAY", "WAYLAND_DISPLAY"].iter().all(|v| std::env::var_os(v).is_none())
     {
-        return Err(CliError::NoDisplay);
+        return Err(ViewerError::NoDisplay);
     }
     let script = match &args.script {
         Some(path) => {
             let text = std::fs::read_to_string(path)
-                .map_err(|e| CliError::Usage(format!("cannot read --script {}: {e}", path.display())))?;
-            Some(script::Script::parse(&text).map_err(CliError::Usage)?)
+                .map_err(|e| ViewerError::Script(format!("cannot read --script {}: {e}", path.display())))?;
+            Some(script::Script::parse(&text).map_err(ViewerError::Script)?)
         }
         None => None,
     };
     if let Some(path) = &args.screenshot {
         let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
         if !parent.is_dir() {
-            return Err(CliError::Write { path: path.clone(), reason: "its folder does not exist".into() });
+            return Err(ViewerError::Write { path: path.clone(), reason: "its folder does not exist".into() });
         }
     }
     app::run(args.clone(), script)

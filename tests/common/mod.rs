@@ -266,3 +266,13 @@ impl ReadImage for voxgpu::gpu::Offscreen {
         self.read_pixels().map(voxgpu::to_image)
     }
 }
+
+/// The one renderer builder of the tests: an offscreen renderer on `gpu` with every chunk of
+/// `world` resident.
+pub fn renderer(gpu: &GpuContext, world: &World, options: voxgpu::gpu::RendererOptions) -> voxgpu::gpu::Offscreen {
+    let mut r = voxgpu::gpu::Offscreen::new(gpu, options, &world.registry).expect("renderer");
+    for (pos, chunk) in world.chunks() {
+        r.insert_chunk(pos, std::sync::Arc::clone(chunk)).expect("chunk fits");
+    }
+    r
+}

@@ -7,9 +7,14 @@
 use glam::camera::rh::{proj::directx, view};
 use glam::{Mat4, Vec3};
 
+/// A perspective camera as plain data: eye and target in world blocks, the vertical field of view
+/// and the near plane. [`Camera::view_proj`] gives the matrix that the draw and the culling use.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Camera {
+    /// Eye position in world coordinates (blocks).
     pub eye: Vec3,
+    /// A point the camera looks at, in world coordinates (blocks); only its direction from `eye`
+    /// matters.
     pub target: Vec3,
     /// Vertical field of view in degrees.
     pub fov_y_degrees: f32,
@@ -18,6 +23,8 @@ pub struct Camera {
 }
 
 impl Camera {
+    /// A camera at `eye` looking at `target`, with a 70° vertical field of view and the near plane
+    /// 0.1 blocks away.
     pub fn look_at(eye: Vec3, target: Vec3) -> Self {
         Self { eye, target, fov_y_degrees: 70.0, near: 0.1 }
     }
@@ -41,6 +48,8 @@ impl Camera {
         directx::perspective_infinite_reverse(self.fov_y_degrees.to_radians(), aspect, self.near)
     }
 
+    /// World-to-clip matrix, [`Camera::projection`] × [`Camera::view`], for a viewport of `aspect`
+    /// = width / height.
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
         self.projection(aspect) * self.view()
     }

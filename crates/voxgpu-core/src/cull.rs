@@ -26,10 +26,13 @@ use crate::voxel::{ChunkPos, chunk_aabb};
 /// The six planes `(normal, d)` with `normal · p + d ≥ 0` inside, in [`Frustum::NAMES`] order.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Frustum {
+    /// Each plane as `(n.x, n.y, n.z, d)` with `n` a unit vector, so `n · p + d` is a distance in
+    /// blocks.
     pub planes: [Vec4; 6],
 }
 
 impl Frustum {
+    /// The name of each plane, by index into [`Frustum::planes`].
     pub const NAMES: [&'static str; 6] = ["left", "right", "bottom", "top", "far", "near"];
 
     /// The planes of `view_proj` (clip = `view_proj × world`), normalised.
@@ -46,6 +49,8 @@ impl Frustum {
         self.planes[i].truncate().dot(p) + self.planes[i].w
     }
 
+    /// Whether `p` is inside or on every plane. The far plane of an infinite projection excludes
+    /// nothing.
     pub fn contains_point(&self, p: Vec3) -> bool {
         (0..6).all(|i| self.distance(i, p) >= 0.0)
     }

@@ -25,8 +25,11 @@ pub struct FlyInput {
     pub look: (f32, f32),
 }
 
+/// The fly camera's state: position, yaw, pitch and cruising speed, plus its current velocity,
+/// which only [`FlyCamera::update`] changes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlyCamera {
+    /// Eye position in world coordinates (blocks).
     pub position: Vec3,
     /// Radians; 0 looks along −Z, positive turns right (towards +X).
     pub yaw: f32,
@@ -41,7 +44,10 @@ pub struct FlyCamera {
 const RESPONSE: f32 = 12.0;
 const SPRINT: f32 = 4.0;
 const MAX_PITCH: f32 = 1.55;
+/// Slowest cruising speed [`FlyCamera::scroll`] allows, in blocks per second.
 pub const MIN_SPEED: f32 = 1.0;
+/// Fastest cruising speed [`FlyCamera::scroll`] allows, in blocks per second (sprint multiplies it
+/// by 4).
 pub const MAX_SPEED: f32 = 2000.0;
 
 impl FlyCamera {
@@ -64,6 +70,8 @@ impl FlyCamera {
         Vec3::new(sy * cp, sp, -cy * cp)
     }
 
+    /// The [`Camera`] at this position looking along [`FlyCamera::forward`], with
+    /// [`Camera::look_at`]'s field of view and near plane.
     pub fn camera(&self) -> Camera {
         Camera::look_at(self.position, self.position + self.forward())
     }

@@ -12,6 +12,8 @@
 //! Every function here that the engine also runs on the GPU is its exact twin: the tests compare
 //! integer outputs for equality.
 
+#![warn(missing_docs)]
+
 pub mod camera;
 pub mod cull;
 pub mod fly;

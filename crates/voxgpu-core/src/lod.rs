@@ -63,6 +63,8 @@ impl LodSettings {
         if on { Self::default() } else { Self::OFF }
     }
 
+    /// Whether LOD is on: nodes may be meshed at a coarser mip than their own level (`max_level >
+    /// 0`).
     pub fn is_on(&self) -> bool {
         self.max_level > 0
     }
@@ -159,6 +161,7 @@ pub struct NodeState {
     pub split: Option<bool>,
     /// The mip level it is meshed at ([`LEVEL_UNSET`] before the first frame).
     pub mip: u32,
+    /// Whether the node is drawn: neither replaced by its children nor covered by its parent.
     pub shown: bool,
 }
 
@@ -172,7 +175,11 @@ impl Default for NodeState {
 /// its parent's, have been generated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Readiness {
+    /// Every one of the node's child columns has been generated, so its children can stand in for
+    /// it once it is split.
     pub children: bool,
+    /// Every child column of the node's parent has been generated (this node's and its siblings'),
+    /// so they can stand in for the parent once it is split.
     pub siblings: bool,
 }
 

@@ -6,6 +6,7 @@ use crate::voxel::{Chunk, NodeColumn, NodeKey};
 
 /// Where the manager's decisions go. The engine's renderer implements it; tests use a recording fake.
 pub trait ChunkSink {
+    /// Why [`ChunkSink::insert`] could not make a node resident.
     type Error;
     /// Makes `chunk` resident as node `key`. Neighbours are not re-meshed by this: the manager
     /// asks for that itself, deduplicated and within its budget.

@@ -2,9 +2,10 @@
 //
 // Reads:  quads (mega quad buffer), page_owner (page -> chunk slot), chunks (ChunkMeta per slot:
 //         origin and the level its quads are in), blocks (colour and face tiles per block id),
-//         atlas and tile_averages (the texture atlas, src/voxel/atlas.rs), camera.
+//         atlas and tile_averages (the texture atlas, crates/voxgpu-core/src/voxel/atlas.rs),
+//         camera.
 // Writes: colour and depth of the current render pass.
-// Entry points: one vertex shader; one fragment shader per raster pass (gpu/render_mode.rs):
+// Entry points: one vertex shader; one fragment shader per raster pass (src/render_mode.rs):
 //         shaded opaque and transparent, LOD colours, chunk colours, quad-size heat map, and
 //         wireframe (line polygon mode, or quad edges found in the fragment where lines are
 //         missing).

@@ -1,12 +1,13 @@
-// Shared declarations: prepended to every other shader by `gpu::shader_source`.
+// Shared declarations: prepended to every other shader by `shaders::shader_source`
+// (src/shaders.rs).
 //
 // Every constant and struct here has one Rust twin, and `tests/shaders.rs` checks the two
 // against each other: the quad bit layout (`mesh::QUAD_FIELDS`), the page size
-// (`gpu::PAGE_QUADS_LOG2`), `ChunkMeta` and `Camera` (`gpu::layouts`).
+// (`quad_pool::PAGE_QUADS_LOG2`), `ChunkMeta` and `Camera` (src/layouts.rs).
 
 const CHUNK_SIZE: u32 = 32u;
 
-// Packed quad: two u32 words. See src/mesh/quad.rs for the table.
+// Packed quad: two u32 words. See crates/voxgpu-core/src/mesh/quad.rs for the table.
 const QUAD_X_WORD: u32 = 0u;
 const QUAD_X_SHIFT: u32 = 0u;
 const QUAD_X_BITS: u32 = 5u;
@@ -57,7 +58,7 @@ const MAX_LEVEL: u32 = 5u;
 const LEVEL_UNSET: u32 = 0xffffffffu;
 
 // Where level `level` starts in a slot, in u16 ids (always even, so levels start on a word). Twin
-// of gpu::level_base.
+// of layouts::level_base.
 fn level_base(level: u32) -> u32 {
     var base = 0u;
     for (var k = 0u; k < level; k++) {
@@ -76,7 +77,7 @@ const MAX_FACE_PAGES: u32 = 128u;
 // set when the chunk left and its pages only need freeing.
 const WORK_JOBS_OFFSET: u32 = 4u;
 const JOB_RELEASE_ONLY: u32 = 0x80000000u;
-// ChunkLinks::state bits. Rust twin: gpu::ChunkState.
+// ChunkLinks::state bits. Rust twin: layouts::ChunkState.
 // Mesh all six faces (voxels, a neighbour or the level changed).
 const CHUNK_DIRTY: u32 = 1u;
 // The chunk left: free its pages.
@@ -91,13 +92,13 @@ const CHUNK_CHILDREN_READY: u32 = 16u;
 // Every child column of this node's parent has been generated: CHILDREN_READY of the parent.
 const CHUNK_SIBLINGS_READY: u32 = 32u;
 
-// ChunkMeta::flags bits, written by the LOD pass. Rust twin: gpu::NodeFlags.
+// ChunkMeta::flags bits, written by the LOD pass. Rust twin: layouts::NodeFlags.
 // The node is closer than its level's threshold: its children are wanted in its place.
 const NODE_SPLIT: u32 = 1u;
 // The LOD pass has decided SPLIT at least once (hysteresis applies from then on).
 const NODE_SELECTED: u32 = 2u;
 
-// Per-node record, indexed by slot. Rust twin: gpu::ChunkMeta. A level-N node is a 32^3 grid of
+// Per-node record, indexed by slot. Rust twin: layouts::ChunkMeta. A level-N node is a 32^3 grid of
 // cells 2^N blocks wide; level 0 is a chunk.
 struct ChunkMeta {
     // World block coordinates of the node's minimum corner.
@@ -121,7 +122,7 @@ fn node_size(record: ChunkMeta) -> f32 {
     return f32(CHUNK_SIZE << record.node_level);
 }
 
-// Per-chunk links for the mesher, indexed by slot. Rust twin: gpu::ChunkLinks. The CPU writes
+// Per-chunk links for the mesher, indexed by slot. Rust twin: layouts::ChunkLinks. The CPU writes
 // `neighbours` and `state` when the chunk or a neighbour changes or leaves; the GPU clears the
 // DIRTY and VOXELS bits as it queues the work, and sets DIRTY when a level changes or pages ran
 // out. `lod` belongs to the GPU (the CPU writes it only to LEVEL_UNSET for a new chunk).
@@ -134,7 +135,7 @@ struct ChunkLinks {
 
 // Where one face direction of one chunk keeps its quads, indexed by slot * 6 + face. The face's
 // stream holds its opaque quads, then its transparent ones; stream index i lives in page
-// pages[i >> QUAD_PAGE_LOG2] at offset i & 255. Rust twin: gpu::FaceMesh.
+// pages[i >> QUAD_PAGE_LOG2] at offset i & 255. Rust twin: layouts::FaceMesh.
 struct FaceMesh {
     opaque: u32,
     transparent: u32,
@@ -149,7 +150,7 @@ struct FaceMesh {
 // takes a range of a per-frame cursor (atomicAdd on `popped`) and gets pages
 // free[free_count - popped_end, free_count - popped_start); a range past the stack's depth fails.
 // The commit step then lowers free_count by what was granted. Pushes and pops never share a
-// dispatch. Rust twin of the header: gpu::AllocatorHeader.
+// dispatch. Rust twin of the header: layouts::AllocatorHeader.
 struct Allocator {
     free_count: atomic<u32>,
     // Pages asked for but not granted, summed since creation; the CPU grows the pool when it
@@ -172,7 +173,7 @@ struct DrawArgs {
     first_instance: u32,
 }
 
-// Sizes the compute passes need, written by the CPU once per frame. Rust twin: gpu::PassParams.
+// Sizes the compute passes need, written by the CPU once per frame. Rust twin: layouts::PassParams.
 struct PassParams {
     // Slots in use (the highest slot + 1).
     slot_count: u32,
@@ -186,7 +187,7 @@ struct PassParams {
     ambient_occlusion: u32,
 }
 
-// What the LOD pass selects levels from, written once per frame. Rust twin: gpu::LodParams.
+// What the LOD pass selects levels from, written once per frame. Rust twin: layouts::LodParams.
 struct LodParams {
     eye: vec3<f32>,
     // Widening of each level's band, as a fraction of its threshold.
@@ -202,7 +203,7 @@ struct LodParams {
 const LEVEL_THRESHOLDS: u32 = 16u;
 
 // What the cull pass tests against, written once per frame from the culling camera (the view's,
-// or a frozen one). Rust twin: gpu::CullParams.
+// or a frozen one). Rust twin: layouts::CullParams.
 struct CullParams {
     // Frustum planes (normal, d), normal · p + d >= 0 inside, normalised (cull.rs `Frustum`).
     planes: array<vec4<f32>, 6>,
@@ -235,7 +236,7 @@ const SORT_FOLLOWER: u32 = 0xffffffffu;
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_FACES: u32 = 2u;
 
-// Camera uniform. Rust twin: gpu::CameraUniform (encase).
+// Camera uniform. Rust twin: layouts::CameraUniform (encase).
 struct Camera {
     view_proj: mat4x4<f32>,
     eye: vec3<f32>,

@@ -1,5 +1,6 @@
 // Culling and draw arguments: turns the face streams that can be seen into indexed indirect
-// draw commands. Twin of src/cull.rs (`Frustum::intersects_box`, `face_may_show`).
+// draw commands. Twin of crates/voxgpu-core/src/cull.rs (`Frustum::intersects_box`,
+// `face_may_show`).
 //
 // Reads:  params, cull (frustum planes, eye, switches), chunks (origins, levels, shown), faces (counts and page
 //         lists).

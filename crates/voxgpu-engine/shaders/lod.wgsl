@@ -1,5 +1,6 @@
-// Level-of-detail selection, in two dispatches over every slot. Twin of src/lod.rs
-// (`LodSettings::split`, `LodSettings::node_mip`, `select_nodes`), which must decide the same.
+// Level-of-detail selection, in two dispatches over every slot. Twin of
+// crates/voxgpu-core/src/lod.rs (`LodSettings::split`, `LodSettings::node_mip`, `select_nodes`),
+// which must decide the same.
 //
 // 1. `decide_split`: a level-N node (N > 0) is split when it is nearer than the distance where
 //    level N begins, with hysteresis: its children are wanted in its place.

@@ -1,7 +1,8 @@
 // Binary greedy mesher: both face directions of one axis of one node (a chunk, or a coarser
 // level-of-detail node) per workgroup, at the node's selected mip level. Twin of
-// src/mesh/greedy.rs (`mesh_grid`), which it must match quad for quad. A node that is not drawn
-// only empties its faces; neighbours that are not drawn count as absent (`link`).
+// crates/voxgpu-core/src/mesh/greedy.rs (`mesh_grid`), which it must match quad for quad. A node
+// that is not drawn only empties its faces; neighbours that are not drawn count as absent
+// (`link`).
 //
 // Reads:  params, work (jobs), voxels (the node's mip, and the same mip of its drawn face and
 //         edge neighbours: border culling and ambient occlusion), links (neighbour slots, mips),
@@ -38,7 +39,7 @@
 // Then `commit` (one invocation) takes the popped pages off the free stack.
 // Meshing twice is cheaper than reserving worst-case space: the voxels stay in cache and the
 // stream is exactly as long as it needs to be. Workgroup memory: 19,108 bytes
-// (`gpu::MESH_WORKGROUP_BYTES`, checked against this file by tests/shaders.rs).
+// (`mesher::MESH_WORKGROUP_BYTES`, checked against this file by tests/shaders.rs).
 
 @group(0) @binding(0) var<storage, read> work: array<u32>;
 @group(0) @binding(1) var<storage, read> voxels: array<u32>;
@@ -245,7 +246,7 @@ fn visible_row(f: SliceFace, a: u32, v: u32) -> vec2<u32> {
 
 // Whether the neighbour drawn at level `drawn` leaves any part of the face of `block` at tangent
 // cell (u, v) exposed: it covers several of the neighbour's cells when the neighbour is finer,
-// part of one when coarser. Twin of greedy.rs `drawn_exposes`.
+// part of one when coarser. Twin of `drawn_exposes` in crates/voxgpu-core/src/mesh/greedy.rs.
 fn drawn_exposes(neighbour: u32, drawn: u32, face: u32, u: u32, v: u32, block: u32) -> bool {
     let size = params.chunk_size >> drawn;
     let start = level_base(drawn);

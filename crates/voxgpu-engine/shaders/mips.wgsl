@@ -1,5 +1,6 @@
 // Mip pyramid: rebuilds levels 1..5 of every chunk whose voxels changed. Twin of
-// src/voxel/mips.rs (`downsample`, `cell_block`), which it must match id for id.
+// crates/voxgpu-core/src/voxel/mips.rs (`downsample`, `cell_block`), which it must match id for
+// id.
 //
 // A 2x2x2 cell becomes the most frequent non-air id among its voxels when at least 4 of the 8
 // are not air, and air otherwise; ties go to the lowest id.

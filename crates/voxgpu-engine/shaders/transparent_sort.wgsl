@@ -1,6 +1,6 @@
 // Back-to-front order of the transparent draw list: a counting sort of the commands by their
-// chunk's distance from the eye and their face direction. Twin of src/cull.rs
-// (`transparent_sort_key`).
+// chunk's distance from the eye and their face direction. Twin of
+// crates/voxgpu-core/src/cull.rs (`transparent_sort_key`).
 //
 // Reads:  params, counts (transparent commands), sort_keys[0, capacity) (per group of commands,
 //         its key and size on its first entry, SORT_FOLLOWER on the others; written by the cull

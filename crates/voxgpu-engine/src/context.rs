@@ -1,4 +1,4 @@
-//! Adapter choice, device creation and the optional features each later stage uses.
+//! Adapter choice, device creation and the optional features the renderer uses.
 //!
 //! Adapter choice follows wgpu's own variables: `WGPU_BACKEND` limits the backends,
 //! `WGPU_ADAPTER_NAME` picks by name (substring, case-insensitive), `WGPU_POWER_PREF` sets the
@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use super::GpuError;
 
 /// Downlevel abilities the renderer cannot work without: vertex pulling reads storage buffers in
-/// the vertex shader, draws are indirect with a base vertex, and later stages are compute shaders.
+/// the vertex shader, draws are indirect with a base vertex, and the LOD, mip, mesh and cull
+/// passes are compute shaders.
 pub const REQUIRED_DOWNLEVEL: wgpu::DownlevelFlags = wgpu::DownlevelFlags::VERTEX_STORAGE
     .union(wgpu::DownlevelFlags::BASE_VERTEX)
     .union(wgpu::DownlevelFlags::INDIRECT_EXECUTION)
@@ -125,9 +126,13 @@ impl Capabilities {
 /// Name, backend and device type of one adapter, for `voxgpu info` and test output.
 #[derive(Clone, Debug)]
 pub struct AdapterSummary {
+    /// The adapter's name as the driver reports it (what `WGPU_ADAPTER_NAME` matches against).
     pub name: String,
+    /// The wgpu backend it runs on (Vulkan, Metal, DX12, GL).
     pub backend: wgpu::Backend,
+    /// Discrete, integrated, virtual, CPU (software) or other.
     pub device_type: wgpu::DeviceType,
+    /// Driver name and driver info joined by a space, trimmed; empty when the driver gives none.
     pub driver: String,
 }
 
@@ -151,10 +156,16 @@ impl AdapterSummary {
 
 /// An adapter with its device and queue.
 pub struct GpuContext {
+    /// The adapter the device was opened on.
     pub adapter: wgpu::Adapter,
+    /// The device, with [`GpuContext::caps`]' features and [`required_limits`].
     pub device: wgpu::Device,
+    /// The device's queue.
     pub queue: wgpu::Queue,
+    /// The optional features the device was created with (the wanted ones the adapter has,
+    /// less any the caller turned off).
     pub caps: Capabilities,
+    /// The adapter's name, backend and device type.
     pub summary: AdapterSummary,
     /// Set by the device-lost callback; `None` while the device is alive.
     pub lost: Arc<Mutex<Option<String>>>,

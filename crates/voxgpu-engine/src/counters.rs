@@ -22,14 +22,18 @@ pub struct GpuCounters {
     pub quads: [u32; 2],
     /// Of those quads, how many are LOD skirts.
     pub skirt_quads: u32,
-    /// Chunks with quads (all tested by the cull pass), and those in the frustum.
+    /// Slots with quads, each tested by the cull pass.
     pub chunks_tested: u32,
+    /// Of those, the slots the cull pass found in view: drawn by the LOD pass and, with frustum
+    /// culling on, inside the frustum.
     pub chunks_visible: u32,
     /// Drawn nodes per absolute level of detail, as the LOD pass chose them.
     pub lod_levels: [u32; voxgpu_core::lod::LEVELS],
 }
 
-/// Where each counter is copied from: (buffer index, byte offset in that buffer, offset here).
+/// The buffers the counters are copied from: the work list's asked-for count (word 3), the
+/// allocator header's first two words, the cull pass's seven count words and the LOD pass's
+/// per-level counts, in [`GpuCounters`] order.
 pub struct CounterSources<'a> {
     pub work: &'a wgpu::Buffer,
     pub allocator: &'a wgpu::Buffer,

@@ -34,6 +34,8 @@ pub enum DrawSubmission {
 }
 
 impl DrawSubmission {
+    /// [`DrawSubmission::IndirectCount`] when the device has `MULTI_DRAW_INDIRECT_COUNT`,
+    /// [`DrawSubmission::CappedIndirect`] otherwise.
     pub fn for_caps(caps: super::Capabilities) -> Self {
         if caps.multi_draw_indirect_count { Self::IndirectCount } else { Self::CappedIndirect }
     }
@@ -59,8 +61,10 @@ const ARGS_BYTES: u64 = size_of::<DrawIndexedIndirectArgs>() as u64;
 /// quads drawn, chunks tested, chunks visible.
 pub const COUNT_WORDS: u64 = 7;
 
-/// The opaque and transparent command lists (one buffer, two halves), their counts, the cull
-/// parameters and the per-slot visibility the cull pass writes.
+/// The opaque and transparent command lists (one buffer of three regions of `capacity` commands:
+/// opaque, transparent as the cull pass appends them, transparent sorted back to front), their
+/// counts, the cull parameters, the per-slot visibility the cull pass writes and the transparent
+/// sort's keys and buckets.
 pub struct DrawLists {
     pub args: wgpu::Buffer,
     pub counts: wgpu::Buffer,
@@ -68,7 +72,8 @@ pub struct DrawLists {
     pub capacity: u32,
     /// [`CullParams`], written each frame.
     pub cull_params: wgpu::Buffer,
-    /// One u32 per slot: 1 when the chunk has quads and passed the frustum test.
+    /// One u32 per slot: 1 when the node has quads, is drawn, and passed the frustum test (or
+    /// frustum culling is off).
     pub visible: wgpu::Buffer,
     visible_slots: u32,
     /// Each transparent command's distance key: unsorted in `[0, capacity)`, sorted in
@@ -242,8 +247,9 @@ impl DrawLists {
         }
     }
 
-    /// Records the `cull` pass (profiled): two invocations (opaque, transparent) per face of each
-    /// slot.
+    /// Records the `cull` pass, two invocations (opaque, transparent) per face of each slot, then
+    /// the transparent sort pass (`scan` with one workgroup, `scatter` with one invocation per
+    /// command of capacity): two profiled compute passes, three dispatches.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,

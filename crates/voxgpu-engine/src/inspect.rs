@@ -12,9 +12,11 @@ use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, ChunkPos, NodeKey};
 /// One node's GPU mesh and where its quads live.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GpuChunkMesh {
+    /// The node: its level and position.
     pub key: NodeKey,
     /// `key`'s position (a chunk's, for level 0).
     pub pos: ChunkPos,
+    /// The node's slot in the chunk pool.
     pub slot: u32,
     /// Quads grouped by face like the CPU mesher's output; within a face, in the GPU's order.
     pub mesh: ChunkMesh,
@@ -27,8 +29,13 @@ pub struct GpuChunkMesh {
 /// What the LOD pass decided for one node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuNodeState {
+    /// The node: its level and position.
     pub key: NodeKey,
+    /// The node is drawn (`ChunkMeta::shown`): neither replaced by its children nor covered by
+    /// its parent.
     pub shown: bool,
+    /// The node is nearer than where its level begins, so its children are wanted
+    /// (`NodeFlags::SPLIT`).
     pub split: bool,
     /// The mip level chosen within the node ([`voxgpu_core::lod::LEVEL_UNSET`] before any frame).
     pub mip: u32,
@@ -96,7 +103,7 @@ impl Renderer {
                 GpuNodeState {
                     key,
                     shown: m.shown != 0,
-                    split: m.flags & super::NodeFlags::SPLIT != 0,
+                    split: m.flags & crate::layouts::NodeFlags::SPLIT != 0,
                     mip: links[slot as usize].lod,
                 }
             })

@@ -43,12 +43,15 @@ impl NodeFlags {
 /// hand-written padding.
 #[derive(Clone, Copy, Debug, PartialEq, encase::ShaderType)]
 pub struct CameraUniform {
+    /// World to clip space of the view camera (infinite reverse-Z: nearer is greater depth).
     pub view_proj: Mat4,
+    /// The view camera's position in world blocks.
     pub eye: Vec3,
-    /// Distance in blocks where fog starts and where it reaches the sky colour.
+    /// Horizontal distance from the eye in blocks where fog starts.
     pub fog_start: f32,
     /// Linear RGB of the sky, which the fog fades to.
     pub sky_color: Vec3,
+    /// Horizontal distance from the eye in blocks where fog reaches the sky colour.
     pub fog_end: f32,
     /// Clip to world, for the sky's view rays.
     pub inv_view_proj: Mat4,
@@ -123,13 +126,17 @@ impl ChunkState {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ChunkLinks {
+    /// The same-level face neighbours' slots, in [`voxgpu_core::mesh::Face`] order; [`NO_SLOT`]
+    /// where the neighbour is not resident.
     pub neighbours: [u32; 6],
+    /// [`ChunkState`] bits.
     pub state: u32,
     /// The level the LOD pass chose ([`voxgpu_core::lod::LEVEL_UNSET`] until it has).
     pub lod: u32,
 }
 
 impl ChunkLinks {
+    /// A slot's first record: no neighbours, no state bits, no level chosen yet.
     pub const EMPTY: ChunkLinks =
         ChunkLinks { neighbours: [NO_SLOT; 6], state: 0, lod: voxgpu_core::lod::LEVEL_UNSET };
     /// The leading bytes the CPU writes after the slot's first write: everything but `lod`.
@@ -143,6 +150,7 @@ impl ChunkLinks {
 pub struct CullParams {
     /// Frustum planes `(normal, d)`, inside where `normal · p + d ≥ 0` ([`voxgpu_core::cull::Frustum`]).
     pub planes: [[f32; 4]; 6],
+    /// The culling camera's position in world blocks, which face directions are tested against.
     pub eye: [f32; 3],
     /// [`CullParams::FRUSTUM`] | [`CullParams::FACES`]: which tests run.
     pub flags: u32,
@@ -153,7 +161,10 @@ pub struct CullParams {
 }
 
 impl CullParams {
+    /// [`CullParams::flags`] bit: nodes whose box lies outside the frustum draw nothing.
     pub const FRUSTUM: u32 = 1;
+    /// [`CullParams::flags`] bit: face directions that point away from the eye for the whole
+    /// node box draw nothing.
     pub const FACES: u32 = 2;
 
     /// Culls with `frustum` from `eye`, sorts transparent commands by distance from `view_eye`.
@@ -173,7 +184,10 @@ impl CullParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct LodParams {
+    /// The view camera's position in world blocks, which node distances are measured from.
     pub eye: [f32; 3],
+    /// Widening of each level's distance band, as a fraction of its threshold
+    /// ([`voxgpu_core::lod::LodSettings::hysteresis`]).
     pub hysteresis: f32,
     /// `thresholds[k]`: distance in blocks where absolute level `k + 1` begins.
     pub thresholds: [f32; voxgpu_core::lod::LEVELS],
@@ -181,10 +195,13 @@ pub struct LodParams {
     pub max_level: u32,
     /// The highest node level resident: its nodes have no parent to be covered by.
     pub top_level: u32,
+    /// Pads the record to the WGSL struct's size (a multiple of its 16-byte alignment); zero.
     pub _pad: [u32; 2],
 }
 
 impl LodParams {
+    /// This frame's parameters: `settings` seen from `eye`, with `top_level` the highest node
+    /// level resident.
     pub fn new(settings: &voxgpu_core::lod::LodSettings, eye: Vec3, top_level: u32) -> Self {
         Self {
             eye: eye.to_array(),
@@ -203,11 +220,16 @@ impl LodParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FaceMesh {
+    /// Opaque quads: stream indices `0..opaque`.
     pub opaque: u32,
+    /// Transparent quads, after the opaque ones: stream indices `opaque..opaque + transparent`.
     pub transparent: u32,
+    /// Pages the stream holds: the first `page_count` entries of `pages` are in use.
     pub page_count: u32,
     /// How many of the quads (opaque and transparent) are LOD skirts.
     pub skirts: u32,
+    /// The stream's pages in stream order (page `k` holds indices `k * PAGE_QUADS ..`); entries
+    /// past `page_count` are unused.
     pub pages: [u32; MAX_FACE_PAGES as usize],
 }
 

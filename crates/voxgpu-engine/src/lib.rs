@@ -1,6 +1,85 @@
-//! The GPU engine: everything that owns wgpu objects. Plain data comes from [`voxgpu_core::voxel`] and
-//! [`voxgpu_core::mesh`]; this layer puts it in buffers, meshes it with compute shaders and records the
-//! frame.
+//! voxgpu's GPU engine: a voxel renderer that records into a wgpu device, encoder and targets
+//! that belong to the caller.
+//!
+//! Chunks of 32³ blocks (and coarser level-of-detail nodes) live in GPU storage buffers. Each
+//! frame, compute passes choose every node's level of detail, rebuild the mips of edited
+//! chunks, greedy-mesh what changed into one mega quad buffer, cull by frustum and face
+//! direction into indirect draw lists, and sort the transparent list back to front; render
+//! passes then draw it all with a fixed number of commands. The CPU's work per frame does not
+//! grow with the world. Plain data and the CPU twins of every GPU pass come from
+//! [`voxgpu_core`].
+//!
+//! # Embedding
+//!
+//! Create the device with [`required_limits`] and the [`OPTIONAL_FEATURES`] the adapter has,
+//! build a [`Renderer`] on it, insert chunks, and each frame call [`Renderer::prepare`] then
+//! [`Renderer::record`] with the frame's [`Targets`]. Submit the encoder yourself, then call
+//! [`Renderer::frame_submitted`]. Your own geometry can go into the same encoder and the same
+//! depth target, before or after voxgpu's passes.
+//!
+//! Conventions the caller's draws must share:
+//! - **Axes and units:** right-handed, +Y up, one unit is one block; block `(x, y, z)` fills
+//!   `[x, x+1) × [y, y+1) × [z, z+1)`.
+//! - **Projection:** [`voxgpu_core::camera::Camera::view_proj`], wgpu's clip space (depth
+//!   `[0, 1]`), reverse-Z with an infinite far plane.
+//! - **Depth:** [`DEPTH_FORMAT`] (`Depth32Float`), cleared to 0 (infinitely far); nearer is
+//!   greater, so draw with `GreaterEqual`.
+//! - **Colour:** [`RendererOptions::color_format`], an sRGB format; the shaders write linear
+//!   colour.
+//!
+//! [`Offscreen`] is a renderer with its own targets, for headless rendering and screenshots.
+//! [`GpuContext`] picks an adapter and opens a device for those who do not bring their own.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use glam::{IVec3, Vec3};
+//! use voxgpu_core::camera::Camera;
+//! use voxgpu_core::voxel::{BlockRegistry, Chunk, ChunkPos, blocks};
+//! use voxgpu_engine::{DEPTH_FORMAT, Renderer, RendererOptions, Targets};
+//!
+//! # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, color: &wgpu::TextureView)
+//! #     -> Result<(), Box<dyn std::error::Error>> {
+//! // The game's device, created with voxgpu_engine::required_limits(&adapter.limits()).
+//! let options = RendererOptions::new(1280, 720, 256.0); // width, height, fog distance in blocks
+//! let mut voxels = Renderer::new(device, queue, options, &BlockRegistry::builtin())?;
+//!
+//! // One chunk: a stone floor 4 blocks thick.
+//! let mut chunk = Chunk::empty();
+//! for x in 0..32 {
+//!     for z in 0..32 {
+//!         for y in 0..4 {
+//!             chunk.set(x, y, z, blocks::STONE);
+//!         }
+//!     }
+//! }
+//! voxels.insert_chunk(ChunkPos(IVec3::ZERO), Arc::new(chunk))?;
+//!
+//! // A depth target of the frame's size, in voxgpu's format.
+//! let depth = device.create_texture(&wgpu::TextureDescriptor {
+//!     label: None,
+//!     size: wgpu::Extent3d { width: 1280, height: 720, depth_or_array_layers: 1 },
+//!     mip_level_count: 1,
+//!     sample_count: 1,
+//!     dimension: wgpu::TextureDimension::D2,
+//!     format: DEPTH_FORMAT,
+//!     usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+//!     view_formats: &[],
+//! });
+//! let depth = depth.create_view(&Default::default());
+//!
+//! // Each frame: prepare, record into the game's encoder, submit, tell voxgpu.
+//! let camera = Camera::look_at(Vec3::new(-20.0, 30.0, -20.0), Vec3::new(16.0, 4.0, 16.0));
+//! voxels.prepare(&camera)?;
+//! let mut encoder = device.create_command_encoder(&Default::default());
+//! voxels.record(&mut encoder, &Targets { color, depth: &depth, clear: true })?;
+//! // ... the game's own passes, loading the same colour and depth ...
+//! queue.submit([encoder.finish()]);
+//! voxels.frame_submitted();
+//! # Ok(())
+//! # }
+//! ```
+
+#![warn(missing_docs)]
 
 mod buffers;
 mod chunk_pool;
@@ -27,22 +106,29 @@ pub use context::{
     AdapterSummary, Capabilities, GpuContext, OPTIONAL_FEATURES, REQUIRED_DOWNLEVEL, STORAGE_BUFFERS_PER_STAGE,
     list_adapters, required_limits,
 };
-pub use counters::GpuCounters;
-pub use draw::{DrawSubmission, MAX_DRAW_QUADS};
+pub use draw::DrawSubmission;
 pub use error::GpuError;
-pub use inspect::{GpuChunkMesh, GpuNodeState};
-pub use layouts::{
-    AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, FaceMesh,
-    JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, NodeFlags, PassParams, SLOT_WORDS,
-    WORK_JOBS_OFFSET, level_base,
-};
 pub use mesher::{MAX_CHUNKS_PER_FRAME, MESH_WORKGROUP_BYTES};
+pub use pipelines::{COLOR_FORMAT, DEPTH_FORMAT};
 pub use present::{Presented, Presenter};
 pub use profiling::{FrameTimings, StageTiming, stage};
-pub use quad_pool::{PAGE_QUADS, PAGE_QUADS_LOG2};
+pub use quad_pool::PAGE_QUADS;
 pub use readback::Pixels;
 pub use render_mode::{RasterPass, RenderMode};
-pub use pipelines::{COLOR_FORMAT, DEPTH_FORMAT};
 pub use renderer::{Culling, FrameStats, Offscreen, Renderer, RendererOptions, Targets};
-pub use shaders::{SHADERS, ShaderFile, shader_source};
-pub use timing::{Clock, GpuTimer, copy_bandwidth_gb_s, median};
+
+/// The engine's internals that its tests and tools reach into: the GPU record layouts shared
+/// with the WGSL, the shader sources, read-back inspection results, and GPU timing helpers.
+/// Nothing a game needs; these change with the implementation.
+pub mod low_level {
+    pub use crate::counters::GpuCounters;
+    pub use crate::inspect::{GpuChunkMesh, GpuNodeState};
+    pub use crate::layouts::{
+        AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, FaceMesh,
+        JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, NodeFlags, PassParams, SLOT_WORDS,
+        WORK_JOBS_OFFSET, level_base,
+    };
+    pub use crate::quad_pool::PAGE_QUADS_LOG2;
+    pub use crate::shaders::{SHADERS, ShaderFile, shader_source};
+    pub use crate::timing::{Clock, GpuTimer, copy_bandwidth_gb_s, median};
+}

@@ -5,12 +5,14 @@
 //!    is drawn (neither replaced by its children nor covered by its parent) and its mip level
 //!    from its distance, with hysteresis. A change marks the node and its neighbours dirty, so
 //!    they are re-meshed in this same frame. It also counts drawn nodes per absolute level.
-//! 2. **`mips`** (`shaders/mips.wgsl`, `mips_build.wgsl`): lists the slots whose voxels changed,
-//!    then rebuilds their levels 1..5 in place, one workgroup each (indirect). Neighbours meshed
+//! 2. **`mips`** (`shaders/mips.wgsl`, `mips_build.wgsl`), three dispatches: `collect` (one
+//!    invocation per slot) lists the slots whose voxels changed, `finalize` (one invocation)
+//!    writes the dispatch size, and `build` (indirect) rebuilds their levels 1..5 in place, one
+//!    workgroup each, at most 65,535 slots a frame (the rest wait a frame). Neighbours meshed
 //!    at a coarser level read those mips across their border, so the build marks them dirty.
 //!
-//! The CPU's part is constant per frame: write the parameters, reset two headers, record six
-//! dispatches.
+//! The CPU's part is constant per frame: write the parameters, reset the mip list header, clear
+//! the level counts, and record five dispatches (one of them indirect) in two compute passes.
 
 use wgpu_profiler::GpuProfiler;
 
@@ -48,7 +50,8 @@ pub struct LodPasses {
     build_layout: wgpu::BindGroupLayout,
     /// [`LodParams`], written each frame.
     pub params: wgpu::Buffer,
-    /// Chunks per level, zeroed each frame and copied with the counters.
+    /// Drawn nodes per absolute level ([`LOD_COUNT_BYTES`]), zeroed each frame and copied with the
+    /// counters.
     pub counts: wgpu::Buffer,
     /// The mip list: indirect dispatch size, count, then one slot per entry.
     pub mip_work: wgpu::Buffer,
@@ -172,7 +175,8 @@ impl LodPasses {
         encoder.clear_buffer(&self.counts, 0, None);
     }
 
-    /// Records the `lod` pass, then the `mips` pass (collect, finalize, build), each profiled.
+    /// Records the `lod` pass (split, shown), then the `mips` pass (collect, finalize, build): two
+    /// profiled compute passes, five dispatches.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,

@@ -1,16 +1,19 @@
 //! The compute mesher's passes and the order they run in:
 //!
-//! 1. `collect`  one invocation per slot, evicted slots first, then dirty ones: each puts six
-//!    jobs (one per face) on the work list, dirty ones while the budget lasts;
+//! 1. `collect`  two dispatches of one invocation per slot, `collect_evicted` then
+//!    `collect_dirty`: each evicted, then each dirty slot puts six jobs (one per face) on the work
+//!    list, dirty ones while the budget lasts;
 //! 2. `finalize` one invocation: clamps the job count to the budget and writes the number of
 //!    job pairs (the two faces of one axis) as the indirect dispatch size;
 //! 3. `release`  one workgroup per job pair (indirect): frees the faces' old pages;
 //! 4. `mesh`     one workgroup per job pair (indirect): binary greedy meshing of both faces of
-//!    one axis of the chunk's selected level (chosen by the `lod` pass, `gpu/lod.rs`) into
+//!    one axis of the chunk's selected level (chosen by the `lod` pass, `src/lod.rs`) into
 //!    freshly popped pages;
 //! 5. `commit`   one invocation: takes the popped pages off the free stack.
 //!
-//! The CPU's part is constant per frame: reset the work list header, record four dispatches.
+//! The CPU's part is constant per frame: reset the work list header, record six dispatches
+//! (collect evicted, collect dirty, finalize; release; mesh, commit), two of them indirect, in
+//! three compute passes.
 
 use wgpu_profiler::GpuProfiler;
 
@@ -159,8 +162,8 @@ impl Mesher {
         }
     }
 
-    /// Records collect → finalize, release, mesh → commit as three profiled compute passes inside
-    /// a `mesh` scope. The work list header must have been reset to (0, 1, 1, 0) for this frame.
+    /// Records collect evicted → collect dirty → finalize, release, mesh → commit (six dispatches)
+    /// as three profiled compute passes inside a `mesh` scope. The work list header must have been reset to (0, 1, 1, 0) for this frame.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,

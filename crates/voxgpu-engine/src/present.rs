@@ -14,10 +14,14 @@ pub enum Presented {
     /// Nothing shown this time: the window is minimised (0×0) or occluded, or acquiring timed
     /// out. The next frame tries again.
     Skipped,
-    /// The surface was outdated or lost; it was configured anew and the frame skipped.
+    /// The surface was configured anew: after showing a suboptimal frame, or instead of showing
+    /// the frame when the surface was outdated or lost.
     Reconfigured,
 }
 
+/// A window's surface and the pipeline that copies the renderer's colour target into it: one
+/// full-screen triangle per frame into the surface texture viewed as sRGB, then the caller's
+/// overlay passes, then presentation. Configured for FIFO (vsync) where the surface offers it.
 pub struct Presenter {
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,

@@ -15,36 +15,55 @@ const MAX_PENDING_FRAMES: usize = 4;
 
 /// Stage names, in frame order. Children are named `parent.child`.
 pub mod stage {
+    /// The staged voxel and record copies at the frame's start (a scope of copies, not a pass).
     pub const UPLOAD: &str = "upload";
+    /// The LOD pass: which nodes are split and drawn, and each node's mip level.
     pub const LOD: &str = "lod";
+    /// The mip pass: lists the slots whose voxels changed and rebuilds their levels 1..5.
     pub const MIPS: &str = "mips";
+    /// The scope around the mesher's three passes.
     pub const MESH: &str = "mesh";
+    /// The mesher's work list: collect evicted, collect dirty, finalize.
     pub const MESH_WORK_LIST: &str = "mesh.work_list";
+    /// The mesher's release pass: frees the old pages of the listed faces.
     pub const MESH_RELEASE: &str = "mesh.release";
+    /// The mesher's mesh pass and its page commit.
     pub const MESH_BUILD: &str = "mesh.build";
+    /// The cull pass: writes the draw commands of the face streams that can be seen.
     pub const CULL: &str = "cull";
+    /// The back-to-front sort of the transparent draw list. A top-level stage like `cull`,
+    /// though its name has a dot: no `sort` scope encloses it.
     pub const SORT: &str = "sort.transparent";
+    /// The scope around the frame's render passes.
     pub const DRAW: &str = "draw";
+    /// The depth-only pre-pass of the opaque quads.
     pub const DRAW_DEPTH_PREPASS: &str = "draw.depth_prepass";
+    /// The shaded opaque pass (with or without the pre-pass before it).
     pub const DRAW_OPAQUE: &str = "draw.opaque";
+    /// The blended transparent pass.
     pub const DRAW_TRANSPARENT: &str = "draw.transparent";
+    /// The selected block's outline, when a block is selected.
     pub const DRAW_OUTLINE: &str = "draw.outline";
 }
 
 /// One timed scope of one frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StageTiming {
+    /// The scope's label: one of the [`stage`] names, or a debug view's render pass label.
     pub name: String,
     /// Nesting depth: 0 for top-level stages.
     pub depth: u32,
     /// Start, in ms from the frame's first timestamp.
     pub start_ms: f64,
+    /// GPU time from the scope's first timestamp to its last, in ms; never negative.
     pub duration_ms: f64,
 }
 
 /// A finished frame's timings, flattened depth-first (parents before their children).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameTimings {
+    /// Every timed scope of the frame, parents before their children (at least one in every
+    /// frame the profiler reports).
     pub stages: Vec<StageTiming>,
     /// CPU milliseconds from the start of `render` to the end of recording.
     pub cpu_record_ms: f64,
@@ -60,6 +79,7 @@ impl FrameTimings {
         end.max(0.0)
     }
 
+    /// The first stage named `name`, if it was timed this frame.
     pub fn get(&self, name: &str) -> Option<&StageTiming> {
         self.stages.iter().find(|s| s.name == name)
     }

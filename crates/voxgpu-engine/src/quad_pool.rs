@@ -21,6 +21,9 @@ use super::layouts::AllocatorHeader;
 use super::shaders::{QUAD_POOL_GROW, shader_source};
 use voxgpu_core::mesh::QUAD_BYTES;
 
+/// log2 of [`PAGE_QUADS`]: quad `q` of the buffer lies in page `q >> PAGE_QUADS_LOG2`, and index
+/// `i` of a face stream in page `FaceMesh::pages[i >> PAGE_QUADS_LOG2]` at offset
+/// `i & (PAGE_QUADS - 1)`. Twin of `QUAD_PAGE_LOG2` in `shaders/common.wgsl`.
 pub const PAGE_QUADS_LOG2: u32 = 8;
 /// Quads per page (2 KiB of quads).
 pub const PAGE_QUADS: u32 = 1 << PAGE_QUADS_LOG2;

@@ -91,6 +91,7 @@ impl RasterPass {
         })
     }
 
+    /// Whether the pipeline alpha-blends its colour: only the transparent pass.
     pub fn blends(self) -> bool {
         self == RasterPass::Transparent
     }
@@ -101,6 +102,8 @@ impl RasterPass {
         (self != RasterPass::Transparent).then_some(wgpu::Face::Back)
     }
 
+    /// Whether the pipeline writes depth: every pass but the transparent one and the shaded pass
+    /// after the pre-pass (whose depth the pre-pass wrote).
     pub fn writes_depth(self) -> bool {
         !matches!(self, RasterPass::Transparent | RasterPass::OpaqueAfterPrepass)
     }
@@ -149,6 +152,8 @@ pub enum RenderMode {
 }
 
 impl RenderMode {
+    /// Every render mode: the viewer's mode `n` is `ALL[n - 1]`, and `--mode` accepts their
+    /// [`RenderMode::name`]s.
     pub const ALL: [RenderMode; 6] = [
         RenderMode::Filled,
         RenderMode::Wireframe,

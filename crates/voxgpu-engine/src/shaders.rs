@@ -5,8 +5,11 @@
 /// header).
 #[derive(Clone, Copy, Debug)]
 pub struct ShaderFile {
+    /// The file name in `shaders/`, which validation errors name.
     pub name: &'static str,
+    /// The file's WGSL text as embedded.
     pub source: &'static str,
+    /// The shared files compiled between the common header and this file, in order.
     pub includes: &'static [ShaderFile],
 }
 
@@ -26,9 +29,9 @@ pub const CHUNK_LINKS: ShaderFile = shader!("chunk_links.wgsl");
 pub const CHUNK_DRAW: ShaderFile = shader!("chunk_draw.wgsl");
 pub const MESH_COLLECT: ShaderFile = shader!("mesh_collect.wgsl");
 pub const MESH_RELEASE: ShaderFile = shader!("mesh_release.wgsl");
-/// The mesher's build steps (planes, halo, skirt rows) and its ambient occlusion, included by
-/// `mesh.wgsl`.
+/// The mesher's build steps (planes, halo, skirt rows), included by `mesh.wgsl`.
 pub const MESH_BUILD: ShaderFile = shader!("mesh_build.wgsl");
+/// The mesher's ambient occlusion as bit planes, included by `mesh.wgsl`.
 pub const MESH_AO: ShaderFile = shader!("mesh_ao.wgsl");
 pub const MESH: ShaderFile = shader!("mesh.wgsl", CHUNK_LINKS, MESH_BUILD, MESH_AO);
 pub const LOD: ShaderFile = shader!("lod.wgsl");

@@ -16,6 +16,8 @@ pub enum Clock {
     Wall,
 }
 
+/// Two timestamp queries around one compute pass and the buffer they resolve into; times the
+/// pass in milliseconds ([`GpuTimer::time`]).
 pub struct GpuTimer {
     queries: wgpu::QuerySet,
     resolve: wgpu::Buffer,

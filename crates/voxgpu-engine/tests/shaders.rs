@@ -4,9 +4,8 @@
 use encase::ShaderType;
 use glam::{Mat4, Vec3};
 use naga::{Expression, Literal, Module, TypeInner};
-use voxgpu_engine::{
-    CameraUniform, ChunkMeta, MESH_WORKGROUP_BYTES, PAGE_QUADS_LOG2, SHADERS, ShaderFile, shader_source,
-};
+use voxgpu_engine::MESH_WORKGROUP_BYTES;
+use voxgpu_engine::low_level::{CameraUniform, ChunkMeta, PAGE_QUADS_LOG2, SHADERS, ShaderFile, shader_source};
 use voxgpu_core::mesh::{Face, QUAD_FIELDS};
 use voxgpu_core::voxel::CHUNK_SIZE;
 
@@ -167,7 +166,7 @@ fn assert_struct(name: &str, rust: &[(&str, usize)], size: usize) {
 #[test]
 fn mesher_records_match_between_rust_and_wgsl() {
     use std::mem::{offset_of, size_of};
-    use voxgpu_engine::{AllocatorHeader, ChunkLinks, FaceMesh, PassParams};
+    use voxgpu_engine::low_level::{AllocatorHeader, ChunkLinks, FaceMesh, PassParams};
     assert_struct(
         "ChunkLinks",
         &[
@@ -202,24 +201,24 @@ fn mesher_records_match_between_rust_and_wgsl() {
     assert_struct(
         "LodParams",
         &[
-            ("eye", offset_of!(voxgpu_engine::LodParams, eye)),
-            ("hysteresis", offset_of!(voxgpu_engine::LodParams, hysteresis)),
-            ("thresholds", offset_of!(voxgpu_engine::LodParams, thresholds)),
-            ("max_level", offset_of!(voxgpu_engine::LodParams, max_level)),
-            ("top_level", offset_of!(voxgpu_engine::LodParams, top_level)),
+            ("eye", offset_of!(voxgpu_engine::low_level::LodParams, eye)),
+            ("hysteresis", offset_of!(voxgpu_engine::low_level::LodParams, hysteresis)),
+            ("thresholds", offset_of!(voxgpu_engine::low_level::LodParams, thresholds)),
+            ("max_level", offset_of!(voxgpu_engine::low_level::LodParams, max_level)),
+            ("top_level", offset_of!(voxgpu_engine::low_level::LodParams, top_level)),
         ],
-        size_of::<voxgpu_engine::LodParams>(),
+        size_of::<voxgpu_engine::low_level::LodParams>(),
     );
     assert_struct(
         "CullParams",
         &[
-            ("planes", offset_of!(voxgpu_engine::CullParams, planes)),
-            ("eye", offset_of!(voxgpu_engine::CullParams, eye)),
-            ("flags", offset_of!(voxgpu_engine::CullParams, flags)),
-            ("view_eye", offset_of!(voxgpu_engine::CullParams, view_eye)),
-            ("sort_scale", offset_of!(voxgpu_engine::CullParams, sort_scale)),
+            ("planes", offset_of!(voxgpu_engine::low_level::CullParams, planes)),
+            ("eye", offset_of!(voxgpu_engine::low_level::CullParams, eye)),
+            ("flags", offset_of!(voxgpu_engine::low_level::CullParams, flags)),
+            ("view_eye", offset_of!(voxgpu_engine::low_level::CullParams, view_eye)),
+            ("sort_scale", offset_of!(voxgpu_engine::low_level::CullParams, sort_scale)),
         ],
-        size_of::<voxgpu_engine::CullParams>(),
+        size_of::<voxgpu_engine::low_level::CullParams>(),
     );
     assert_struct(
         "Allocator",
@@ -232,23 +231,23 @@ fn mesher_records_match_between_rust_and_wgsl() {
         size_of::<AllocatorHeader>(),
     );
     for (name, rust) in [
-        ("MAX_FACE_PAGES", voxgpu_engine::MAX_FACE_PAGES),
-        ("SLOT_WORDS", voxgpu_engine::SLOT_WORDS),
-        ("NO_SLOT", voxgpu_engine::NO_SLOT),
-        ("WORK_JOBS_OFFSET", voxgpu_engine::WORK_JOBS_OFFSET),
-        ("JOB_RELEASE_ONLY", voxgpu_engine::JOB_RELEASE_ONLY),
-        ("CHUNK_DIRTY", voxgpu_engine::ChunkState::DIRTY),
-        ("CHUNK_EVICTED", voxgpu_engine::ChunkState::EVICTED),
-        ("CHUNK_VOXELS", voxgpu_engine::ChunkState::VOXELS),
-        ("CHUNK_RESIDENT", voxgpu_engine::ChunkState::RESIDENT),
-        ("CHUNK_CHILDREN_READY", voxgpu_engine::ChunkState::CHILDREN_READY),
-        ("CHUNK_SIBLINGS_READY", voxgpu_engine::ChunkState::SIBLINGS_READY),
-        ("NODE_SPLIT", voxgpu_engine::NodeFlags::SPLIT),
-        ("NODE_SELECTED", voxgpu_engine::NodeFlags::SELECTED),
+        ("MAX_FACE_PAGES", voxgpu_engine::low_level::MAX_FACE_PAGES),
+        ("SLOT_WORDS", voxgpu_engine::low_level::SLOT_WORDS),
+        ("NO_SLOT", voxgpu_engine::low_level::NO_SLOT),
+        ("WORK_JOBS_OFFSET", voxgpu_engine::low_level::WORK_JOBS_OFFSET),
+        ("JOB_RELEASE_ONLY", voxgpu_engine::low_level::JOB_RELEASE_ONLY),
+        ("CHUNK_DIRTY", voxgpu_engine::low_level::ChunkState::DIRTY),
+        ("CHUNK_EVICTED", voxgpu_engine::low_level::ChunkState::EVICTED),
+        ("CHUNK_VOXELS", voxgpu_engine::low_level::ChunkState::VOXELS),
+        ("CHUNK_RESIDENT", voxgpu_engine::low_level::ChunkState::RESIDENT),
+        ("CHUNK_CHILDREN_READY", voxgpu_engine::low_level::ChunkState::CHILDREN_READY),
+        ("CHUNK_SIBLINGS_READY", voxgpu_engine::low_level::ChunkState::SIBLINGS_READY),
+        ("NODE_SPLIT", voxgpu_engine::low_level::NodeFlags::SPLIT),
+        ("NODE_SELECTED", voxgpu_engine::low_level::NodeFlags::SELECTED),
         ("LEVEL_THRESHOLDS", voxgpu_core::lod::LEVELS as u32),
         ("MAX_LEVEL", voxgpu_core::lod::MAX_LEVEL),
-        ("CULL_FRUSTUM", voxgpu_engine::CullParams::FRUSTUM),
-        ("CULL_FACES", voxgpu_engine::CullParams::FACES),
+        ("CULL_FRUSTUM", voxgpu_engine::low_level::CullParams::FRUSTUM),
+        ("CULL_FACES", voxgpu_engine::low_level::CullParams::FACES),
         ("LEVEL_UNSET", voxgpu_core::lod::LEVEL_UNSET),
         ("SORT_BUCKETS", voxgpu_core::cull::SORT_BUCKETS),
         ("SORT_FACE_SLOTS", voxgpu_core::cull::SORT_FACE_SLOTS),

@@ -136,11 +136,17 @@ impl<'a> Neighbours<'a> {
 /// A cube of block ids, `size` (32 >> level) on a side, x fastest: a chunk or one of its mips.
 #[derive(Clone, Copy)]
 pub struct Grid<'a> {
+    /// Cells per edge, `32 >> level`: a power of two from 1 to 32.
     pub size: usize,
+    /// `size³` block ids, x fastest, then y, then z.
     pub ids: &'a [BlockId],
 }
 
 impl<'a> Grid<'a> {
+    /// The grid of edge `size` over `ids`.
+    ///
+    /// # Panics
+    /// When `size` is not a power of two, is above 32, or `ids` does not hold `size³` ids.
     pub fn new(size: usize, ids: &'a [BlockId]) -> Self {
         assert!(size.is_power_of_two() && size <= N && ids.len() == size * size * size);
         Self { size, ids }
@@ -260,7 +266,10 @@ fn drawn_exposes(
 /// whole directions: `quads[range(PosX)]` are the +X faces, and so on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FaceGroups {
+    /// The packed quads: every `PosX` quad first, then every `NegX` one, and so on in [`Face`]
+    /// order.
     pub quads: Vec<PackedQuad>,
+    /// Quads per direction, indexed by [`Face`]; they sum to `quads.len()`.
     pub counts: [u32; 6],
 }
 
@@ -271,15 +280,18 @@ pub fn face_range(counts: &[u32; 6], face: Face) -> Range<u32> {
 }
 
 impl FaceGroups {
+    /// The indices into `quads` of the quads facing `face`.
     pub fn range(&self, face: Face) -> Range<usize> {
         let r = face_range(&self.counts, face);
         r.start as usize..r.end as usize
     }
 
+    /// Number of quads, all directions together.
     pub fn len(&self) -> usize {
         self.quads.len()
     }
 
+    /// Whether there are no quads at all.
     pub fn is_empty(&self) -> bool {
         self.quads.is_empty()
     }
@@ -289,15 +301,20 @@ impl FaceGroups {
 /// passes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChunkMesh {
+    /// Quads of opaque blocks, for the opaque pass.
     pub opaque: FaceGroups,
+    /// Quads of transparent blocks (water, glass), for the blended pass that draws them sorted back
+    /// to front.
     pub transparent: FaceGroups,
 }
 
 impl ChunkMesh {
+    /// Number of quads, opaque and transparent together.
     pub fn quad_count(&self) -> usize {
         self.opaque.len() + self.transparent.len()
     }
 
+    /// Every quad: the opaque ones, then the transparent ones, each in [`Face`] order.
     pub fn all_quads(&self) -> impl Iterator<Item = PackedQuad> + '_ {
         self.opaque.quads.iter().chain(&self.transparent.quads).copied()
     }

@@ -17,7 +17,8 @@
 //!
 //! The tangent axes of a face on normal axis `n` are `(n + 1) % 3` and `(n + 2) % 3`, so an X face
 //! spans (Y, Z), a Y face (Z, X) and a Z face (X, Y). `shaders/common.wgsl` declares the same
-//! shifts and widths as constants, and `tests/shaders.rs` checks the two against each other.
+//! shifts and widths as constants, and `tests/shaders.rs` checks the two against each other (both
+//! in `crates/voxgpu-engine`).
 
 use glam::UVec3;
 
@@ -32,8 +33,11 @@ pub const QUAD_BYTES: usize = std::mem::size_of::<PackedQuad>();
 pub struct QuadField {
     /// Upper-case name; WGSL declares `QUAD_<NAME>_WORD`, `_SHIFT` and `_BITS`.
     pub name: &'static str,
+    /// Which of the quad's two `u32` words holds the field: 0 or 1.
     pub word: u32,
+    /// Position of the field's lowest bit in its word.
     pub shift: u32,
+    /// Width of the field in bits.
     pub bits: u32,
 }
 
@@ -72,11 +76,22 @@ pub const QUAD_FIELDS: [QuadField; 9] = [X, Y, Z, W, H, FACE, SKIRT, BLOCK, AO];
 /// A quad as fields. `size` is the extent in blocks along the face's two tangent axes (1..=32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Quad {
+    /// The cell whose face the quad's first unit face is, in the grid being meshed (blocks at full
+    /// detail, cells of a mip otherwise), each coordinate 0..=31. On the normal axis this is the
+    /// cell, not the plane: a +axis face lies on the plane `min + 1`.
     pub min: UVec3,
+    /// Extent in cells along the face's first and second tangent axes, each 1..=32.
     pub size: [u32; 2],
+    /// The direction the quad faces.
     pub face: Face,
+    /// The block whose face this is; never air.
     pub block: BlockId,
+    /// A LOD skirt: a face emitted only to close a gap towards a neighbour drawn at another level,
+    /// pushed back by a depth bias when drawn.
     pub skirt: bool,
+    /// Ambient occlusion, 2 bits per corner: corner `k` in bits `2k..2k + 2`, at the `+u` side when
+    /// `k & 1` and the `+v` side when `k & 2`; 3 is open, 0 closed. `0xff` (all open) when ambient
+    /// occlusion is off.
     pub ao: u8,
 }
 
@@ -88,6 +103,8 @@ pub struct Quad {
 pub struct PackedQuad(pub [u32; 2]);
 
 impl PackedQuad {
+    /// `q` in the GPU layout. Every field must fit its bits (`min` ≤ 31, `size` in 1..=32, `ao` and
+    /// `block` any value); only debug builds check.
     pub fn pack(q: &Quad) -> Self {
         let mut w = [0u32; 2];
         X.put(&mut w, q.min.x);
@@ -102,6 +119,8 @@ impl PackedQuad {
         Self(w)
     }
 
+    /// The fields back from the packed words. Face bits 6 and 7, which [`PackedQuad::pack`] never
+    /// writes, read as [`Face::PosX`].
     pub fn unpack(self) -> Quad {
         let w = &self.0;
         Quad {

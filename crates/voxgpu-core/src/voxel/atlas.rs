@@ -5,7 +5,7 @@
 //! needs no file. [`Tile::Plain`] is a near-white tile that blocks without a texture of their own
 //! (`.vox` palettes) use, tinted by the block's colour. The draw shader repeats a tile once per
 //! block, however large the greedy quad, and fades to [`Atlas::averages`] where a pixel covers
-//! more than a texel (there are no mipmaps yet).
+//! more than a texel (the atlas texture has a single mip level).
 
 /// Edge of one tile in pixels.
 pub const TILE_SIZE: usize = 16;
@@ -18,23 +18,39 @@ pub const ATLAS_COLUMNS: usize = 8;
 pub enum Tile {
     /// Near-white, tinted by the block's colour.
     Plain = 0,
+    /// The top of grass: green.
     GrassTop,
+    /// The side of grass: dirt under a ragged green fringe.
     GrassSide,
+    /// Brown dirt; also the bottom of grass and snow.
     Dirt,
+    /// Grey stone with dark cracks.
     Stone,
+    /// Pale sand.
     Sand,
+    /// The top of snow: near-white.
     Snow,
+    /// The side of snow: dirt under a ragged white fringe.
     SnowSide,
+    /// Pebbles of different greys with dark gaps.
     Gravel,
+    /// The bark of a log: vertical grooves every 4 pixels.
     LogSide,
+    /// The cut end of a log: rings inside a band of bark.
     LogTop,
+    /// Clumps of leaves with dark gaps.
     Leaves,
+    /// Brick courses with light mortar.
     Brick,
+    /// Deep blue with light streaks, translucent (alpha 160).
     Water,
+    /// A pale frame round a nearly clear pane (alpha 50) with a diagonal glint.
     Glass,
 }
 
 impl Tile {
+    /// Every tile in index order (`Tile::ALL[t as usize] == t`), the order they are laid out in the
+    /// atlas.
     pub const ALL: [Tile; 15] = [
         Tile::Plain,
         Tile::GrassTop,
@@ -66,6 +82,7 @@ pub struct FaceTiles {
 }
 
 impl FaceTiles {
+    /// The same tile on every face.
     pub const fn all(tile: Tile) -> Self {
         Self { top: tile, side: tile, bottom: tile }
     }
@@ -79,14 +96,18 @@ impl FaceTiles {
 
 /// The painted atlas: RGBA8 (sRGB) pixels, `width()` × `height()`, rows top first.
 pub struct Atlas {
+    /// `width() × height() × 4` bytes: RGBA8 pixels (sRGB), row-major, top row first.
     pub rgba: Vec<u8>,
 }
 
 impl Atlas {
+    /// Atlas width in pixels: [`ATLAS_COLUMNS`] tiles of [`TILE_SIZE`] pixels.
     pub fn width() -> u32 {
         (ATLAS_COLUMNS * TILE_SIZE) as u32
     }
 
+    /// Atlas height in pixels: as many rows of [`TILE_SIZE`]-pixel tiles as [`Tile::ALL`] needs at
+    /// [`ATLAS_COLUMNS`] per row.
     pub fn height() -> u32 {
         (Tile::ALL.len().div_ceil(ATLAS_COLUMNS) * TILE_SIZE) as u32
     }

@@ -7,6 +7,7 @@ use super::BlockId;
 /// Edge length of a chunk in voxels. The mesher's column bitmasks are `u32`, one bit per voxel,
 /// so this cannot change without changing the mesher on both sides.
 pub const CHUNK_SIZE: usize = 32;
+/// Voxels in a chunk: 32³ = 32,768.
 pub const CHUNK_VOLUME: usize = CHUNK_SIZE * CHUNK_SIZE * CHUNK_SIZE;
 
 /// Index of local voxel `(x, y, z)` in [`Chunk::voxels`]: x fastest, then y, then z.
@@ -35,6 +36,7 @@ impl PartialOrd for ChunkPos {
 }
 
 impl ChunkPos {
+    /// The chunk at chunk coordinates `(x, y, z)`, one unit per 32 blocks.
     pub fn new(x: i32, y: i32, z: i32) -> Self {
         Self(IVec3::new(x, y, z))
     }
@@ -86,16 +88,21 @@ impl std::fmt::Debug for Chunk {
 }
 
 impl Chunk {
+    /// A chunk of air: every voxel [`BlockId::AIR`], allocated zeroed on the heap.
     pub fn empty() -> Self {
         Self { voxels: bytemuck::zeroed_box() }
     }
 
+    /// A chunk with every voxel `block`.
     pub fn filled(block: BlockId) -> Self {
         let mut chunk = Self::empty();
         chunk.voxels.fill(block);
         chunk
     }
 
+    /// The block at local voxel `(x, y, z)`, each coordinate in `0..32`. Only debug builds check
+    /// the coordinates; in release an out-of-range `x` or `y` reads another voxel of the chunk, and
+    /// the call panics only when the index runs past the end.
     #[inline]
     pub fn get(&self, x: usize, y: usize, z: usize) -> BlockId {
         self.voxels[voxel_index(x, y, z)]
@@ -107,6 +114,7 @@ impl Chunk {
         self.get(x, y, z)
     }
 
+    /// Sets the block at local voxel `(x, y, z)`, with the same bounds as [`Chunk::get`].
     #[inline]
     pub fn set(&mut self, x: usize, y: usize, z: usize, block: BlockId) {
         self.voxels[voxel_index(x, y, z)] = block;
@@ -117,10 +125,12 @@ impl Chunk {
         &self.voxels
     }
 
+    /// All voxels in [`voxel_index`] order, writable.
     pub fn voxels_mut(&mut self) -> &mut [BlockId; CHUNK_VOLUME] {
         &mut self.voxels
     }
 
+    /// Whether every voxel is air (a scan of all 32,768).
     pub fn is_empty(&self) -> bool {
         self.voxels.iter().all(|b| b.is_air())
     }

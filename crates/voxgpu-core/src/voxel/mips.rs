@@ -59,6 +59,7 @@ pub fn cell_block(cell: &[BlockId; 8]) -> BlockId {
 }
 
 impl MipPyramid {
+    /// Levels 1 to 5 of `chunk`, each downsampled from the one below it by the rule above.
     pub fn build(chunk: &Chunk) -> Self {
         let mut size = CHUNK_SIZE;
         let mut below: Vec<BlockId> = chunk.voxels().to_vec();

@@ -25,8 +25,10 @@ pub use world::World;
 pub struct BlockId(pub u16);
 
 impl BlockId {
+    /// Id 0: empty space. Never drawn, never opaque, and not solid in the mip rule.
     pub const AIR: BlockId = BlockId(0);
 
+    /// Whether this is [`BlockId::AIR`].
     pub fn is_air(self) -> bool {
         self.0 == 0
     }

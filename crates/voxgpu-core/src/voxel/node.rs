@@ -16,7 +16,9 @@ pub const MAX_NODE_LEVEL: u32 = 11;
 /// A node: its level and its position in level-`level` node units (`block.div_euclid(32 << level)`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct NodeKey {
+    /// Cells are `2^level` blocks wide: 0 is a chunk, [`MAX_NODE_LEVEL`] the coarsest.
     pub level: u32,
+    /// Position in level-`level` node units, `32 << level` blocks each.
     pub pos: IVec3,
 }
 
@@ -34,6 +36,7 @@ impl PartialOrd for NodeKey {
 }
 
 impl NodeKey {
+    /// The level-`level` node at `pos`, in that level's node units.
     pub fn new(level: u32, pos: IVec3) -> Self {
         Self { level, pos }
     }
@@ -75,6 +78,7 @@ impl NodeKey {
         Self::new(self.level, self.pos + offset)
     }
 
+    /// The level-`level + 1` node that contains this one. Nothing caps it at [`MAX_NODE_LEVEL`].
     pub fn parent(self) -> Self {
         Self::new(self.level + 1, self.pos.div_euclid(IVec3::splat(2)))
     }
@@ -99,6 +103,7 @@ pub fn octant(i: usize) -> IVec3 {
 /// A vertical column of same-level nodes: the unit of generation and residency.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct NodeColumn {
+    /// Level of the column's nodes.
     pub level: u32,
     /// Position in level-`level` node units.
     pub xz: IVec2,
@@ -118,6 +123,7 @@ impl PartialOrd for NodeColumn {
 }
 
 impl NodeColumn {
+    /// The level-`level` column at `xz`, in that level's node units.
     pub fn new(level: u32, xz: IVec2) -> Self {
         Self { level, xz }
     }
@@ -137,6 +143,7 @@ impl NodeColumn {
         NodeKey::new(self.level, IVec3::new(self.xz.x, y, self.xz.y))
     }
 
+    /// The level-`level + 1` column that contains this one.
     pub fn parent(self) -> NodeColumn {
         NodeColumn::new(self.level + 1, self.xz.div_euclid(IVec2::splat(2)))
     }

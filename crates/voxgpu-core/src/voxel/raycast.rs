@@ -12,8 +12,9 @@ use crate::mesh::Face;
 /// A block the ray hit.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayHit {
-    /// The hit block's coordinates and id.
+    /// The hit block's world coordinates.
     pub block: IVec3,
+    /// The hit block's id; never air.
     pub id: BlockId,
     /// The face the ray entered through (its normal points back towards the ray).
     pub face: Face,

@@ -9,13 +9,20 @@ use super::{BlockId, FaceTiles, Tile};
 /// air is drawn, water against water is not, and water against glass is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Opacity {
+    /// Hides every neighbour face that touches it; drawn by the opaque pass.
     Opaque,
+    /// Hides only faces of the same block (water against water); drawn blended, sorted back to
+    /// front.
     Transparent,
 }
 
+/// What one block id means: its name, opacity, colour and texture tiles.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlockInfo {
+    /// Human-readable name (`"grass"`, `"palette-12"`). The registry never looks blocks up by name,
+    /// so names need not be unique.
     pub name: String,
+    /// Whether the block hides its neighbours' faces, which also decides the pass that draws it.
     pub opacity: Opacity,
     /// Linear-ish sRGB colour with alpha, as `[r, g, b, a]`. Alpha matters only for transparent
     /// blocks.
@@ -59,6 +66,7 @@ impl BlockRegistry {
         BlockId(id)
     }
 
+    /// The info of `id`, or `None` for an id never registered. Air, id 0, is always there.
     pub fn get(&self, id: BlockId) -> Option<&BlockInfo> {
         self.blocks.get(id.0 as usize)
     }
@@ -75,10 +83,13 @@ impl BlockRegistry {
         self.blocks.len()
     }
 
+    /// Whether no block besides air is registered. Air always counts in [`BlockRegistry::len`], so
+    /// this is `len() <= 1`, not `len() == 0`.
     pub fn is_empty(&self) -> bool {
         self.blocks.len() <= 1
     }
 
+    /// Every registered id with its info, in id order, air first.
     pub fn iter(&self) -> impl Iterator<Item = (BlockId, &BlockInfo)> {
         self.blocks.iter().enumerate().map(|(i, b)| (BlockId(i as u16), b))
     }
@@ -111,16 +122,27 @@ pub mod builtin {
         FaceTiles { top, side, bottom }
     }
 
+    /// Opaque: grass top, grass side, dirt bottom.
     pub const GRASS: BlockId = BlockId(1);
+    /// Opaque: snow top, snow side, dirt bottom.
     pub const SNOW: BlockId = BlockId(2);
+    /// Opaque sand.
     pub const SAND: BlockId = BlockId(3);
+    /// Leaves; opaque, so they hide what is behind them.
     pub const LEAVES: BlockId = BlockId(4);
+    /// Opaque dirt.
     pub const DIRT: BlockId = BlockId(5);
+    /// Opaque gravel.
     pub const GRAVEL: BlockId = BlockId(6);
+    /// Opaque stone.
     pub const STONE: BlockId = BlockId(7);
+    /// Opaque: bark on the sides, the cut end on top and bottom.
     pub const LOG: BlockId = BlockId(8);
+    /// Opaque brick.
     pub const BRICK: BlockId = BlockId(9);
+    /// Transparent, alpha 160 of 255.
     pub const WATER: BlockId = BlockId(10);
+    /// Transparent, alpha 90 of 255.
     pub const GLASS: BlockId = BlockId(11);
 
     pub(super) const TABLE: [(&str, Opacity, [u8; 4], FaceTiles); 11] = [

@@ -13,11 +13,13 @@ use super::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos};
 /// 64 KiB.
 #[derive(Clone, Debug)]
 pub struct World {
+    /// The registry that gives the chunks' block ids their meaning.
     pub registry: BlockRegistry,
     chunks: HashMap<ChunkPos, Arc<Chunk>>,
 }
 
 impl World {
+    /// A world with no chunks (all air) over `registry`.
     pub fn new(registry: BlockRegistry) -> Self {
         Self { registry, chunks: HashMap::new() }
     }
@@ -31,14 +33,18 @@ impl World {
         }
     }
 
+    /// Removes the chunk at `pos`, returning it if one was stored.
     pub fn remove(&mut self, pos: ChunkPos) -> Option<Arc<Chunk>> {
         self.chunks.remove(&pos)
     }
 
+    /// The chunk at `pos`; `None` where none is stored, which means all air.
     pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
         self.chunks.get(&pos)
     }
 
+    /// Every stored chunk with its position, in no particular order ([`World::sorted_positions`]
+    /// gives a stable one).
     pub fn chunks(&self) -> impl Iterator<Item = (ChunkPos, &Arc<Chunk>)> {
         self.chunks.iter().map(|(p, c)| (*p, c))
     }
@@ -50,14 +56,17 @@ impl World {
         v
     }
 
+    /// Number of stored chunks; all-air chunks are never stored.
     pub fn len(&self) -> usize {
         self.chunks.len()
     }
 
+    /// Whether no chunk is stored: the world is all air.
     pub fn is_empty(&self) -> bool {
         self.chunks.is_empty()
     }
 
+    /// The block at world block coordinates `world`; air where no chunk is stored.
     pub fn block(&self, world: IVec3) -> BlockId {
         let (pos, local) = ChunkPos::from_block(world);
         self.chunk(pos)

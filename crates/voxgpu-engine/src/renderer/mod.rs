@@ -344,6 +344,7 @@ impl Renderer {
         self.options.lod = lod;
     }
 
+    /// How levels of detail are chosen.
     pub fn lod(&self) -> LodSettings {
         self.options.lod
     }
@@ -354,18 +355,22 @@ impl Renderer {
         self.render_pass_commands
     }
 
+    /// Changes which culling tests run, from the next frame on.
     pub fn set_culling(&mut self, culling: Culling) {
         self.options.culling = culling;
     }
 
+    /// Which culling tests run.
     pub fn culling(&self) -> Culling {
         self.options.culling
     }
 
+    /// What frames draw: shaded, or a debug view.
     pub fn mode(&self) -> RenderMode {
         self.options.mode
     }
 
+    /// Changes what frames draw, from the next frame on.
     pub fn set_mode(&mut self, mode: RenderMode) {
         self.options.mode = mode;
     }
@@ -375,6 +380,7 @@ impl Renderer {
         self.options.selection = block;
     }
 
+    /// Turns the opaque depth pre-pass on or off (filled modes), from the next frame on.
     pub fn set_depth_prepass(&mut self, on: bool) {
         self.options.depth_prepass = on;
     }
@@ -392,10 +398,12 @@ impl Renderer {
         voxgpu_core::voxel::raycast(camera.eye, camera.forward(), max_distance, |p| self.block(p))
     }
 
+    /// The resident chunk at `pos`, as the renderer holds it (edits included).
     pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
         self.pool.chunk(pos)
     }
 
+    /// The resident node `key` (level 0: a chunk), its cells as the renderer holds them.
     pub fn node(&self, key: NodeKey) -> Option<&Arc<Chunk>> {
         self.pool.node(key)
     }
@@ -410,6 +418,7 @@ impl Renderer {
         self.pool.nodes_per_level()
     }
 
+    /// Resident nodes of every level.
     pub fn chunk_count(&self) -> usize {
         self.pool.len()
     }

@@ -7,9 +7,13 @@ use voxgpu_core::camera::Camera;
 use crate::RenderMode;
 use voxgpu_core::lod::LodSettings;
 
+/// How a [`crate::Renderer`] is set up: frame size, fog and sky, buffer sizes, the re-mesh
+/// budget, level of detail and what the frame draws. [`RendererOptions::new`] gives the defaults.
 #[derive(Clone, Debug)]
 pub struct RendererOptions {
+    /// Frame width in pixels: 1 up to the device's largest texture side.
     pub width: u32,
+    /// Frame height in pixels: 1 up to the device's largest texture side.
     pub height: u32,
     /// Fog reaches the sky colour at this horizontal distance in blocks (usually the view
     /// distance).
@@ -56,11 +60,17 @@ pub struct Culling {
 }
 
 impl Culling {
+    /// Both tests, from the view's camera (the default).
     pub const ALL: Culling = Culling { frustum: true, faces: true, frozen: None };
+    /// No tests: every drawn node's every face is drawn.
     pub const NONE: Culling = Culling { frustum: false, faces: false, frozen: None };
 }
 
 impl RendererOptions {
+    /// A `width × height` frame with fog ending at `fog_end` blocks, and defaults for the rest:
+    /// fog from 55 % of `fog_end`, a blue sky, 4096 quad pages (1 Mi quads, 8 MiB) to start,
+    /// 4096 re-meshed chunks per frame, LOD and ambient occlusion on, the filled mode without
+    /// depth pre-pass, the procedural sky, no selection, all culling, [`crate::COLOR_FORMAT`].
     pub fn new(width: u32, height: u32, fog_end: f32) -> Self {
         Self {
             width,
@@ -83,27 +93,34 @@ impl RendererOptions {
 }
 
 /// What one frame did. GPU-counted fields come from a frame or two earlier (read back without
-/// stalling); [`Renderer::settle`] returns exact ones.
+/// stalling); [`crate::Renderer::settle`] returns exact ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameStats {
+    /// Resident nodes (chunks and coarser level-of-detail nodes), one pool slot each.
     pub chunks_resident: u32,
     /// Face jobs the mesher was asked for (six per re-meshed chunk).
     pub face_jobs: u32,
     /// Quads drawn, opaque and transparent.
     pub quads: u64,
+    /// Indirect draw commands the cull pass wrote, opaque and transparent.
     pub draw_commands: u32,
     /// Of `quads`, the LOD skirts.
     pub skirt_quads: u64,
-    /// Chunks with quads, all tested by the cull pass, and those in the frustum.
+    /// Slots with quads, each tested by the cull pass.
     pub chunks_tested: u32,
+    /// Of those, the slots the cull pass found in view: drawn by the LOD pass and, with frustum
+    /// culling on, inside the frustum.
     pub chunks_visible: u32,
     /// Drawn nodes per absolute level of detail (cells 2^level blocks wide).
     pub lod_levels: [u32; voxgpu_core::lod::LEVELS],
+    /// Bytes of the mega quad buffer (its quads only: pages × 256 quads × 8 bytes).
     pub quad_buffer_bytes: u64,
+    /// Pages of 256 quads on the free stack after meshing.
     pub free_pages: u32,
     /// Voxel pool slots in use: the highest slot + 1 (freed slots below it are reused first).
     pub slots: u32,
-    /// Bytes of the voxel pool and the mega quad buffer together.
+    /// Bytes of every buffer that grows with the world: the voxel pool and its per-slot records,
+    /// the mega quad buffer with its page table and free stack, and the draw lists.
     pub gpu_bytes: u64,
     /// Bytes this frame uploaded (voxels and records).
     pub uploaded_bytes: u64,

@@ -1,0 +1,214 @@
+//! One set-up path for every front end: which world, built how far around the camera, in a
+//! renderer with which options, filled whole or streamed. The viewer, `render`, `profile` and
+//! `stats` open a [`Session`] from a [`WorldConfig`] and go on from there.
+
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use crate::camera::Camera;
+use crate::gpu::{GpuContext, GpuError, Offscreen, RendererOptions};
+use crate::stream::{StreamSettings, Streamer, UpdateReport};
+use crate::voxel::{CHUNK_SIZE, World};
+use crate::worldgen::{self, TerrainColumns, WorldError, WorldParams, WorldSource};
+
+/// Largest view distance, in chunks, of a world generated whole at full detail: every source but
+/// terrain, which streams level-of-detail nodes beyond 8 chunks.
+pub const MAX_FULL_DETAIL_VIEW: u32 = 64;
+
+/// GPU bytes one resident node is budgeted at: its voxel slot (75,008 bytes), its records (3,232)
+/// and 12 KiB of quad pages (six faces' last pages partly filled; terrain nodes average under
+/// 2 KiB of quads).
+pub const NODE_BUDGET_BYTES: u64 = 75_008 + 3_232 + 12 * 1024;
+
+/// Everything opening a session can fail with; each prints as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// Building the world failed (unknown source, bad `.vox`, model too large).
+    #[error(transparent)]
+    World(#[from] WorldError),
+    /// The GPU side failed (no adapter, bad frame size, device lost).
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// A configuration that does not make sense (a view distance the source cannot reach, a
+    /// target equal to the camera).
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Which world, how far around the camera, and how much GPU memory it may take.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldConfig {
+    /// Where the blocks come from.
+    pub source: WorldSource,
+    /// Seed of the procedural terrain.
+    pub seed: u64,
+    /// Horizontal radius around the camera in 32-block chunks.
+    pub view_distance: u32,
+    /// GPU memory for the world's buffers, in MiB: past it the farthest nodes (for their size)
+    /// are not loaded. Streamed worlds only.
+    pub gpu_memory_budget_mib: u32,
+}
+
+impl WorldConfig {
+    /// Generation parameters centred on the block under `center`.
+    pub fn params(&self, center: Vec3) -> WorldParams {
+        WorldParams { seed: self.seed, center: center.floor().as_ivec3(), view_distance: self.view_distance }
+    }
+
+    /// Whether the world needs level-of-detail nodes (terrain beyond 8 chunks) rather than being
+    /// generated whole at full detail.
+    pub fn uses_nodes(&self) -> bool {
+        self.source == WorldSource::Terrain && crate::stream::plan::top_level(self.view_distance) > 0
+    }
+
+    /// Refuses a view distance the source cannot reach: every source but terrain is generated
+    /// whole at full detail.
+    pub fn check(&self) -> Result<(), SessionError> {
+        if self.source != WorldSource::Terrain && self.view_distance > MAX_FULL_DETAIL_VIEW {
+            return Err(SessionError::Usage(format!(
+                "--view-distance {} chunks: only terrain streams level-of-detail nodes; --world {} is built whole, up to {MAX_FULL_DETAIL_VIEW} chunks",
+                self.view_distance, self.source
+            )));
+        }
+        Ok(())
+    }
+
+    /// The distance where fog reaches the sky colour: one chunk past the view distance.
+    pub fn fog_end(&self) -> f32 {
+        (self.view_distance as f32 + 1.0) * CHUNK_SIZE as f32
+    }
+
+    /// The streamer of this world's terrain nodes for `renderer`: its level thresholds, and at
+    /// most the nodes the memory budget and the adapter's voxel pool (with a tenth to spare for
+    /// the estimate) allow.
+    pub fn streamer(&self, renderer: &Offscreen) -> Streamer {
+        let columns = TerrainColumns::new(self.seed);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let budget = self.gpu_memory_budget_mib as u64 * 1024 * 1024 / NODE_BUDGET_BYTES;
+        let max_nodes = budget.min(renderer.max_nodes() * 9 / 10) as usize;
+        let settings = StreamSettings {
+            lod: renderer.lod(),
+            max_nodes: Some(max_nodes),
+            ..StreamSettings::new(self.view_distance)
+        };
+        Streamer::new(settings, threads, Arc::new(move |c| columns.node_column(c)))
+    }
+}
+
+/// How a session's terrain gets resident.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Residency {
+    /// Terrain streams around the camera at any view distance (the viewer).
+    StreamTerrain,
+    /// Only worlds that need level-of-detail nodes stream; every other world is generated whole
+    /// and inserted at once, so a headless picture is exactly the full-detail world.
+    WholeWhereExact,
+}
+
+/// A world in a renderer, seen by a camera.
+pub struct Session {
+    /// The world's configuration.
+    pub config: WorldConfig,
+    /// The renderer, with its own targets.
+    pub renderer: Offscreen,
+    /// Streams node columns around the camera, for streamed worlds.
+    pub streamer: Option<Streamer>,
+    /// The camera the session was opened at (or last moved to).
+    pub camera: Camera,
+    /// The world generated on the CPU: all of it for a world built whole, the ground under the
+    /// camera (the chunks within one chunk) for a streamed one. Its registry names the blocks.
+    pub world: World,
+    /// Whether `fill` still has to insert `world` (built whole, not yet resident).
+    unfilled: bool,
+}
+
+/// A session's CPU half, before any GPU work: the world built and the view chosen, so that bad
+/// input is refused before an adapter is opened.
+pub struct SessionPlan {
+    config: WorldConfig,
+    world: World,
+    /// The camera the session opens at.
+    pub camera: Camera,
+    streams: bool,
+}
+
+impl SessionPlan {
+    /// Builds the world around `eye` (where given) and chooses the view (`eye` and `target`
+    /// where given, the world's default view otherwise).
+    pub fn new(
+        config: WorldConfig,
+        residency: Residency,
+        view: (Option<Vec3>, Option<Vec3>),
+    ) -> Result<Self, SessionError> {
+        config.check()?;
+        if let (Some(eye), Some(target)) = view
+            && (target - eye).length_squared() < 1e-6
+        {
+            return Err(SessionError::Usage("--target must differ from --camera".into()));
+        }
+        let params = config.params(view.0.unwrap_or(Vec3::ZERO));
+        let streams = config.source == WorldSource::Terrain
+            && (residency == Residency::StreamTerrain || config.uses_nodes());
+        // A streamed world needs only the ground under the default camera from here.
+        let built = if streams { WorldParams { view_distance: 1, ..params } } else { params };
+        let world = worldgen::generate(&config.source, &built)?;
+        let default = worldgen::default_view(&config.source, &world, &params);
+        let (eye, target) = (view.0.unwrap_or(default.0), view.1.unwrap_or(default.1));
+        if (target - eye).length_squared() < 1e-6 {
+            return Err(SessionError::Usage("--target must differ from --camera".into()));
+        }
+        Ok(Self { config, world, camera: Camera::look_at(eye, target), streams })
+    }
+
+    /// Makes the renderer on `gpu` from `options`, called with the fog distance. Nothing is
+    /// resident yet: [`Session::fill`] or [`Session::update`].
+    pub fn open(self, gpu: &GpuContext, options: impl FnOnce(f32) -> RendererOptions) -> Result<Session, SessionError> {
+        let Self { config, world, camera, streams } = self;
+        let renderer = Offscreen::new(gpu, options(config.fog_end()), &world.registry)?;
+        let streamer = streams.then(|| config.streamer(&renderer));
+        Ok(Session { config, renderer, streamer, camera, world, unfilled: !streams })
+    }
+}
+
+impl Session {
+    /// [`SessionPlan::new`] then [`SessionPlan::open`].
+    pub fn open(
+        gpu: &GpuContext,
+        config: WorldConfig,
+        residency: Residency,
+        view: (Option<Vec3>, Option<Vec3>),
+        options: impl FnOnce(f32) -> RendererOptions,
+    ) -> Result<Self, SessionError> {
+        SessionPlan::new(config, residency, view)?.open(gpu, options)
+    }
+
+    /// Makes the world around the camera resident and waits until it is all in: every chunk of
+    /// a world built whole, or the streamed columns (generated on the workers meanwhile).
+    pub fn fill(&mut self) -> Result<(), SessionError> {
+        self.insert_whole()?;
+        if let Some(streamer) = self.streamer.as_mut() {
+            streamer.settle(self.camera.eye, &mut self.renderer)?;
+        }
+        Ok(())
+    }
+
+    /// One streaming step at the camera, within the streamer's per-update budgets; a world built
+    /// whole is inserted on the first call.
+    pub fn update(&mut self) -> Result<UpdateReport, SessionError> {
+        self.insert_whole()?;
+        match self.streamer.as_mut() {
+            Some(streamer) => Ok(streamer.update(self.camera.eye, &mut self.renderer)?),
+            None => Ok(UpdateReport::default()),
+        }
+    }
+
+    fn insert_whole(&mut self) -> Result<(), SessionError> {
+        if std::mem::take(&mut self.unfilled) {
+            for (pos, chunk) in self.world.chunks() {
+                self.renderer.insert_chunk(pos, Arc::clone(chunk))?;
+            }
+        }
+        Ok(())
+    }
+}
