@@ -8,12 +8,11 @@ mod common;
 use common::ReadImage;
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
 use voxgpu::cull::{Frustum, sort_distance, transparent_sort_key};
-use voxgpu::gpu::{GpuContext, Offscreen, RendererOptions};
+use voxgpu::gpu::RendererOptions;
 use voxgpu::lod::LodSettings;
 use voxgpu::mesh::Face;
 use voxgpu::voxel::{BlockInfo, BlockRegistry, ChunkPos, FaceTiles, Opacity, Tile, World, chunk_aabb};

@@ -158,9 +158,9 @@ pub fn as_set(mesh: &ChunkMesh) -> BTreeSet<(usize, u8, PackedQuad)> {
     set
 }
 
-/// Terrain with its water turned to sand. Transparent quads are drawn unsorted until the
-/// transparency issue, so where two of them overlap the blend depends on GPU allocation and cull
-/// order, which varies between runs; pixel-exact comparisons need an opaque world.
+/// Terrain with its water turned to sand. Transparent command groups of different chunks with
+/// the same sort key (the same distance key and face slot) keep no defined order, so where two
+/// of them overlap the blend can vary between runs; pixel-exact comparisons need an opaque world.
 pub fn opaque_terrain(seed: u64, view_distance: u32) -> World {
     use voxgpu::worldgen::{WorldParams, WorldSource, generate};
     let world = generate(&WorldSource::Terrain, &WorldParams { seed, center: IVec3::ZERO, view_distance })
