@@ -231,6 +231,10 @@ fn a_model_path_and_another_world_are_refused_in_one_line() {
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "{stderr}");
     assert!(lines[0].contains("both name the world"), "{stderr}");
+    // A mistyped command or a command after the viewer's flags is not taken for a model.
+    assert_one_line_error(&["rendr"], "neither a command");
+    assert_one_line_error(&["--seed", "3", "view"], "neither a command");
+    assert_one_line_error(&["missing.vox"], "no such .vox file");
 }
 
 #[test]

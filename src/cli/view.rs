@@ -38,6 +38,18 @@ impl ViewArgs {
     pub fn config(&self) -> Result<ViewerConfig, CliError> {
         let mut world = self.world.config();
         if let Some(model) = &self.model {
+            // A word that is not a model is most likely a mistyped subcommand (or a subcommand
+            // after the viewer's flags): say so before any window or GPU is opened.
+            let is_vox = model.extension().is_some_and(|e| e.eq_ignore_ascii_case("vox"));
+            if !is_vox {
+                return Err(CliError::Usage(format!(
+                    "{:?} is neither a command (view, render, stats, bench, profile, info; flags go after the command) nor a .vox model",
+                    model.display().to_string()
+                )));
+            }
+            if !model.is_file() {
+                return Err(CliError::Usage(format!("{}: no such .vox file", model.display())));
+            }
             if world.source != WorldSource::Terrain {
                 return Err(CliError::Usage(format!(
                     "{} and --world {} both name the world: give one",

@@ -41,12 +41,13 @@ pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
 /// Storage buffers one shader stage binds at most (the mesher's passes).
 pub const STORAGE_BUFFERS_PER_STAGE: u32 = 9;
 
-/// The device limits the renderer needs, on an adapter with `adapter` limits: wgpu's defaults,
-/// with the storage buffers per stage and the workgroup memory the mesher needs, and the
-/// adapter's own buffer, binding and texture sizes, which bound how large a world and a frame
-/// fit. `Err` names what the adapter lacks.
+/// The device limits the renderer needs, on an adapter with `adapter` limits: wgpu's defaults
+/// (lowered to the adapter's where it offers less, so a device can always be made), with the
+/// storage buffers per stage and the workgroup memory the mesher needs, and the adapter's own
+/// buffer, binding and texture sizes, which bound how large a world and a frame fit. `Err`
+/// names what the adapter lacks.
 pub fn required_limits(adapter: &wgpu::Limits) -> Result<wgpu::Limits, String> {
-    let defaults = wgpu::Limits::default();
+    let defaults = wgpu::Limits::default().or_worse_values_from(adapter);
     if adapter.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS_PER_STAGE {
         return Err(format!(
             "{STORAGE_BUFFERS_PER_STAGE} storage buffers per shader stage (it offers {})",

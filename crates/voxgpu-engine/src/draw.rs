@@ -61,6 +61,12 @@ const ARGS_BYTES: u64 = size_of::<DrawIndexedIndirectArgs>() as u64;
 /// quads drawn, chunks tested, chunks visible.
 pub const COUNT_WORDS: u64 = 7;
 
+/// The most commands a draw list holds: the sort's scatter runs one invocation per list entry in
+/// workgroups of 64 along one dimension, which may have at most 65,535 workgroups, so the
+/// capacity (a power of two) stops at 2^21. Commands past it are dropped, never written out of
+/// bounds; 2^21 commands of one or more 256-quad pages each are over 500 million quads.
+pub const MAX_DRAW_COMMANDS: u32 = 1 << 21;
+
 /// The opaque and transparent command lists (one buffer of three regions of `capacity` commands:
 /// opaque, transparent as the cull pass appends them, transparent sorted back to front), their
 /// counts, the cull parameters, the per-slot visibility the cull pass writes and the transparent
@@ -193,6 +199,7 @@ impl DrawLists {
 
     /// Makes each list hold at least `commands` commands and the visibility array `slots` slots.
     pub fn ensure(&mut self, device: &wgpu::Device, commands: u32, slots: u32) {
+        let commands = commands.min(MAX_DRAW_COMMANDS);
         if commands > self.capacity {
             self.capacity = commands.next_power_of_two();
             self.args = args_buffer(device, self.capacity);

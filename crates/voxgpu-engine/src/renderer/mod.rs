@@ -566,8 +566,12 @@ impl Renderer {
 
     /// The GPU half of a frame, into the caller's encoder: the uploads, the compute passes
     /// (levels of detail, mips, meshing, culling, the transparent sort) and the render passes
-    /// into `targets`. The caller submits the encoder, and should call [`Self::frame_submitted`]
-    /// after (the next `prepare` does it otherwise). GPU-counted stats are a frame or two old.
+    /// into `targets`. GPU-counted stats are a frame or two old.
+    ///
+    /// The encoder carries the frame's uploads (edits, new chunks) and counter copies, so the
+    /// caller must submit it, and before the next `prepare`; then call
+    /// [`Self::frame_submitted`] (the next `prepare` takes the frame as submitted otherwise).
+    /// An encoder dropped unsubmitted loses those uploads.
     pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, targets: &Targets) -> Result<FrameStats, GpuError> {
         let Prepared { params, lod, started } = self.prepared.take().ok_or(GpuError::NotPrepared)?;
         self.record_uploads(encoder);
@@ -586,8 +590,7 @@ impl Renderer {
             lod_counts: &self.lod.counts,
         };
         let counters = self.counters.copy(encoder, &sources, self.frame_index);
-        self.finish_recording(encoder);
-        self.unsubmitted = Some(Recorded { counters, cpu_ms: started.elapsed().as_secs_f64() * 1e3 });
+        self.finish_recording(encoder, counters, started);
         Ok(self.stats(self.counters.latest))
     }
 
@@ -614,12 +617,15 @@ impl Renderer {
     }
 
     /// Ends a recording: resolves the profiler's queries and closes the staging belt, whose
-    /// copies the encoder holds. The frame counts as submitted from here on.
-    fn finish_recording(&mut self, encoder: &mut wgpu::CommandEncoder) {
+    /// copies the encoder holds. The frame counts as submitted from here on, and its
+    /// after-submission work (`counters`: the read-back slot it copied into) waits for
+    /// [`Self::frame_submitted`].
+    pub(crate) fn finish_recording(&mut self, encoder: &mut wgpu::CommandEncoder, counters: Option<usize>, started: Instant) {
         self.profiling.profiler.resolve_queries(encoder);
         self.belt.finish();
         self.pool.frame_submitted(self.evicted_room);
         self.frame_index += 1;
+        self.unsubmitted = Some(Recorded { counters, cpu_ms: started.elapsed().as_secs_f64() * 1e3 });
     }
 
     /// Tells the renderer that the encoder of the last [`Self::record`] has been submitted: it

@@ -64,6 +64,7 @@ impl Renderer {
     /// its profiled passes on a real GPU, the wall clock around submit-and-wait on a software
     /// adapter (whose pass timestamps do not enclose the work). Waits for the GPU.
     pub fn timed_remesh(&mut self) -> Result<f64, GpuError> {
+        self.frame_submitted();
         let was_profiling = self.profiling.enabled();
         let wall_clock = self.device_type == wgpu::DeviceType::Cpu;
         if !wall_clock {
@@ -71,7 +72,6 @@ impl Renderer {
         }
         self.take_timings();
         self.pool.mark_all_dirty();
-        self.frame_submitted();
         let params = self.size_frame();
         self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
@@ -87,8 +87,8 @@ impl Renderer {
             &self.work,
             params.slot_count,
         );
-        self.finish_recording(&mut encoder);
         let started = Instant::now();
+        self.finish_recording(&mut encoder, None, started);
         self.queue.submit([encoder.finish()]);
         self.after_submit(0.0)?;
         self.flush_timings()?;

@@ -209,7 +209,7 @@ pub(super) fn generate(params: &WorldParams, threads: usize) -> World {
 }
 
 /// Terrain generated one chunk column at a time, for streaming: the same blocks as
-/// [`generate`] gives, column for column. Cheap to share between threads.
+/// [`crate::worldgen::generate`] gives, column for column. Cheap to share between threads.
 pub struct TerrainColumns {
     noise: Noise,
 }
@@ -230,7 +230,7 @@ impl TerrainColumns {
     }
 
     /// All non-empty nodes of a node column, bottom up: chunks at level 0; up to
-    /// [`EXACT_LEVELS`] the mip of the chunk columns under it (generated and dropped: exact, and
+    /// `EXACT_LEVELS` (2) the mip of the chunk columns under it (generated and dropped: exact, and
     /// no slower than sampling coarsely at those levels); above, cells generated at the node's
     /// resolution (`coarse.rs`).
     pub fn node_column(&self, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
