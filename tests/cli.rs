@@ -222,15 +222,7 @@ fn the_viewer_without_a_display_says_so_in_one_line() {
 
 #[test]
 fn a_model_path_and_another_world_are_refused_in_one_line() {
-    let out = Command::new(env!("CARGO_BIN_EXE_voxgpu"))
-        .args(["assets/sample.vox", "--world", "flat"])
-        .output()
-        .expect("binary runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "{stderr}");
-    assert!(lines[0].contains("both name the world"), "{stderr}");
+    assert_one_line_error(&["assets/sample.vox", "--world", "flat"], "both name the world");
     // A mistyped command or a command after the viewer's flags is not taken for a model.
     assert_one_line_error(&["rendr"], "neither a command");
     assert_one_line_error(&["--seed", "3", "view"], "neither a command");
