@@ -1,0 +1,396 @@
+//! voxgpu's world store: what a world is made from and every chunk edited since, in one SQLite
+//! database, so a world keeps its edits across sessions and crashes.
+//!
+//! A store is a directory holding `world.sqlite` and `holder` (who has it open). The database
+//! has two tables: `meta` (the format version, the world's source and seed) and `chunks` (one
+//! row per edited chunk: its position and its 32³ block ids, LZ4-compressed). Only chunks that
+//! differ from what the source generates are stored: procedural terrain stays procedural, with
+//! the edits as an overlay. A row replaces the generated chunk whole; an all-air row removes it.
+//! Far level-of-detail nodes are not cached: they are generated again on reopening.
+//!
+//! Guarantees:
+//! - **Atomic batches.** [`Store::commit`] writes its chunks in one transaction, in WAL mode
+//!   with `synchronous = FULL`: once it returns, the batch survives a crash of the process or
+//!   of the machine, and a crash during it leaves the previous state.
+//! - **One holder.** The database is opened in exclusive locking mode and the lock is taken at
+//!   once, so a second process is refused ([`StoreError::InUse`], naming the holder from its
+//!   `holder` file). The operating system releases the lock when the holder dies.
+//! - **Refusal without damage.** A directory that is not a store, a database that is not one of
+//!   ours, a newer format version or a failed integrity check are refused before anything is
+//!   written.
+
+#![warn(missing_docs)]
+
+mod codec;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use glam::{IVec2, IVec3};
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, params};
+use voxgpu_core::voxel::{Chunk, ChunkPos};
+
+pub use codec::{decode_chunk, encode_chunk};
+
+/// The format this build writes and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// `PRAGMA application_id` of a voxgpu store ("VXGP").
+const APPLICATION_ID: i32 = 0x5658_4750;
+/// The database file inside a store's directory.
+pub const DATABASE_FILE: &str = "world.sqlite";
+/// The file naming the process that has the store open.
+pub const HOLDER_FILE: &str = "holder";
+
+/// Why a store could not be opened, created or written. Each prints as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The path exists but is not a voxgpu store (a file, or a directory with other things).
+    #[error("{path}: not a voxgpu world store ({reason})")]
+    NotAStore {
+        /// The store's path.
+        path: PathBuf,
+        /// What was found instead.
+        reason: String,
+    },
+    /// The database is damaged or truncated.
+    #[error("{path}: the world store is damaged ({reason}); it was left as it is")]
+    Corrupt {
+        /// The store's path.
+        path: PathBuf,
+        /// What SQLite reported.
+        reason: String,
+    },
+    /// Written by a newer voxgpu.
+    #[error("{path}: world store format {found} is newer than this voxgpu reads ({FORMAT_VERSION}); it was left as it is")]
+    NewerFormat {
+        /// The store's path.
+        path: PathBuf,
+        /// The version found.
+        found: u32,
+    },
+    /// Another process has the store open.
+    #[error("{path}: the world store is in use by {holder}")]
+    InUse {
+        /// The store's path.
+        path: PathBuf,
+        /// The holder, as its `holder` file names it.
+        holder: String,
+    },
+    /// The disk (or the store's size limit) is full: the batch was not written, and the store
+    /// holds what it held before.
+    #[error("{path}: the disk is full; the last edits were not saved (the store is unchanged)")]
+    Full {
+        /// The store's path.
+        path: PathBuf,
+    },
+    /// Reading or writing failed (permissions, a read-only location, I/O).
+    #[error("{path}: {reason}")]
+    Io {
+        /// The store's path.
+        path: PathBuf,
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// What a world is made from: a source's spelling (`terrain`, `flat`, `vox:PATH`, …) and seed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreMeta {
+    /// The world source, as the command line spells it.
+    pub source: String,
+    /// The procedural terrain's seed.
+    pub seed: u64,
+}
+
+/// An open store, held exclusively by this process until dropped.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+    meta: StoreMeta,
+}
+
+/// The edited chunks of a store in memory, compressed: what a world source overlays on what it
+/// generates. Cheap to share between generation threads.
+#[derive(Clone, Debug, Default)]
+pub struct Overlay {
+    chunks: HashMap<ChunkPos, Vec<u8>>,
+    /// Chunk positions per chunk column (x, z).
+    columns: HashMap<IVec2, Vec<ChunkPos>>,
+}
+
+impl Overlay {
+    /// Replaces the stored chunk at `pos` with `chunk` (already encoded).
+    pub fn insert_encoded(&mut self, pos: ChunkPos, encoded: Vec<u8>) {
+        if self.chunks.insert(pos, encoded).is_none() {
+            self.columns.entry(IVec2::new(pos.0.x, pos.0.z)).or_default().push(pos);
+        }
+    }
+
+    /// The edited chunk at `pos`, if it was edited (an all-air chunk when it was emptied).
+    pub fn get(&self, pos: ChunkPos) -> Option<Chunk> {
+        self.chunks.get(&pos).map(|bytes| decode_chunk(bytes).expect("overlay entries are valid encodings"))
+    }
+
+    /// The edited chunks of chunk column `xz`, bottom up.
+    pub fn column(&self, xz: IVec2) -> Vec<(ChunkPos, Chunk)> {
+        let mut positions = self.columns.get(&xz).cloned().unwrap_or_default();
+        positions.sort();
+        positions.into_iter().filter_map(|p| self.get(p).map(|c| (p, c))).collect()
+    }
+
+    /// `generated` (a chunk column's non-empty chunks) with the column's edits applied: edited
+    /// chunks replace generated ones, all-air edits remove them.
+    pub fn apply(&self, xz: IVec2, generated: Vec<(ChunkPos, Chunk)>) -> Vec<(ChunkPos, Chunk)> {
+        if !self.columns.contains_key(&xz) {
+            return generated;
+        }
+        let mut by_pos: std::collections::BTreeMap<ChunkPos, Chunk> = generated.into_iter().collect();
+        for (pos, chunk) in self.column(xz) {
+            by_pos.insert(pos, chunk);
+        }
+        by_pos.into_iter().filter(|(_, c)| !c.is_empty()).collect()
+    }
+
+    /// Every edited position, sorted.
+    pub fn positions(&self) -> Vec<ChunkPos> {
+        let mut out: Vec<ChunkPos> = self.chunks.keys().copied().collect();
+        out.sort();
+        out
+    }
+
+    /// Edited chunks held.
+    pub fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// No chunk edited.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+}
+
+fn io(path: &Path, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Io { path: path.to_path_buf(), reason: e.to_string() }
+}
+
+/// Maps an SQLite error to the store's own, by what it means for the user.
+fn sql(path: &Path, e: rusqlite::Error) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DiskFull) => StoreError::Full { path: path.to_path_buf() },
+        Some(ErrorCode::DatabaseCorrupt) | Some(ErrorCode::NotADatabase) => {
+            StoreError::Corrupt { path: path.to_path_buf(), reason: e.to_string() }
+        }
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => {
+            StoreError::InUse { path: path.to_path_buf(), holder: holder(path) }
+        }
+        Some(ErrorCode::ReadOnly) | Some(ErrorCode::CannotOpen) | Some(ErrorCode::PermissionDenied) => {
+            io(path, format!("cannot write the world store ({e})"))
+        }
+        _ => io(path, e),
+    }
+}
+
+/// Who holds the store, from its holder file (written by the holder once it has the lock).
+fn holder(path: &Path) -> String {
+    std::fs::read_to_string(path.join(HOLDER_FILE))
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "another process".into())
+}
+
+impl Store {
+    /// Opens the store at `path`, or creates it with `meta` when nothing is there (or an empty
+    /// directory). Returns whether it was created.
+    pub fn open_or_create(path: &Path, meta: &StoreMeta) -> Result<(Self, bool), StoreError> {
+        let database = path.join(DATABASE_FILE);
+        let empty_dir = path.is_dir()
+            && std::fs::read_dir(path).map_err(|e| io(path, e))?.next().is_none();
+        if !path.exists() || empty_dir {
+            return Ok((Self::create(path, meta)?, true));
+        }
+        if !path.is_dir() {
+            return Err(StoreError::NotAStore { path: path.into(), reason: "a file, not a store directory".into() });
+        }
+        if !database.is_file() {
+            return Err(StoreError::NotAStore {
+                path: path.into(),
+                reason: format!("a directory without {DATABASE_FILE}"),
+            });
+        }
+        Ok((Self::open(path)?, false))
+    }
+
+    /// Opens an existing store, refusing it (untouched) when it is not one, is damaged, is newer
+    /// than this build, or is in use.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let database = path.join(DATABASE_FILE);
+        if !database.is_file() {
+            return Err(StoreError::NotAStore { path: path.into(), reason: format!("no {DATABASE_FILE}") });
+        }
+        let conn = Connection::open_with_flags(&database, OpenFlags::SQLITE_OPEN_READ_WRITE)
+            .map_err(|e| sql(path, e))?;
+        let check = |e| sql(path, e);
+        // Ours at all? Both are read from the header, before anything is written.
+        let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(check)?;
+        if app != APPLICATION_ID {
+            return Err(StoreError::NotAStore {
+                path: path.into(),
+                reason: format!("{DATABASE_FILE} is an SQLite database of another application"),
+            });
+        }
+        let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(check)?;
+        if version > FORMAT_VERSION {
+            return Err(StoreError::NewerFormat { path: path.into(), found: version });
+        }
+        let store = Self::lock(conn, path)?;
+        store.integrity_check()?;
+        Ok(store)
+    }
+
+    /// Creates a store directory at `path` (which must not hold anything) for `meta`.
+    pub fn create(path: &Path, meta: &StoreMeta) -> Result<Self, StoreError> {
+        std::fs::create_dir_all(path).map_err(|e| io(path, format!("cannot create the world store ({e})")))?;
+        let database = path.join(DATABASE_FILE);
+        let conn = Connection::open(&database).map_err(|e| sql(path, e))?;
+        let mut store = Self::lock(conn, path)?;
+        let tx = |s: &Store| -> rusqlite::Result<()> {
+            s.conn.execute_batch(&format!(
+                "BEGIN IMMEDIATE;
+                 PRAGMA application_id = {APPLICATION_ID};
+                 PRAGMA user_version = {FORMAT_VERSION};
+                 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                 CREATE TABLE chunks (x INTEGER NOT NULL, y INTEGER NOT NULL, z INTEGER NOT NULL,
+                                      data BLOB NOT NULL, PRIMARY KEY (x, y, z)) WITHOUT ROWID;"
+            ))?;
+            s.conn.execute("INSERT INTO meta VALUES ('source', ?1)", params![meta.source])?;
+            s.conn.execute("INSERT INTO meta VALUES ('seed', ?1)", params![meta.seed.to_string()])?;
+            s.conn.execute_batch("COMMIT")
+        };
+        tx(&store).map_err(|e| sql(path, e))?;
+        store.meta = meta.clone();
+        Ok(store)
+    }
+
+    /// Takes the exclusive lock (WAL, exclusive locking mode, a write at once), records this
+    /// process as the holder, and reads the metadata.
+    fn lock(conn: Connection, path: &Path) -> Result<Self, StoreError> {
+        let check = |e| sql(path, e);
+        conn.busy_timeout(std::time::Duration::ZERO).map_err(check)?;
+        conn.pragma_update(None, "locking_mode", "EXCLUSIVE").map_err(check)?;
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(check)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(io(path, format!("the world store cannot use a write-ahead log here (journal mode {mode})")));
+        }
+        conn.pragma_update(None, "synchronous", "FULL").map_err(check)?;
+        // An immediate transaction takes the write lock now, and exclusive mode keeps it.
+        conn.execute_batch("BEGIN IMMEDIATE; COMMIT;").map_err(check)?;
+        let holder = format!(
+            "process {} ({})",
+            std::process::id(),
+            std::env::args().next().unwrap_or_else(|| "voxgpu".into())
+        );
+        std::fs::write(path.join(HOLDER_FILE), holder).map_err(|e| io(path, e))?;
+        let meta_value = |key: &str| -> rusqlite::Result<Option<String>> {
+            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()
+        };
+        let has_meta: bool = conn
+            .query_row("SELECT count(*) FROM sqlite_master WHERE name = 'meta'", [], |r| r.get::<_, i64>(0))
+            .map_err(check)?
+            > 0;
+        let meta = if has_meta {
+            let source = meta_value("source").map_err(check)?.unwrap_or_default();
+            let seed = meta_value("seed").map_err(check)?.and_then(|s| s.parse().ok()).unwrap_or(0);
+            StoreMeta { source, seed }
+        } else {
+            StoreMeta { source: String::new(), seed: 0 }
+        };
+        Ok(Self { conn, path: path.to_path_buf(), meta })
+    }
+
+    /// The store's directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What the world is made from.
+    pub fn meta(&self) -> &StoreMeta {
+        &self.meta
+    }
+
+    /// SQLite's full integrity check; `Err(Corrupt)` names the first problem.
+    pub fn integrity_check(&self) -> Result<(), StoreError> {
+        let result: String =
+            self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).map_err(|e| sql(&self.path, e))?;
+        if result != "ok" {
+            return Err(StoreError::Corrupt { path: self.path.clone(), reason: result });
+        }
+        Ok(())
+    }
+
+    /// Writes `chunks` (each replacing the stored chunk at its position) in one transaction:
+    /// all of them or, on any failure, none.
+    pub fn commit<'a>(&mut self, chunks: impl IntoIterator<Item = (ChunkPos, &'a Chunk)>) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| sql(&path, e))?;
+        {
+            let mut insert = tx
+                .prepare_cached("INSERT OR REPLACE INTO chunks (x, y, z, data) VALUES (?1, ?2, ?3, ?4)")
+                .map_err(|e| sql(&path, e))?;
+            for (pos, chunk) in chunks {
+                let IVec3 { x, y, z } = pos.0;
+                insert.execute(params![x, y, z, encode_chunk(chunk)]).map_err(|e| sql(&path, e))?;
+            }
+        }
+        tx.commit().map_err(|e| sql(&path, e))
+    }
+
+    /// Every stored chunk, compressed, as an overlay for the world's source.
+    pub fn overlay(&self) -> Result<Overlay, StoreError> {
+        let path = &self.path;
+        let mut statement = self.conn.prepare("SELECT x, y, z, data FROM chunks").map_err(|e| sql(path, e))?;
+        let rows = statement
+            .query_map([], |r| {
+                Ok((ChunkPos(IVec3::new(r.get(0)?, r.get(1)?, r.get(2)?)), r.get::<_, Vec<u8>>(3)?))
+            })
+            .map_err(|e| sql(path, e))?;
+        let mut overlay = Overlay::default();
+        for row in rows {
+            let (pos, data) = row.map_err(|e| sql(path, e))?;
+            // A row that does not decode is damage the integrity check cannot see.
+            decode_chunk(&data).map_err(|reason| StoreError::Corrupt {
+                path: path.clone(),
+                reason: format!("chunk {:?}: {reason}", pos.0.to_array()),
+            })?;
+            overlay.insert_encoded(pos, data);
+        }
+        Ok(overlay)
+    }
+
+    /// Stored chunks.
+    pub fn len(&self) -> Result<usize, StoreError> {
+        let n: i64 =
+            self.conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0)).map_err(|e| sql(&self.path, e))?;
+        Ok(n as usize)
+    }
+
+    /// Whether no chunk is stored.
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Caps the database at `pages` pages (4 KiB each), as a full disk would: for tests of the
+    /// full-disk path.
+    #[doc(hidden)]
+    pub fn limit_pages(&self, pages: u32) -> Result<(), StoreError> {
+        self.conn.pragma_update(None, "max_page_count", pages).map_err(|e| sql(&self.path, e))
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        // The lock goes with the connection; the holder file would name a process that no
+        // longer has it.
+        let _ = std::fs::remove_file(self.path.join(HOLDER_FILE));
+    }
+}

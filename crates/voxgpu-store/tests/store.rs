@@ -1,0 +1,233 @@
+//! The world store on its own (no GPU): round trips, the overlay, and every way opening or
+//! writing can fail, each refused with its own error and without touching what was there.
+
+use std::path::PathBuf;
+
+use glam::{IVec2, IVec3};
+use voxgpu_core::voxel::{BlockId, Chunk, ChunkPos, blocks};
+use voxgpu_store::{DATABASE_FILE, Store, StoreError, StoreMeta, decode_chunk, encode_chunk};
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("voxgpu-store-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&dir);
+    dir
+}
+
+fn meta() -> StoreMeta {
+    StoreMeta { source: "terrain".into(), seed: 42 }
+}
+
+/// A chunk with a recognisable pattern for `seed`.
+fn chunk(seed: u16) -> Chunk {
+    let mut c = Chunk::empty();
+    for i in 0..200usize {
+        let (x, y, z) = ((i * 7 + seed as usize) % 32, (i * 13) % 32, (i * 5 + 3) % 32);
+        c.set(x, y, z, BlockId(1 + (i as u16 + seed) % 11));
+    }
+    c
+}
+
+#[test]
+fn chunks_round_trip_through_the_codec_and_the_store() {
+    for c in [Chunk::empty(), Chunk::filled(blocks::STONE), chunk(3)] {
+        assert_eq!(decode_chunk(&encode_chunk(&c)).expect("decodes").voxels(), c.voxels());
+    }
+    let path = temp("round-trip");
+    let edits: Vec<(ChunkPos, Chunk)> =
+        (0..20).map(|i| (ChunkPos(IVec3::new(i - 10, i % 3, 2 * i)), chunk(i as u16))).collect();
+    {
+        let (mut store, created) = Store::open_or_create(&path, &meta()).expect("created");
+        assert!(created);
+        store.commit(edits[..10].iter().map(|(p, c)| (*p, c))).expect("first batch");
+        store.commit(edits[10..].iter().map(|(p, c)| (*p, c))).expect("second batch");
+        // A later edit of the same chunk replaces it.
+        store.commit([(edits[0].0, &Chunk::empty())]).expect("emptied");
+    }
+    let (store, created) = Store::open_or_create(&path, &StoreMeta { source: "flat".into(), seed: 1 }).expect("reopened");
+    assert!(!created);
+    assert_eq!(store.meta(), &meta(), "the store keeps the world it was created for");
+    store.integrity_check().expect("intact");
+    let overlay = store.overlay().expect("overlay");
+    assert_eq!(overlay.len(), 20);
+    assert!(overlay.get(edits[0].0).expect("stored").is_empty(), "an emptied chunk is stored as air");
+    for (pos, c) in &edits[1..] {
+        assert_eq!(overlay.get(*pos).expect("stored").voxels(), c.voxels(), "{pos:?}");
+    }
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+#[test]
+fn the_overlay_replaces_and_removes_generated_chunks() {
+    let mut overlay = voxgpu_store::Overlay::default();
+    let (kept, edited, emptied, added) = (
+        ChunkPos(IVec3::new(1, 0, 2)),
+        ChunkPos(IVec3::new(1, 1, 2)),
+        ChunkPos(IVec3::new(1, 2, 2)),
+        ChunkPos(IVec3::new(1, 5, 2)),
+    );
+    overlay.insert_encoded(edited, encode_chunk(&chunk(9)));
+    overlay.insert_encoded(emptied, encode_chunk(&Chunk::empty()));
+    overlay.insert_encoded(added, encode_chunk(&chunk(4)));
+    let generated = vec![(kept, chunk(1)), (edited, chunk(2)), (emptied, chunk(3))];
+    let applied = overlay.apply(IVec2::new(1, 2), generated.clone());
+    let positions: Vec<ChunkPos> = applied.iter().map(|(p, _)| *p).collect();
+    assert_eq!(positions, vec![kept, edited, added]);
+    assert_eq!(applied[1].1.voxels(), chunk(9).voxels());
+    // Another column is untouched.
+    let other = overlay.apply(IVec2::new(0, 0), generated.clone());
+    assert_eq!(other.len(), 3);
+}
+
+#[test]
+fn what_is_not_a_store_is_refused_and_left_alone() {
+    // A plain file.
+    let file = temp("a-file");
+    std::fs::write(&file, b"hello").expect("write");
+    assert!(matches!(Store::open_or_create(&file, &meta()), Err(StoreError::NotAStore { .. })));
+    assert_eq!(std::fs::read(&file).expect("still there"), b"hello");
+    let _ = std::fs::remove_file(&file);
+    // A directory with other things in it.
+    let dir = temp("a-dir");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("notes.txt"), b"mine").expect("write");
+    assert!(matches!(Store::open_or_create(&dir, &meta()), Err(StoreError::NotAStore { .. })));
+    assert!(!dir.join(DATABASE_FILE).exists(), "nothing was created");
+    // An SQLite database of another application.
+    std::fs::write(dir.join(DATABASE_FILE), b"").expect("write");
+    let other = rusqlite_free_database(&dir.join(DATABASE_FILE));
+    let err = Store::open(&dir).err().expect("refused");
+    assert!(matches!(err, StoreError::NotAStore { .. }), "{err}");
+    assert_eq!(std::fs::read(dir.join(DATABASE_FILE)).expect("still there"), other);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes a minimal valid SQLite database (header only, no application id) and returns its bytes.
+fn rusqlite_free_database(path: &std::path::Path) -> Vec<u8> {
+    // A fresh store's file with the application id cleared: valid SQLite, not ours.
+    let scratch = temp("scratch");
+    drop(Store::create(&scratch, &meta()).expect("scratch store"));
+    let mut bytes = std::fs::read(scratch.join(DATABASE_FILE)).expect("read");
+    bytes[68..72].copy_from_slice(&[0, 0, 0, 0]);
+    std::fs::write(path, &bytes).expect("write");
+    let _ = std::fs::remove_dir_all(&scratch);
+    bytes
+}
+
+#[test]
+fn damaged_and_truncated_stores_are_refused_and_left_alone() {
+    let path = temp("damaged");
+    {
+        let (mut store, _) = Store::open_or_create(&path, &meta()).expect("created");
+        let many: Vec<(ChunkPos, Chunk)> = (0..40).map(|i| (ChunkPos(IVec3::new(i, 0, 0)), chunk(i as u16))).collect();
+        store.commit(many.iter().map(|(p, c)| (*p, c))).expect("written");
+    }
+    let database = path.join(DATABASE_FILE);
+    let whole = std::fs::read(&database).expect("read");
+    // Garbage where the pages are.
+    let mut garbage = whole.clone();
+    for b in garbage[4096..].iter_mut().step_by(7) {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&database, &garbage).expect("write");
+    let err = Store::open(&path).err().expect("refused");
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+    assert_eq!(std::fs::read(&database).expect("read"), garbage, "left as it was");
+    // Cut in half.
+    std::fs::write(&database, &whole[..whole.len() / 2]).expect("write");
+    let err = Store::open(&path).err().expect("refused");
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+    assert_eq!(std::fs::read(&database).expect("read").len(), whole.len() / 2, "left as it was");
+    // Not a database at all.
+    std::fs::write(&database, vec![7u8; 10_000]).expect("write");
+    let err = Store::open(&path).err().expect("refused");
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+#[test]
+fn a_store_of_a_newer_format_is_refused_and_left_alone() {
+    let path = temp("newer");
+    drop(Store::create(&path, &meta()).expect("created"));
+    let database = path.join(DATABASE_FILE);
+    let mut bytes = std::fs::read(&database).expect("read");
+    // user_version lives at offset 60 of the header, big-endian.
+    bytes[60..64].copy_from_slice(&(voxgpu_store::FORMAT_VERSION + 1).to_be_bytes());
+    std::fs::write(&database, &bytes).expect("write");
+    let err = Store::open(&path).err().expect("refused");
+    assert!(matches!(err, StoreError::NewerFormat { found, .. } if found == voxgpu_store::FORMAT_VERSION + 1), "{err}");
+    assert_eq!(std::fs::read(&database).expect("read"), bytes);
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+#[test]
+fn a_second_holder_is_refused_with_the_first_named() {
+    let path = temp("in-use");
+    let (_first, _) = Store::open_or_create(&path, &meta()).expect("created");
+    let err = Store::open(&path).err().expect("a second holder is refused");
+    match &err {
+        StoreError::InUse { holder, .. } => assert!(holder.contains(&std::process::id().to_string()), "{err}"),
+        other => panic!("expected InUse, got {other}"),
+    }
+    drop(_first);
+    Store::open(&path).expect("free again once the first is closed");
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+#[test]
+fn a_read_only_location_is_one_error() {
+    // A directory without write permission; root writes there anyway, so when that is so the
+    // test uses sysfs, which refuses new files to everyone.
+    let parent = temp("read-only");
+    std::fs::create_dir_all(&parent).expect("dir");
+    let mut perms = std::fs::metadata(&parent).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o555);
+    std::fs::set_permissions(&parent, perms).expect("chmod");
+    let writable = std::fs::write(parent.join("probe"), b"").is_ok();
+    let location = if writable { PathBuf::from("/sys/voxgpu-store-test") } else { parent.join("world") };
+    let err = Store::open_or_create(&location, &meta()).err().expect("refused");
+    assert!(matches!(err, StoreError::Io { .. }), "{err}");
+    assert!(!location.exists());
+    let mut perms = std::fs::metadata(&parent).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&parent, perms).expect("chmod");
+    let _ = std::fs::remove_dir_all(&parent);
+}
+
+#[test]
+fn a_full_disk_fails_the_batch_and_keeps_what_was_stored() {
+    let path = temp("full");
+    let first: Vec<(ChunkPos, Chunk)> = (0..5).map(|i| (ChunkPos(IVec3::new(i, 0, 0)), chunk(i as u16))).collect();
+    {
+        let (mut store, _) = Store::open_or_create(&path, &meta()).expect("created");
+        store.commit(first.iter().map(|(p, c)| (*p, c))).expect("first batch");
+        // Room for a few pages more: a large batch of incompressible-ish chunks cannot fit.
+        let pages: u32 = 30;
+        store.limit_pages(pages).expect("limit");
+        let big: Vec<(ChunkPos, Chunk)> =
+            (0..200).map(|i| (ChunkPos(IVec3::new(i, 9, 9)), noisy(i as u32))).collect();
+        let err = store.commit(big.iter().map(|(p, c)| (*p, c))).err().expect("the disk is full");
+        assert!(matches!(err, StoreError::Full { .. }), "{err}");
+    }
+    let store = Store::open(&path).expect("reopens");
+    store.integrity_check().expect("intact");
+    let overlay = store.overlay().expect("overlay");
+    assert_eq!(overlay.len(), 5, "the failed batch left nothing behind");
+    for (pos, c) in &first {
+        assert_eq!(overlay.get(*pos).expect("kept").voxels(), c.voxels());
+    }
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// A chunk LZ4 cannot shrink much.
+fn noisy(seed: u32) -> Chunk {
+    let mut c = Chunk::empty();
+    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
+    for v in c.voxels_mut().iter_mut() {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        *v = BlockId((state % 11) as u16 + 1);
+    }
+    c
+}
