@@ -6,12 +6,14 @@
 //! - `voxgpu-core` (data and CPU twins, no GPU): [`voxel`], [`mesh`], [`lod`], [`cull`],
 //!   [`camera`], [`fly`];
 //! - `voxgpu-engine` (the GPU renderer on wgpu): [`gpu`];
-//! - `voxgpu-worlds` (world sources and streaming): [`worldgen`], [`stream`].
+//! - `voxgpu-worlds` (world sources and streaming): [`worldgen`], [`stream`];
+//! - `voxgpu-store` (the world store, no GPU): [`store`].
 //!
 //! A game embeds those crates, not this one.
 
 pub use voxgpu_core::{camera, cull, fly, lod, mesh, voxel};
 pub use voxgpu_engine as gpu;
+pub use voxgpu_store as store;
 pub use voxgpu_worlds::{stream, worldgen};
 
 pub mod cli;

@@ -2,14 +2,17 @@
 //! renderer with which options, filled whole or streamed. The viewer, `render`, `profile` and
 //! `stats` open a [`Session`] from a [`WorldConfig`] and go on from there.
 
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
 
-use glam::Vec3;
+use glam::{IVec3, Vec3};
+use voxgpu_store::{Overlay, Store, StoreError, StoreMeta};
 
 use crate::camera::Camera;
 use crate::gpu::{GpuContext, GpuError, Offscreen, RendererOptions};
 use crate::stream::{StreamSettings, Streamer, UpdateReport};
-use crate::voxel::{CHUNK_SIZE, World};
+use crate::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, World};
 use crate::worldgen::{self, TerrainColumns, WorldError, WorldParams, WorldSource};
 
 /// Largest view distance, in chunks, of a world generated whole at full detail: every source but
@@ -30,6 +33,9 @@ pub enum SessionError {
     /// The GPU side failed (no adapter, bad frame size, device lost).
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    /// The world store could not be opened or written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
     /// A configuration that does not make sense (a view distance the source cannot reach, a
     /// target equal to the camera).
     #[error("{0}")]
@@ -48,6 +54,9 @@ pub struct WorldConfig {
     /// GPU memory for the world's buffers, in MiB: past it the farthest nodes (for their size)
     /// are not loaded. Streamed worlds only.
     pub gpu_memory_budget_mib: u32,
+    /// A world store to open (or create): its world replaces `source` and `seed`, its edited
+    /// chunks overlay what the source generates, and edits are committed to it.
+    pub store: Option<PathBuf>,
 }
 
 impl WorldConfig {
@@ -82,7 +91,7 @@ impl WorldConfig {
     /// The streamer of this world's terrain nodes for `renderer`: its level thresholds, and at
     /// most the nodes the memory budget and the adapter's voxel pool (with a tenth to spare for
     /// the estimate) allow.
-    pub fn streamer(&self, renderer: &Offscreen) -> Streamer {
+    pub fn streamer(&self, renderer: &Offscreen, overlay: Arc<RwLock<Overlay>>) -> Streamer {
         let columns = TerrainColumns::new(self.seed);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let budget = self.gpu_memory_budget_mib as u64 * 1024 * 1024 / NODE_BUDGET_BYTES;
@@ -92,8 +101,63 @@ impl WorldConfig {
             max_nodes: Some(max_nodes),
             ..StreamSettings::new(self.view_distance)
         };
-        Streamer::new(settings, threads, Arc::new(move |c| columns.node_column(c)))
+        let edit = move |xz, generated| overlay.read().expect("overlay lock").apply(xz, generated);
+        Streamer::new(settings, threads, Arc::new(move |c| columns.node_column_with(c, &edit)))
     }
+}
+
+/// A session's world store and the edits on their way to it.
+pub struct Persistence {
+    store: Store,
+    /// The stored chunks, shared with the streamer's workers, which overlay them on what they
+    /// generate.
+    overlay: Arc<RwLock<Overlay>>,
+    /// Chunks edited since the last commit, and the edits themselves (for the report).
+    pending: BTreeSet<ChunkPos>,
+    edits: Vec<(IVec3, BlockId)>,
+}
+
+impl Persistence {
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Records that the block at `world` was set to `block` in the renderer: its chunk is
+    /// committed with the next [`Self::commit`].
+    pub fn edited(&mut self, world: IVec3, block: BlockId) {
+        self.pending.insert(ChunkPos::from_block(world).0);
+        self.edits.push((world, block));
+    }
+
+    /// Commits every chunk edited since the last call, as the renderer holds it, in one
+    /// transaction, and returns the edits it made durable. On failure the edits stay pending,
+    /// for the next call to try again.
+    pub fn commit(&mut self, renderer: &Offscreen) -> Result<Vec<(IVec3, BlockId)>, StoreError> {
+        if self.pending.is_empty() {
+            return Ok(Vec::new());
+        }
+        let air = Chunk::empty();
+        let chunks: Vec<(ChunkPos, Chunk)> = self
+            .pending
+            .iter()
+            .map(|&pos| (pos, renderer.chunk(pos).map_or_else(|| air.clone(), |c| (**c).clone())))
+            .collect();
+        self.store.commit(chunks.iter().map(|(p, c)| (*p, c)))?;
+        let mut overlay = self.overlay.write().expect("overlay lock");
+        for (pos, chunk) in &chunks {
+            overlay.insert_encoded(*pos, voxgpu_store::encode_chunk(chunk));
+        }
+        self.pending.clear();
+        Ok(std::mem::take(&mut self.edits))
+    }
+}
+
+/// Whether chunk `pos` lies in the columns a world built with `params` covers.
+fn chunk_within(pos: ChunkPos, params: &WorldParams) -> bool {
+    let centre = ChunkPos::from_block(params.center).0.0;
+    let r = params.view_distance as i32;
+    (pos.0.x - centre.x).abs() <= r && (pos.0.z - centre.z).abs() <= r
 }
 
 /// How a session's terrain gets resident.
@@ -119,6 +183,8 @@ pub struct Session {
     /// The world generated on the CPU: all of it for a world built whole, the ground under the
     /// camera (the chunks within one chunk) for a streamed one. Its registry names the blocks.
     pub world: World,
+    /// The world store, when the session has one.
+    pub persistence: Option<Persistence>,
     /// Whether `fill` still has to insert `world` (built whole, not yet resident).
     unfilled: bool,
 }
@@ -131,6 +197,7 @@ pub struct SessionPlan {
     /// The camera the session opens at.
     pub camera: Camera,
     streams: bool,
+    store: Option<(Store, Arc<RwLock<Overlay>>)>,
 }
 
 impl SessionPlan {
@@ -141,6 +208,19 @@ impl SessionPlan {
         residency: Residency,
         view: (Option<Vec3>, Option<Vec3>),
     ) -> Result<Self, SessionError> {
+        let mut config = config;
+        // An existing store says which world it is; a new one records the configured world.
+        let store = match &config.store {
+            Some(path) => {
+                let meta = StoreMeta { source: config.source.to_string(), seed: config.seed };
+                let (store, _) = Store::open_or_create(path, &meta)?;
+                config.source = store.meta().source.parse()?;
+                config.seed = store.meta().seed;
+                let overlay = store.overlay()?;
+                Some((store, Arc::new(RwLock::new(overlay))))
+            }
+            None => None,
+        };
         config.check()?;
         if let (Some(eye), Some(target)) = view
             && (target - eye).length_squared() < 1e-6
@@ -152,22 +232,39 @@ impl SessionPlan {
             && (residency == Residency::StreamTerrain || config.uses_nodes());
         // A streamed world needs only the ground under the default camera from here.
         let built = if streams { WorldParams { view_distance: 1, ..params } } else { params };
-        let world = worldgen::generate(&config.source, &built)?;
+        let mut world = worldgen::generate(&config.source, &built)?;
+        // The stored edits replace what was generated, for the part generated here.
+        if let Some((_, overlay)) = &store {
+            let overlay = overlay.read().expect("overlay lock");
+            for pos in overlay.positions() {
+                let generated = world.chunk(pos).is_some() || !streams;
+                if generated || chunk_within(pos, &built) {
+                    world.insert(pos, overlay.get(pos).expect("listed"));
+                }
+            }
+        }
         let default = worldgen::default_view(&config.source, &world, &params);
         let (eye, target) = (view.0.unwrap_or(default.0), view.1.unwrap_or(default.1));
         if (target - eye).length_squared() < 1e-6 {
             return Err(SessionError::Usage("--target must differ from --camera".into()));
         }
-        Ok(Self { config, world, camera: Camera::look_at(eye, target), streams })
+        Ok(Self { config, world, camera: Camera::look_at(eye, target), streams, store })
     }
 
     /// Makes the renderer on `gpu` from `options`, called with the fog distance. Nothing is
     /// resident yet: [`Session::fill`] or [`Session::update`].
     pub fn open(self, gpu: &GpuContext, options: impl FnOnce(f32) -> RendererOptions) -> Result<Session, SessionError> {
-        let Self { config, world, camera, streams } = self;
+        let Self { config, world, camera, streams, store } = self;
         let renderer = Offscreen::new(gpu, options(config.fog_end()), &world.registry)?;
-        let streamer = streams.then(|| config.streamer(&renderer));
-        Ok(Session { config, renderer, streamer, camera, world, unfilled: !streams })
+        let overlay = store.as_ref().map_or_else(Default::default, |(_, o)| Arc::clone(o));
+        let streamer = streams.then(|| config.streamer(&renderer, overlay));
+        let persistence = store.map(|(store, overlay)| Persistence {
+            store,
+            overlay,
+            pending: BTreeSet::new(),
+            edits: Vec::new(),
+        });
+        Ok(Session { config, renderer, streamer, camera, world, persistence, unfilled: !streams })
     }
 }
 

@@ -9,42 +9,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
 
-/// An X server on a display of its own, stopped when dropped.
-struct Xvfb {
-    child: Child,
-    display: String,
-}
-
-impl Xvfb {
-    fn start() -> Option<Xvfb> {
-        let number = 90 + std::process::id() % 400;
-        let display = format!(":{number}");
-        let child = Command::new("Xvfb")
-            .args([display.as_str(), "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
-        let began = Instant::now();
-        while !socket.exists() {
-            assert!(began.elapsed() < Duration::from_secs(20), "Xvfb did not start on {display}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Some(Xvfb { child, display })
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::xvfb::Xvfb;
 
 const SCRIPT: &str = "\
 # Flat world, camera low over the grass looking down and ahead.
@@ -63,14 +31,7 @@ const SCRIPT: &str = "\
 
 #[test]
 fn the_viewer_flies_edits_resizes_and_matches_its_golden_image() {
-    let Some(xvfb) = Xvfb::start() else {
-        assert!(
-            std::env::var("VOXGPU_ALLOW_NO_XVFB").as_deref() == Ok("1"),
-            "Xvfb is not installed (apt-get install xvfb), so the viewer cannot be tested; set VOXGPU_ALLOW_NO_XVFB=1 to opt out"
-        );
-        eprintln!("Xvfb missing: the viewer was NOT tested (VOXGPU_ALLOW_NO_XVFB=1)");
-        return;
-    };
+    let Some(xvfb) = Xvfb::start_or_opt_out() else { return };
     // Every adapter present (lavapipe, llvmpipe), each in its own run of the viewer.
     let backends: Vec<String> =
         common::gpu_contexts().iter().map(|c| format!("{:?}", c.summary.backend).to_lowercase()).collect();

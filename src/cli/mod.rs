@@ -77,6 +77,10 @@ pub struct WorldArgs {
     /// are not loaded. Streamed worlds only.
     #[arg(long, default_value_t = DEFAULT_GPU_BUDGET_MIB, value_parser = clap::value_parser!(u32).range(16..=1 << 20))]
     pub gpu_memory_budget: u32,
+    /// A world store (a directory): opened if it exists, created for `--world` and `--seed`
+    /// otherwise. Its world and edits are loaded; the viewer commits every edit to it.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
 }
 
 /// The default `--gpu-memory-budget`, in MiB: what the horizon needs with room to spare (wgpu
@@ -100,6 +104,7 @@ impl WorldArgs {
             seed: self.seed,
             view_distance: self.distance(),
             gpu_memory_budget_mib: self.gpu_memory_budget,
+            store: self.store.clone(),
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::gpu::{
 use crate::lod::LodSettings;
 use crate::stream::Streamer;
 use crate::voxel::{BlockId, CHUNK_SIZE};
-use crate::session::{Residency, Session};
+use crate::session::{Persistence, Residency, Session};
 use crate::worldgen::WorldSource;
 
 /// Frame time of a scripted run, so it is repeatable.
@@ -71,6 +71,10 @@ struct Viewer {
     presenter: Presenter,
     renderer: Offscreen,
     streamer: Option<Streamer>,
+    /// The world store edits are committed to, once per frame.
+    persistence: Option<Persistence>,
+    /// Whether the last commit failed (reported once until one succeeds again).
+    commit_failed: bool,
     fly: FlyCamera,
     held: Held,
     /// Scripted movement, held from its frame on.
@@ -214,7 +218,16 @@ impl Viewer {
         // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
         let _ = session.renderer.set_profiling(true);
         session.update()?;
-        let Session { renderer, streamer, camera, world, config, .. } = session;
+        let Session { renderer, streamer, camera, world, config, persistence, .. } = session;
+        if let Some(p) = &persistence {
+            println!(
+                "store {}: world {} (seed {}), {} edited chunks",
+                p.store().path().display(),
+                config.source,
+                config.seed,
+                p.store().len().map_err(crate::session::SessionError::from)?
+            );
+        }
         let (eye, target) = (camera.eye, camera.target);
         let view_distance = (config.view_distance, chosen_by);
         let overlay = Overlay::new(&window, &gpu.device, presenter.format());
@@ -229,6 +242,8 @@ impl Viewer {
             presenter,
             renderer,
             streamer,
+            persistence,
+            commit_failed: false,
             fly: FlyCamera::looking_at(eye, target),
             held: Held::default(),
             scripted_move: FlyInput::default(),
@@ -374,10 +389,10 @@ impl Viewer {
     /// Removes the targeted block, or places the selected one in front of it.
     fn edit(&mut self, place: bool) -> Result<(), ViewerError> {
         let Some(hit) = self.renderer.pick(&self.fly.camera(), REACH) else { return Ok(()) };
-        if place {
-            self.renderer.set_block(hit.empty, self.selected)?;
-        } else {
-            self.renderer.set_block(hit.block, BlockId::AIR)?;
+        let (at, block) = if place { (hit.empty, self.selected) } else { (hit.block, BlockId::AIR) };
+        self.renderer.set_block(at, block)?;
+        if let Some(p) = self.persistence.as_mut() {
+            p.edited(at, block);
         }
         Ok(())
     }
@@ -461,8 +476,31 @@ impl Viewer {
                 log::info!("surface reconfigured at frame {}", self.frame);
             }
         }
+        self.commit_edits();
         self.count_frame();
         Ok(!last)
+    }
+
+    /// Commits this frame's edits to the store, in one transaction, and prints them once they
+    /// are durable. A failure (a full disk) is reported once; the edits stay pending and are
+    /// tried again next frame.
+    fn commit_edits(&mut self) {
+        let Some(p) = self.persistence.as_mut() else { return };
+        match p.commit(&self.renderer) {
+            Ok(edits) if !edits.is_empty() => {
+                self.commit_failed = false;
+                let list: Vec<String> =
+                    edits.iter().map(|(at, block)| format!("{},{},{}={}", at.x, at.y, at.z, block.0)).collect();
+                println!("committed at frame {}: {}", self.frame, list.join(" "));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                if !self.commit_failed {
+                    eprintln!("error: {e}");
+                }
+                self.commit_failed = true;
+            }
+        }
     }
 
     fn save(&self, path: &std::path::Path) -> Result<(), ViewerError> {

@@ -2,6 +2,7 @@
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
 pub mod crack;
+pub mod xvfb;
 
 use std::collections::BTreeSet;
 

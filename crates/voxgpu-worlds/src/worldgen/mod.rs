@@ -14,7 +14,7 @@ use glam::{IVec2, IVec3, Vec3};
 use voxgpu_core::voxel::blocks as builtin;
 use voxgpu_core::voxel::{CHUNK_SIZE, World};
 
-pub use terrain::TerrainColumns;
+pub use terrain::{ChunkColumnEdit, TerrainColumns};
 pub use vox::sample_model;
 
 /// Largest extent, per axis and in blocks, of an imported model once placed in the world.

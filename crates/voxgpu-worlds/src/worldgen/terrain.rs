@@ -208,6 +208,10 @@ pub(super) fn generate(params: &WorldParams, threads: usize) -> World {
     world
 }
 
+/// A change applied to each generated chunk column (its position, its chunks bottom up) before
+/// nodes are built from it.
+pub type ChunkColumnEdit = dyn Fn(IVec2, Vec<(ChunkPos, Chunk)>) -> Vec<(ChunkPos, Chunk)> + Sync;
+
 /// Terrain generated one chunk column at a time, for streaming: the same blocks as
 /// [`crate::worldgen::generate`] gives, column for column. Cheap to share between threads.
 pub struct TerrainColumns {
@@ -234,8 +238,16 @@ impl TerrainColumns {
     /// no slower than sampling coarsely at those levels); above, cells generated at the node's
     /// resolution (`coarse.rs`).
     pub fn node_column(&self, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
+        self.node_column_with(column, &|_, generated| generated)
+    }
+
+    /// [`Self::node_column`] with each chunk column passed through `edit` (its position and
+    /// generated chunks in, the chunks to use out) before anything is built from it: how a
+    /// world store's edits reach the chunks and the exact levels above them. Levels above
+    /// `EXACT_LEVELS` are sampled from the noise and do not see the edits.
+    pub fn node_column_with(&self, column: NodeColumn, edit: &ChunkColumnEdit) -> Vec<(NodeKey, Chunk)> {
         if column.level <= EXACT_LEVELS {
-            self.exact_node_column(column)
+            self.exact_node_column_with(column, edit)
         } else {
             self.coarse_node_column(column)
         }
@@ -245,11 +257,16 @@ impl TerrainColumns {
     /// work, so only for the first levels (and as the reference coarse generation is measured
     /// against).
     pub fn exact_node_column(&self, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
+        self.exact_node_column_with(column, &|_, generated| generated)
+    }
+
+    fn exact_node_column_with(&self, column: NodeColumn, edit: &ChunkColumnEdit) -> Vec<(NodeKey, Chunk)> {
         if column.level == 0 {
-            return self.column(column.xz).into_iter().map(|(p, c)| (NodeKey::chunk(p), c)).collect();
+            let chunks = edit(column.xz, self.column(column.xz));
+            return chunks.into_iter().map(|(p, c)| (NodeKey::chunk(p), c)).collect();
         }
         let below: std::collections::HashMap<NodeKey, Chunk> =
-            column.children().iter().flat_map(|c| self.exact_node_column(*c)).collect();
+            column.children().iter().flat_map(|c| self.exact_node_column_with(*c, edit)).collect();
         let mut parents: Vec<NodeKey> = below.keys().map(|k| k.parent()).collect();
         parents.sort();
         parents.dedup();
