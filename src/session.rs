@@ -251,6 +251,16 @@ impl SessionPlan {
         Ok(Self { config, world, camera: Camera::look_at(eye, target), streams, store })
     }
 
+    /// The world's configuration, with the store's source and seed where it has a store.
+    pub fn config(&self) -> &WorldConfig {
+        &self.config
+    }
+
+    /// The world generated on the CPU, with the store's edits.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
     /// Makes the renderer on `gpu` from `options`, called with the fog distance. Nothing is
     /// resident yet: [`Session::fill`] or [`Session::update`].
     pub fn open(self, gpu: &GpuContext, options: impl FnOnce(f32) -> RendererOptions) -> Result<Session, SessionError> {

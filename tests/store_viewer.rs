@@ -41,7 +41,8 @@ fn viewer(xvfb: &Xvfb, store: &Path, dir: &Path) -> Command {
         .env("DISPLAY", &xvfb.display)
         .env_remove("WAYLAND_DISPLAY")
         .env("WGPU_BACKEND", backend())
-        .env("XDG_RUNTIME_DIR", dir);
+        .env("XDG_RUNTIME_DIR", dir)
+        .current_dir(dir);
     command
 }
 
@@ -72,7 +73,7 @@ fn a_reopened_store_shows_the_same_picture() {
     let dir = temp("reopen");
     let store = dir.join("world");
     let script = dir.join("edit.txt");
-    std::fs::write(&script, "10 click left\n20 click left\n25 look 0.3 0.0\n30 click left\n40 key 3\n45 click right\n50 look -0.3 0.0\n")
+    std::fs::write(&script, "10 click left\n20 click left\n25 look 0.3 0.0\n30 click left\n40 key 3\n45 click right\n50 look -0.3 0.0\n55 key f5\n")
         .expect("script");
     let (first, second, fresh) = (dir.join("first.png"), dir.join("second.png"), dir.join("fresh.png"));
     let run = |command: &mut Command| {
@@ -86,6 +87,17 @@ fn a_reopened_store_shows_the_same_picture() {
     // Four edits of three blocks (the last places sand in the third hole), all committed.
     assert_eq!(committed(&out).len(), 3, "three blocks edited and committed:\n{out}");
     assert_eq!(out.matches("committed at frame").count(), 4, "one commit per frame with an edit:\n{out}");
+    // F5 wrote the edited model as a .vox file that reads back with the same solid count.
+    let exported = out.lines().find_map(|l| l.strip_prefix("exported ")).expect("F5 exported the model");
+    let voxels: usize = exported.split_whitespace().next().and_then(|n| n.parse().ok()).expect("a count");
+    let vox = dir.join(exported.rsplit(" to ").next().expect("a path"));
+    let model = voxgpu::worldgen::generate(
+        &voxgpu::worldgen::WorldSource::Vox(vox.clone()),
+        &voxgpu::worldgen::WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 8 },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}\n{out}", vox.display()));
+    let solid: usize = model.chunks().map(|(_, c)| c.voxels().iter().filter(|b| !b.is_air()).count()).sum();
+    assert_eq!(solid, voxels, "the exported model reads back whole");
     // Reopened: the same world and edits, no script.
     let out = run(viewer(&xvfb, &store, &dir).args(shot(&second)));
     assert!(out.contains("edited chunks"), "{out}");

@@ -2,6 +2,7 @@
 //! Each subcommand lives in its own file; `main.rs` only parses and reports.
 
 mod bench;
+pub mod export;
 mod info;
 pub mod profile;
 mod render;
@@ -56,6 +57,8 @@ pub enum Command {
     Profile(profile::ProfileArgs),
     /// List adapters, the one chosen, and the optional features used or missing.
     Info,
+    /// Write a box of a world (a store's, with its edits, or any --world) as a MagicaVoxel .vox.
+    Export(export::ExportArgs),
 }
 
 /// Which world to build, shared by every subcommand that needs one.
@@ -277,5 +280,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Profile(args)) => profile::run(&args),
         Some(Command::Info) => info::run(),
+        Some(Command::Export(args)) => export::run(&args),
     }
 }

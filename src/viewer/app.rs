@@ -88,6 +88,10 @@ struct Viewer {
     block_count: u16,
     overlay: Overlay,
     block_names: Vec<String>,
+    /// The world's blocks, for exports.
+    registry: crate::voxel::BlockRegistry,
+    /// Whether the world is the unbounded terrain (exports take the columns around the camera).
+    terrain: bool,
     /// The backend's name, lower case, for the overlay.
     backend: String,
     lod: LodSettings,
@@ -255,6 +259,8 @@ impl Viewer {
             block_count: world.registry.len() as u16,
             overlay,
             block_names: world.registry.iter().map(|(_, info)| info.name.clone()).collect(),
+            registry: world.registry.clone(),
+            terrain: config.source == WorldSource::Terrain,
             backend: format!("{:?}", gpu.summary.backend).to_lowercase(),
             lod,
             view_distance,
@@ -315,6 +321,7 @@ impl Viewer {
             (KeyCode::KeyC, _) => Key::FreezeCulling,
             (KeyCode::F2, _) => Key::Screenshot,
             (KeyCode::F3, _) => Key::ToggleOverlay,
+            (KeyCode::F5, _) => Key::Export,
             (KeyCode::Escape, _) => {
                 self.grab(false);
                 return Ok(());
@@ -355,8 +362,37 @@ impl Viewer {
                 println!("screenshot saved to {}", path.display());
             }
             Key::ToggleOverlay => self.overlay.visible = !self.overlay.visible,
+            Key::Export => {
+                let path = std::path::PathBuf::from(format!("voxgpu-{}.vox", self.frame));
+                match self.export(&path) {
+                    Ok(exported) => println!(
+                        "exported {} voxels in {} colours to {}",
+                        exported.voxels,
+                        exported.colours,
+                        path.display()
+                    ),
+                    // A failed export (nothing solid, too wide) is reported and the session goes on.
+                    Err(e) => eprintln!("error: {e}"),
+                }
+            }
         }
         Ok(())
+    }
+
+    /// Writes the model being edited as a `.vox` file, edits included: every resident chunk of
+    /// a bounded world, or the 3×3 chunk columns around the camera of terrain.
+    fn export(&self, path: &std::path::Path) -> Result<crate::worldgen::Exported, crate::worldgen::WorldError> {
+        let around = crate::voxel::ChunkPos::from_block(self.fly.camera().eye.floor().as_ivec3()).0.0;
+        let mut world = crate::voxel::World::new(self.registry.clone());
+        for (pos, chunk) in self.renderer.chunks() {
+            let near = (pos.0.x - around.x).abs() <= 1 && (pos.0.z - around.z).abs() <= 1;
+            if !self.terrain || near {
+                world.insert(pos, (**chunk).clone());
+            }
+        }
+        let (min, max) = crate::cli::export::solid_bounds(&world)
+            .ok_or(crate::worldgen::WorldError::ExportEmpty { min: [0; 3], max: [0; 3] })?;
+        crate::worldgen::export_vox(&world, min, max, path)
     }
 
     fn grab(&mut self, on: bool) {

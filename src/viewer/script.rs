@@ -33,6 +33,8 @@ pub enum Key {
     Screenshot,
     /// F3: the stats overlay.
     ToggleOverlay,
+    /// F5: export the model being edited as a `.vox` file.
+    Export,
     /// A number key: the block that right-click places.
     Block(u8),
     /// F1 with a number key: render mode N (1-based, `RenderMode::ALL` order).
@@ -47,6 +49,7 @@ impl Key {
             "c" => Some(Key::FreezeCulling),
             "f2" => Some(Key::Screenshot),
             "f3" => Some(Key::ToggleOverlay),
+            "f5" => Some(Key::Export),
             n => match n.strip_prefix("f1+") {
                 Some(d) => digit(d).map(Key::Mode),
                 None => digit(n).map(Key::Block),

@@ -155,6 +155,11 @@ impl ChunkPool {
         self.node(NodeKey::chunk(pos))
     }
 
+    /// Every resident chunk (level 0) with its position, in no particular order.
+    pub fn chunks(&self) -> impl Iterator<Item = (ChunkPos, &Arc<Chunk>)> {
+        self.resident.iter().filter(|(k, _)| k.level == 0).map(|(k, r)| (ChunkPos(k.pos), &r.chunk))
+    }
+
     pub fn node(&self, key: NodeKey) -> Option<&Arc<Chunk>> {
         self.resident.get(&key).map(|r| &r.chunk)
     }

@@ -403,6 +403,12 @@ impl Renderer {
         self.pool.chunk(pos)
     }
 
+    /// Every resident chunk (level 0) as the renderer holds it (edits included), in no
+    /// particular order: what a game saves or exports.
+    pub fn chunks(&self) -> impl Iterator<Item = (ChunkPos, &Arc<Chunk>)> {
+        self.pool.chunks()
+    }
+
     /// The resident node `key` (level 0: a chunk), its cells as the renderer holds them.
     pub fn node(&self, key: NodeKey) -> Option<&Arc<Chunk>> {
         self.pool.node(key)

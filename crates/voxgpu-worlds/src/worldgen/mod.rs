@@ -15,7 +15,7 @@ use voxgpu_core::voxel::blocks as builtin;
 use voxgpu_core::voxel::{CHUNK_SIZE, World};
 
 pub use terrain::{ChunkColumnEdit, TerrainColumns};
-pub use vox::sample_model;
+pub use vox::{Exported, export_vox, sample_model};
 
 /// Largest extent, per axis and in blocks, of an imported model once placed in the world.
 ///
@@ -115,6 +115,18 @@ pub enum WorldError {
         path.display(), size.x, size.y, size.z
     )]
     ModelTooLarge { path: PathBuf, size: IVec3, limit: i32 },
+    /// An export box with no volume, or wider than a `.vox` file this importer reads back.
+    #[error("export region of {size:?} blocks: each side must be 1 to {max}")]
+    ExportRegion { size: [i32; 3], max: i32 },
+    /// More distinct blocks in the export box than a palette holds.
+    #[error("the export region holds more than {max} distinct blocks, more than a .vox palette holds")]
+    ExportColours { max: usize },
+    /// Nothing solid in the export box.
+    #[error("the export region {min:?}..{max:?} holds no blocks")]
+    ExportEmpty { min: [i32; 3], max: [i32; 3] },
+    /// Writing the `.vox` file failed.
+    #[error("cannot write {path}: {reason}")]
+    ExportWrite { path: PathBuf, reason: String },
 }
 
 /// Builds the world for `source`.

@@ -11,10 +11,12 @@ use glam::I64Vec3;
 use super::{MAX_MODEL_EXTENT, WorldError};
 use voxgpu_core::voxel::{BlockId, BlockInfo, BlockRegistry, Chunk, ChunkPos, FaceTiles, Opacity, Tile, World};
 
+mod export;
 mod sample;
 #[cfg(test)]
 mod tests;
 
+pub use export::{Exported, export_vox};
 pub use sample::{sample_model, write_spread_models};
 
 /// Palette slots a `.vox` voxel can name: file indices 1..=255, `Voxel::i` 0..=254.

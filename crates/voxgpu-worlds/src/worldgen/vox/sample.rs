@@ -67,7 +67,7 @@ pub fn sample_model() -> DotVoxData {
     }
 }
 
-fn transform(child: u32, translation: Option<&str>) -> SceneNode {
+pub(super) fn transform(child: u32, translation: Option<&str>) -> SceneNode {
     let attributes = translation.map(|t| ("_t".to_string(), t.to_string())).into_iter().collect();
     SceneNode::Transform {
         attributes: Default::default(),
@@ -77,7 +77,7 @@ fn transform(child: u32, translation: Option<&str>) -> SceneNode {
     }
 }
 
-fn shape(model_id: u32) -> SceneNode {
+pub(super) fn shape(model_id: u32) -> SceneNode {
     let model = dot_vox::ShapeModel { model_id, attributes: Default::default() };
     SceneNode::Shape { attributes: Default::default(), models: vec![model] }
 }
@@ -191,7 +191,7 @@ pub fn write_spread_models(path: &Path, distance: i32) -> std::io::Result<()> {
     write(path, &data)
 }
 
-fn write(path: &Path, data: &DotVoxData) -> std::io::Result<()> {
+pub(super) fn write(path: &Path, data: &DotVoxData) -> std::io::Result<()> {
     let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
     data.write_vox(&mut file)?;
     std::io::Write::flush(&mut file)
