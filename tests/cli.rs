@@ -345,3 +345,98 @@ fn a_horizon_of_8192_blocks_renders_and_reports_its_nodes_on_every_adapter() {
         assert!(capped["quads_drawn"].as_u64().is_some_and(|q| q > 0), "{backend}");
     }
 }
+
+/// A store directory under the temp dir, absent.
+fn store_path(name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("voxgpu-cli-store-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&path);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[test]
+fn bad_stores_are_one_line_and_left_alone() {
+    let render = |store: &std::path::Path| {
+        vec![
+            "render".to_string(),
+            "--out".into(),
+            temp("store.png").display().to_string(),
+            "--width".into(),
+            "32".into(),
+            "--height".into(),
+            "32".into(),
+            "--world".into(),
+            "flat".into(),
+            "--store".into(),
+            store.display().to_string(),
+        ]
+    };
+    let check = |store: &std::path::Path, needle: &str| {
+        let args = render(store);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_one_line_error(&args, needle);
+    };
+    // Not a store: a file, and a directory of something else.
+    let file = store_path("file");
+    std::fs::write(&file, b"my notes").expect("write");
+    check(&file, "not a voxgpu world store");
+    assert_eq!(std::fs::read(&file).expect("kept"), b"my notes");
+    let dir = store_path("dir");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("photo.jpg"), b"jpeg").expect("write");
+    check(&dir, "not a voxgpu world store");
+    // A store that is damaged, and one of a newer format.
+    let damaged = store_path("damaged");
+    drop(voxgpu::store::Store::create(&damaged, &voxgpu::store::StoreMeta { source: "flat".into(), seed: 1 }).expect("created"));
+    let database = damaged.join(voxgpu::store::DATABASE_FILE);
+    let mut bytes = std::fs::read(&database).expect("read");
+    let whole = bytes.clone();
+    bytes.truncate(bytes.len() / 2 + 100);
+    for b in bytes[100..].iter_mut() {
+        *b = !*b;
+    }
+    std::fs::write(&database, &bytes).expect("write");
+    check(&damaged, "damaged");
+    assert_eq!(std::fs::read(&database).expect("kept"), bytes, "left as it was");
+    std::fs::write(&database, &whole).expect("restore");
+    let mut newer = whole.clone();
+    newer[60..64].copy_from_slice(&(voxgpu::store::FORMAT_VERSION + 1).to_be_bytes());
+    std::fs::write(&database, &newer).expect("write");
+    check(&damaged, "newer");
+    // In use by another process (this one), which is named.
+    std::fs::write(&database, &whole).expect("restore");
+    let held = voxgpu::store::Store::open(&damaged).expect("opens");
+    check(&damaged, &format!("in use by process {}", std::process::id()));
+    drop(held);
+    // A location where nothing can be created (read-only for every user, root included).
+    check(std::path::Path::new("/sys/voxgpu-cli-store"), "cannot create the world store");
+    for p in [&file, &dir, &damaged] {
+        let _ = std::fs::remove_dir_all(p);
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
+fn export_writes_a_model_that_reads_back() {
+    let out = temp("export.vox");
+    let run = voxgpu(&["export", "--world", "vox:assets/sample.vox", "--out", out.to_str().expect("utf-8")]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let voxels: usize = stdout
+        .split(": ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let params = WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 8 };
+    let (original, back) = (
+        generate(&WorldSource::Vox("assets/sample.vox".into()), &params).expect("sample"),
+        generate(&WorldSource::Vox(out.clone()), &params).expect("the export reads back"),
+    );
+    let solid = |w: &voxgpu::voxel::World| -> usize {
+        w.chunks().map(|(_, c)| c.voxels().iter().filter(|b| !b.is_air()).count()).sum()
+    };
+    assert_eq!(solid(&original), voxels);
+    assert_eq!(solid(&back), voxels);
+    assert_one_line_error(&["export", "--world", "sphere", "--out", "/tmp/x.vox", "--region", "0,0,0:5000,1,1"], "each side");
+}
