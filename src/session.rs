@@ -2,7 +2,7 @@
 //! renderer with which options, filled whole or streamed. The viewer, `render`, `profile` and
 //! `stats` open a [`Session`] from a [`WorldConfig`] and go on from there.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
@@ -112,8 +112,9 @@ pub struct Persistence {
     /// The stored chunks, shared with the streamer's workers, which overlay them on what they
     /// generate.
     overlay: Arc<RwLock<Overlay>>,
-    /// Chunks edited since the last commit, and the edits themselves (for the report).
-    pending: BTreeSet<ChunkPos>,
+    /// Chunks edited since the last commit, as they were after their last edit, and the edits
+    /// themselves (for the report).
+    pending: BTreeMap<ChunkPos, Chunk>,
     edits: Vec<(IVec3, BlockId)>,
 }
 
@@ -123,32 +124,27 @@ impl Persistence {
         &self.store
     }
 
-    /// Records that the block at `world` was set to `block` in the renderer: its chunk is
-    /// committed with the next [`Self::commit`].
-    pub fn edited(&mut self, world: IVec3, block: BlockId) {
-        self.pending.insert(ChunkPos::from_block(world).0);
+    /// Records that the block at `world` was set to `block` in `renderer`: its chunk, as the
+    /// renderer holds it now (all air where it holds none), is committed with the next
+    /// [`Self::commit`]. Taken now, so a chunk the streamer drops before the commit keeps it.
+    pub fn edited(&mut self, renderer: &Offscreen, world: IVec3, block: BlockId) {
+        let pos = ChunkPos::from_block(world).0;
+        let chunk = renderer.chunk(pos).map_or_else(Chunk::empty, |c| (**c).clone());
+        self.pending.insert(pos, chunk);
         self.edits.push((world, block));
     }
 
-    /// Commits every chunk edited since the last call, as the renderer holds it, in one
-    /// transaction, and returns the edits it made durable. On failure the edits stay pending,
-    /// for the next call to try again.
-    pub fn commit(&mut self, renderer: &Offscreen) -> Result<Vec<(IVec3, BlockId)>, StoreError> {
+    /// Commits every chunk edited since the last call in one transaction, and returns the edits
+    /// it made durable. On failure the edits stay pending, for the next call to try again.
+    pub fn commit(&mut self) -> Result<Vec<(IVec3, BlockId)>, StoreError> {
         if self.pending.is_empty() {
             return Ok(Vec::new());
         }
-        let air = Chunk::empty();
-        let chunks: Vec<(ChunkPos, Chunk)> = self
-            .pending
-            .iter()
-            .map(|&pos| (pos, renderer.chunk(pos).map_or_else(|| air.clone(), |c| (**c).clone())))
-            .collect();
-        self.store.commit(chunks.iter().map(|(p, c)| (*p, c)))?;
+        self.store.commit(self.pending.iter().map(|(p, c)| (*p, c)))?;
         let mut overlay = self.overlay.write().expect("overlay lock");
-        for (pos, chunk) in &chunks {
-            overlay.insert_encoded(*pos, voxgpu_store::encode_chunk(chunk));
+        for (pos, chunk) in std::mem::take(&mut self.pending) {
+            overlay.insert_encoded(pos, voxgpu_store::encode_chunk(&chunk));
         }
-        self.pending.clear();
         Ok(std::mem::take(&mut self.edits))
     }
 }
@@ -209,17 +205,17 @@ impl SessionPlan {
         view: (Option<Vec3>, Option<Vec3>),
     ) -> Result<Self, SessionError> {
         let mut config = config;
-        // An existing store says which world it is; a new one records the configured world.
-        let store = match &config.store {
-            Some(path) => {
-                let meta = StoreMeta { source: config.source.to_string(), seed: config.seed };
-                let (store, _) = Store::open_or_create(path, &meta)?;
+        // An existing store says which world it is. A new one is created only once the world
+        // has been built, so a configuration that fails creates nothing.
+        let mut store = match &config.store {
+            Some(path) if Store::exists_at(path)? => {
+                let store = Store::open(path)?;
                 config.source = store.meta().source.parse()?;
                 config.seed = store.meta().seed;
                 let overlay = store.overlay()?;
                 Some((store, Arc::new(RwLock::new(overlay))))
             }
-            None => None,
+            _ => None,
         };
         config.check()?;
         if let (Some(eye), Some(target)) = view
@@ -233,12 +229,13 @@ impl SessionPlan {
         // A streamed world needs only the ground under the default camera from here.
         let built = if streams { WorldParams { view_distance: 1, ..params } } else { params };
         let mut world = worldgen::generate(&config.source, &built)?;
-        // The stored edits replace what was generated, for the part generated here.
+        // The stored edits replace what was generated, for the part generated here: all of a
+        // bounded world, the columns built of an unbounded one.
+        let unbounded = matches!(config.source, WorldSource::Terrain | WorldSource::Flat);
         if let Some((_, overlay)) = &store {
             let overlay = overlay.read().expect("overlay lock");
             for pos in overlay.positions() {
-                let generated = world.chunk(pos).is_some() || !streams;
-                if generated || chunk_within(pos, &built) {
+                if !unbounded || chunk_within(pos, &built) {
                     world.insert(pos, overlay.get(pos).expect("listed"));
                 }
             }
@@ -247,6 +244,15 @@ impl SessionPlan {
         let (eye, target) = (view.0.unwrap_or(default.0), view.1.unwrap_or(default.1));
         if (target - eye).length_squared() < 1e-6 {
             return Err(SessionError::Usage("--target must differ from --camera".into()));
+        }
+        if let (None, Some(path)) = (&store, &config.store) {
+            // A model's path is recorded absolute, so the store opens from anywhere.
+            let source = match &config.source {
+                WorldSource::Vox(model) => WorldSource::Vox(std::fs::canonicalize(model).unwrap_or(model.clone())),
+                other => other.clone(),
+            };
+            let created = Store::create(path, &StoreMeta { source: source.to_string(), seed: config.seed })?;
+            store = Some((created, Arc::default()));
         }
         Ok(Self { config, world, camera: Camera::look_at(eye, target), streams, store })
     }
@@ -271,7 +277,7 @@ impl SessionPlan {
         let persistence = store.map(|(store, overlay)| Persistence {
             store,
             overlay,
-            pending: BTreeSet::new(),
+            pending: BTreeMap::new(),
             edits: Vec::new(),
         });
         Ok(Session { config, renderer, streamer, camera, world, persistence, unfilled: !streams })

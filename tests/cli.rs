@@ -408,6 +408,11 @@ fn bad_stores_are_one_line_and_left_alone() {
     let held = voxgpu::store::Store::open(&damaged).expect("opens");
     check(&damaged, &format!("in use by process {}", std::process::id()));
     drop(held);
+    // A world that fails to build creates no store.
+    let never = store_path("never");
+    let args = ["stats", "--world", "vox:no-such-model.vox", "--store", never.to_str().expect("utf-8")];
+    assert_one_line_error(&args, "no-such-model.vox");
+    assert!(!never.exists(), "a failed configuration created a store");
     // A location where nothing can be created (read-only for every user, root included).
     check(std::path::Path::new("/sys/voxgpu-cli-store"), "cannot create the world store");
     for p in [&file, &dir, &damaged] {
@@ -439,4 +444,36 @@ fn export_writes_a_model_that_reads_back() {
     assert_eq!(solid(&original), voxels);
     assert_eq!(solid(&back), voxels);
     assert_one_line_error(&["export", "--world", "sphere", "--out", "/tmp/x.vox", "--region", "0,0,0:5000,1,1"], "each side");
+}
+
+#[test]
+fn a_streamed_terrain_store_shows_its_edits() {
+    // A store of terrain (seed 1) whose edits empty four chunk columns ahead of the default
+    // camera; rendered at a view distance that streams level-of-detail nodes, the hole shows.
+    let path = store_path("streamed");
+    let meta = voxgpu::store::StoreMeta { source: "terrain".into(), seed: 1 };
+    {
+        let mut store = voxgpu::store::Store::create(&path, &meta).expect("created");
+        let air = voxgpu::voxel::Chunk::empty();
+        let columns = [(1, -2), (1, -1), (2, -2), (2, -1)];
+        let chunks: Vec<voxgpu::voxel::ChunkPos> = columns
+            .iter()
+            .flat_map(|&(x, z)| (0..8).map(move |y| voxgpu::voxel::ChunkPos(IVec3::new(x, y, z))))
+            .collect();
+        store.commit(chunks.iter().map(|&p| (p, &air))).expect("committed");
+    }
+    let render = |out: &std::path::Path, world: &[&str]| {
+        let mut args = vec!["render", "--out", out.to_str().expect("utf-8"), "--width", "160", "--height", "90"];
+        args.extend_from_slice(world);
+        args.extend_from_slice(&["--view-distance", "16"]);
+        let run = voxgpu(&args);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        image::open(out).expect("a PNG").to_rgba8()
+    };
+    let store_arg = path.to_str().expect("utf-8");
+    let edited = render(&temp("streamed-edited.png"), &["--store", store_arg]);
+    let plain = render(&temp("streamed-plain.png"), &["--world", "terrain", "--seed", "1"]);
+    let differing = edited.pixels().zip(plain.pixels()).filter(|(a, b)| a != b).count();
+    assert!(differing > 500, "the emptied columns do not show in the streamed world: {differing} pixels differ");
+    let _ = std::fs::remove_dir_all(&path);
 }

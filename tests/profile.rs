@@ -135,6 +135,7 @@ fn without_timestamps_profile_fails_in_one_line_and_rendering_still_works() {
                 seed: 1,
                 view_distance: Some(2),
                 gpu_memory_budget: voxgpu::cli::DEFAULT_GPU_BUDGET_MIB,
+                store: None,
             },
         };
         let err = profile(&plain, &args).expect_err("no timestamps, no profile");

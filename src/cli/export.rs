@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use glam::{IVec3, Vec3};
+use glam::{IVec3, Vec3, Vec3Swizzles};
 
 use super::{CliError, WorldArgs, parse_vec3};
 use crate::session::{Residency, SessionPlan, WorldConfig};
@@ -60,17 +60,24 @@ pub fn solid_bounds(world: &World) -> Option<(IVec3, IVec3)> {
 }
 
 pub fn run(args: &ExportArgs) -> Result<(), CliError> {
-    // Terrain is generated whole around the box's centre, far enough to cover it.
-    let half = args.region.map_or(TERRAIN_HALF_WIDTH, |(a, b)| ((b - a) / 2).max_element() + 1);
-    let chunks = (half as u32).div_ceil(CHUNK_SIZE as u32) + 1;
+    // Export reads a store; it never creates one.
+    if let Some(path) = &args.world.store
+        && !crate::store::Store::exists_at(path)?
+    {
+        return Err(CliError::Usage(format!("{}: no world store there", path.display())));
+    }
+    // Terrain is generated whole around the box's centre, in a circle of chunk columns that
+    // must reach the box's corners.
+    let half = args.region.map_or(TERRAIN_HALF_WIDTH, |(a, b)| ((b - a) / 2).xz().max_element() + 1);
+    let chunks = (half as f32 * std::f32::consts::SQRT_2 / CHUNK_SIZE as f32).ceil() as u32 + 1;
     let config = WorldConfig { view_distance: chunks.min(MAX_TERRAIN_EXPORT_CHUNKS), ..args.world.config() };
     let centre = args.region.map_or(Vec3::ZERO, |(a, b)| ((a + b) / 2).as_vec3());
     let plan = SessionPlan::new(config, Residency::WholeWhereExact, (Some(centre + Vec3::Y), None))?;
     let terrain = plan.config().source == WorldSource::Terrain;
     if terrain && chunks > MAX_TERRAIN_EXPORT_CHUNKS {
         return Err(CliError::Usage(format!(
-            "--region: a terrain export reaches at most {} blocks from its centre",
-            (MAX_TERRAIN_EXPORT_CHUNKS - 1) * CHUNK_SIZE as u32
+            "--region: a terrain export reaches at most {} blocks from its centre along x and z",
+            ((MAX_TERRAIN_EXPORT_CHUNKS - 1) as f32 * CHUNK_SIZE as f32 / std::f32::consts::SQRT_2) as u32
         )));
     }
     let world = plan.world();

@@ -246,6 +246,9 @@ pub enum CliError {
     /// The GPU side failed (no adapter, bad image size, device lost).
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    /// The world store failed.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     /// Opening the world's session failed.
     #[error(transparent)]
     Session(#[from] SessionError),

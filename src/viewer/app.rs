@@ -22,6 +22,7 @@ use crate::lod::LodSettings;
 use crate::stream::Streamer;
 use crate::voxel::{BlockId, CHUNK_SIZE};
 use crate::session::{Persistence, Residency, Session};
+use crate::voxel::{ChunkPos, NodeColumn};
 use crate::worldgen::WorldSource;
 
 /// Frame time of a scripted run, so it is repeatable.
@@ -109,6 +110,14 @@ struct Viewer {
 }
 
 impl ApplicationHandler for App {
+    /// However the loop ends (closed, an error, the frame limit), edits not yet committed are
+    /// committed before the store closes.
+    fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(viewer) = self.state.as_mut() {
+            viewer.commit_edits();
+        }
+    }
+
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.state.is_some() {
             return;
@@ -202,9 +211,17 @@ impl Viewer {
         // The view distance: as given, or the horizon on a discrete GPU and a small default on
         // others (software adapters draw every quad on the CPU).
         let mut world = args.world.clone();
+        // The world an existing store holds decides, not the flags.
+        let source = match &world.store {
+            Some(path) if voxgpu_store::Store::exists_at(path).unwrap_or(false) => voxgpu_store::Store::open(path)
+                .ok()
+                .and_then(|s| s.meta().source.parse().ok())
+                .unwrap_or_else(|| world.source.clone()),
+            _ => world.source.clone(),
+        };
         let chosen_by = if args.view_distance_given {
             "--view-distance"
-        } else if gpu.summary.device_type == wgpu::DeviceType::DiscreteGpu && world.source == WorldSource::Terrain {
+        } else if gpu.summary.device_type == wgpu::DeviceType::DiscreteGpu && source == WorldSource::Terrain {
             world.view_distance = DISCRETE_VIEW_DISTANCE;
             "discrete GPU"
         } else {
@@ -382,7 +399,7 @@ impl Viewer {
     /// Writes the model being edited as a `.vox` file, edits included: every resident chunk of
     /// a bounded world, or the 3×3 chunk columns around the camera of terrain.
     fn export(&self, path: &std::path::Path) -> Result<crate::worldgen::Exported, crate::worldgen::WorldError> {
-        let around = crate::voxel::ChunkPos::from_block(self.fly.camera().eye.floor().as_ivec3()).0.0;
+        let around = ChunkPos::from_block(self.fly.camera().eye.floor().as_ivec3()).0.0;
         let mut world = crate::voxel::World::new(self.registry.clone());
         for (pos, chunk) in self.renderer.chunks() {
             let near = (pos.0.x - around.x).abs() <= 1 && (pos.0.z - around.z).abs() <= 1;
@@ -426,9 +443,16 @@ impl Viewer {
     fn edit(&mut self, place: bool) -> Result<(), ViewerError> {
         let Some(hit) = self.renderer.pick(&self.fly.camera(), REACH) else { return Ok(()) };
         let (at, block) = if place { (hit.empty, self.selected) } else { (hit.block, BlockId::AIR) };
+        // A streamed chunk column that has not arrived yet reads as air; an edit there would
+        // be overwritten when it arrives (and stored as a chunk of one block), so it waits.
+        let chunk = ChunkPos::from_block(at).0.0;
+        let column = NodeColumn { level: 0, xz: glam::IVec2::new(chunk.x, chunk.z) };
+        if self.streamer.as_ref().is_some_and(|s| !s.manager.is_resident(column)) {
+            return Ok(());
+        }
         self.renderer.set_block(at, block)?;
         if let Some(p) = self.persistence.as_mut() {
-            p.edited(at, block);
+            p.edited(&self.renderer, at, block);
         }
         Ok(())
     }
@@ -522,7 +546,7 @@ impl Viewer {
     /// tried again next frame.
     fn commit_edits(&mut self) {
         let Some(p) = self.persistence.as_mut() else { return };
-        match p.commit(&self.renderer) {
+        match p.commit() {
             Ok(edits) if !edits.is_empty() => {
                 self.commit_failed = false;
                 let list: Vec<String> =

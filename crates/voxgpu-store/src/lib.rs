@@ -203,22 +203,29 @@ impl Store {
     /// Opens the store at `path`, or creates it with `meta` when nothing is there (or an empty
     /// directory). Returns whether it was created.
     pub fn open_or_create(path: &Path, meta: &StoreMeta) -> Result<(Self, bool), StoreError> {
-        let database = path.join(DATABASE_FILE);
-        let empty_dir = path.is_dir()
-            && std::fs::read_dir(path).map_err(|e| io(path, e))?.next().is_none();
-        if !path.exists() || empty_dir {
-            return Ok((Self::create(path, meta)?, true));
+        if Self::exists_at(path)? {
+            Ok((Self::open(path)?, false))
+        } else {
+            Ok((Self::create(path, meta)?, true))
+        }
+    }
+
+    /// Whether a store is at `path` (`false`: nothing is there, or an empty directory, where
+    /// one can be created). `Err(NotAStore)` when something else is there.
+    pub fn exists_at(path: &Path) -> Result<bool, StoreError> {
+        if !path.exists() {
+            return Ok(false);
         }
         if !path.is_dir() {
             return Err(StoreError::NotAStore { path: path.into(), reason: "a file, not a store directory".into() });
         }
-        if !database.is_file() {
-            return Err(StoreError::NotAStore {
-                path: path.into(),
-                reason: format!("a directory without {DATABASE_FILE}"),
-            });
+        if path.join(DATABASE_FILE).is_file() {
+            return Ok(true);
         }
-        Ok((Self::open(path)?, false))
+        if std::fs::read_dir(path).map_err(|e| io(path, e))?.next().is_none() {
+            return Ok(false);
+        }
+        Err(StoreError::NotAStore { path: path.into(), reason: format!("a directory without {DATABASE_FILE}") })
     }
 
     /// Opens an existing store, refusing it (untouched) when it is not one, is damaged, is newer
@@ -231,6 +238,8 @@ impl Store {
         let conn = Connection::open_with_flags(&database, OpenFlags::SQLITE_OPEN_READ_WRITE)
             .map_err(|e| sql(path, e))?;
         let check = |e| sql(path, e);
+        // A store in use is refused at once, not after SQLite's default wait.
+        conn.busy_timeout(std::time::Duration::ZERO).map_err(check)?;
         // Ours at all? Both are read from the header, before anything is written.
         let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(check)?;
         if app != APPLICATION_ID {
@@ -248,14 +257,44 @@ impl Store {
         Ok(store)
     }
 
-    /// Creates a store directory at `path` (which must not hold anything) for `meta`.
+    /// Creates a store directory at `path` (which must not hold anything) for `meta`. The store
+    /// is built whole in a sibling directory and renamed into place, so a crash or a failure
+    /// half-way leaves nothing at `path`.
     pub fn create(path: &Path, meta: &StoreMeta) -> Result<Self, StoreError> {
-        std::fs::create_dir_all(path).map_err(|e| io(path, format!("cannot create the world store ({e})")))?;
-        let database = path.join(DATABASE_FILE);
-        let conn = Connection::open(&database).map_err(|e| sql(path, e))?;
-        let mut store = Self::lock(conn, path)?;
-        let tx = |s: &Store| -> rusqlite::Result<()> {
-            s.conn.execute_batch(&format!(
+        if Self::exists_at(path)? {
+            return Err(io(path, "a world store is already there"));
+        }
+        let name = path.file_name().map_or_else(|| "store".into(), |n| n.to_string_lossy().into_owned());
+        let staging = path.with_file_name(format!(".{name}.creating-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&staging);
+        let built = Self::build(&staging, meta);
+        if let Err(e) = built {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(match e {
+                // Report the path the user gave, not the staging directory.
+                StoreError::Io { reason, .. } => io(path, reason),
+                StoreError::Full { .. } => StoreError::Full { path: path.into() },
+                other => other,
+            });
+        }
+        if path.is_dir() {
+            std::fs::remove_dir(path).map_err(|e| io(path, e))?;
+        }
+        std::fs::rename(&staging, path).map_err(|e| {
+            let _ = std::fs::remove_dir_all(&staging);
+            io(path, format!("cannot create the world store ({e})"))
+        })?;
+        Self::open(path)
+    }
+
+    /// Writes a complete new store into `dir`, and closes it.
+    fn build(dir: &Path, meta: &StoreMeta) -> Result<(), StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, format!("cannot create the world store ({e})")))?;
+        let conn = Connection::open(dir.join(DATABASE_FILE)).map_err(|e| sql(dir, e))?;
+        let tx = || -> rusqlite::Result<()> {
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            conn.pragma_update(None, "synchronous", "FULL")?;
+            conn.execute_batch(&format!(
                 "BEGIN IMMEDIATE;
                  PRAGMA application_id = {APPLICATION_ID};
                  PRAGMA user_version = {FORMAT_VERSION};
@@ -263,20 +302,18 @@ impl Store {
                  CREATE TABLE chunks (x INTEGER NOT NULL, y INTEGER NOT NULL, z INTEGER NOT NULL,
                                       data BLOB NOT NULL, PRIMARY KEY (x, y, z)) WITHOUT ROWID;"
             ))?;
-            s.conn.execute("INSERT INTO meta VALUES ('source', ?1)", params![meta.source])?;
-            s.conn.execute("INSERT INTO meta VALUES ('seed', ?1)", params![meta.seed.to_string()])?;
-            s.conn.execute_batch("COMMIT")
+            conn.execute("INSERT INTO meta VALUES ('source', ?1)", params![meta.source])?;
+            conn.execute("INSERT INTO meta VALUES ('seed', ?1)", params![meta.seed.to_string()])?;
+            conn.execute_batch("COMMIT")
         };
-        tx(&store).map_err(|e| sql(path, e))?;
-        store.meta = meta.clone();
-        Ok(store)
+        tx().map_err(|e| sql(dir, e))?;
+        conn.close().map_err(|(_, e)| sql(dir, e))
     }
 
-    /// Takes the exclusive lock (WAL, exclusive locking mode, a write at once), records this
-    /// process as the holder, and reads the metadata.
+    /// Takes the exclusive lock (WAL, exclusive locking mode, a write transaction at once),
+    /// reads the metadata, and records this process as the holder.
     fn lock(conn: Connection, path: &Path) -> Result<Self, StoreError> {
         let check = |e| sql(path, e);
-        conn.busy_timeout(std::time::Duration::ZERO).map_err(check)?;
         conn.pragma_update(None, "locking_mode", "EXCLUSIVE").map_err(check)?;
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(check)?;
         if !mode.eq_ignore_ascii_case("wal") {
@@ -285,26 +322,22 @@ impl Store {
         conn.pragma_update(None, "synchronous", "FULL").map_err(check)?;
         // An immediate transaction takes the write lock now, and exclusive mode keeps it.
         conn.execute_batch("BEGIN IMMEDIATE; COMMIT;").map_err(check)?;
+        let meta_value = |key: &str| -> rusqlite::Result<Option<String>> {
+            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()
+        };
+        let source = meta_value("source").map_err(check)?;
+        let seed = meta_value("seed").map_err(check)?.and_then(|s| s.parse().ok());
+        let (Some(source), Some(seed)) = (source, seed) else {
+            return Err(StoreError::Corrupt { path: path.into(), reason: "no world source or seed recorded".into() });
+        };
+        let meta = StoreMeta { source, seed };
+        // Last, so that no failure above leaves a holder file naming a process without the lock.
         let holder = format!(
             "process {} ({})",
             std::process::id(),
             std::env::args().next().unwrap_or_else(|| "voxgpu".into())
         );
         std::fs::write(path.join(HOLDER_FILE), holder).map_err(|e| io(path, e))?;
-        let meta_value = |key: &str| -> rusqlite::Result<Option<String>> {
-            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()
-        };
-        let has_meta: bool = conn
-            .query_row("SELECT count(*) FROM sqlite_master WHERE name = 'meta'", [], |r| r.get::<_, i64>(0))
-            .map_err(check)?
-            > 0;
-        let meta = if has_meta {
-            let source = meta_value("source").map_err(check)?.unwrap_or_default();
-            let seed = meta_value("seed").map_err(check)?.and_then(|s| s.parse().ok()).unwrap_or(0);
-            StoreMeta { source, seed }
-        } else {
-            StoreMeta { source: String::new(), seed: 0 }
-        };
         Ok(Self { conn, path: path.to_path_buf(), meta })
     }
 

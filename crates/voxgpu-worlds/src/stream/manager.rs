@@ -127,6 +127,11 @@ impl ChunkManager {
         self.resident.keys().copied()
     }
 
+    /// Whether `column` is resident (its nodes generated and inserted).
+    pub fn is_resident(&self, column: NodeColumn) -> bool {
+        self.resident.contains_key(&column)
+    }
+
     /// The block at the centre of a column, at y = 0: what residency is decided around.
     pub fn column_centre(column: IVec2) -> IVec3 {
         let half = CHUNK_SIZE as i32 / 2;
