@@ -41,21 +41,6 @@ impl Drop for Xvfb {
     }
 }
 
-const SCRIPT: &str = "\
-# Flat world, camera low over the grass looking down and ahead.
-10 click left       # dig the block under the cursor
-20 key 3            # select sand
-25 look 0.45 0.0
-30 click right      # place it on the grass to the right
-40 resize 0 0       # minimised
-50 resize 400 300   # back, larger
-60 key f1+2         # wireframe for a while
-80 key f1+1         # filled again
-90 move 0.3 0 0     # creep forward
-120 move 0 0 0
-125 look -0.3 0.05
-";
-
 impl Xvfb {
     /// [`Xvfb::start`], or `None` where Xvfb is missing and `VOXGPU_ALLOW_NO_XVFB=1` opts out
     /// (said on stderr); missing without the opt-out fails the test.
