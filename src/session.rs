@@ -248,7 +248,9 @@ impl SessionPlan {
         if let (None, Some(path)) = (&store, &config.store) {
             // A model's path is recorded absolute, so the store opens from anywhere.
             let source = match &config.source {
-                WorldSource::Vox(model) => WorldSource::Vox(std::fs::canonicalize(model).unwrap_or(model.clone())),
+                WorldSource::Vox(model) => {
+                    WorldSource::Vox(std::fs::canonicalize(model).unwrap_or(model.clone()))
+                }
                 other => other.clone(),
             };
             let created = Store::create(path, &StoreMeta { source: source.to_string(), seed: config.seed })?;
@@ -269,7 +271,11 @@ impl SessionPlan {
 
     /// Makes the renderer on `gpu` from `options`, called with the fog distance. Nothing is
     /// resident yet: [`Session::fill`] or [`Session::update`].
-    pub fn open(self, gpu: &GpuContext, options: impl FnOnce(f32) -> RendererOptions) -> Result<Session, SessionError> {
+    pub fn open(
+        self,
+        gpu: &GpuContext,
+        options: impl FnOnce(f32) -> RendererOptions,
+    ) -> Result<Session, SessionError> {
         let Self { config, world, camera, streams, store } = self;
         let renderer = Offscreen::new(gpu, options(config.fog_end()), &world.registry)?;
         let overlay = store.as_ref().map_or_else(Default::default, |(_, o)| Arc::clone(o));

@@ -387,7 +387,10 @@ fn bad_stores_are_one_line_and_left_alone() {
     check(&dir, "not a voxgpu world store");
     // A store that is damaged, and one of a newer format.
     let damaged = store_path("damaged");
-    drop(voxgpu::store::Store::create(&damaged, &voxgpu::store::StoreMeta { source: "flat".into(), seed: 1 }).expect("created"));
+    drop(
+        voxgpu::store::Store::create(&damaged, &voxgpu::store::StoreMeta { source: "flat".into(), seed: 1 })
+            .expect("created"),
+    );
     let database = damaged.join(voxgpu::store::DATABASE_FILE);
     let mut bytes = std::fs::read(&database).expect("read");
     let whole = bytes.clone();
@@ -443,7 +446,10 @@ fn export_writes_a_model_that_reads_back() {
     };
     assert_eq!(solid(&original), voxels);
     assert_eq!(solid(&back), voxels);
-    assert_one_line_error(&["export", "--world", "sphere", "--out", "/tmp/x.vox", "--region", "0,0,0:5000,1,1"], "each side");
+    assert_one_line_error(
+        &["export", "--world", "sphere", "--out", "/tmp/x.vox", "--region", "0,0,0:5000,1,1"],
+        "each side",
+    );
 }
 
 #[test]
@@ -463,7 +469,8 @@ fn a_streamed_terrain_store_shows_its_edits() {
         store.commit(chunks.iter().map(|&p| (p, &air))).expect("committed");
     }
     let render = |out: &std::path::Path, world: &[&str]| {
-        let mut args = vec!["render", "--out", out.to_str().expect("utf-8"), "--width", "160", "--height", "90"];
+        let mut args =
+            vec!["render", "--out", out.to_str().expect("utf-8"), "--width", "160", "--height", "90"];
         args.extend_from_slice(world);
         args.extend_from_slice(&["--view-distance", "16"]);
         let run = voxgpu(&args);
@@ -474,6 +481,9 @@ fn a_streamed_terrain_store_shows_its_edits() {
     let edited = render(&temp("streamed-edited.png"), &["--store", store_arg]);
     let plain = render(&temp("streamed-plain.png"), &["--world", "terrain", "--seed", "1"]);
     let differing = edited.pixels().zip(plain.pixels()).filter(|(a, b)| a != b).count();
-    assert!(differing > 500, "the emptied columns do not show in the streamed world: {differing} pixels differ");
+    assert!(
+        differing > 500,
+        "the emptied columns do not show in the streamed world: {differing} pixels differ"
+    );
     let _ = std::fs::remove_dir_all(&path);
 }

@@ -19,7 +19,12 @@ fn the_headless_example_draws_its_world() {
     for (i, gpu) in common::gpu_contexts().iter().enumerate() {
         let picture = voxgpu::to_image(headless::render(gpu, 320, 180).expect("the example renders"));
         let backend = format!("{:?}", gpu.summary.backend).to_lowercase();
-        if let Err(failure) = common::compare_golden("example_headless", &format!("example_headless-{backend}"), &picture, i == 0) {
+        if let Err(failure) = common::compare_golden(
+            "example_headless",
+            &format!("example_headless-{backend}"),
+            &picture,
+            i == 0,
+        ) {
             failures.push(failure);
         }
     }
@@ -30,9 +35,15 @@ fn the_headless_example_draws_its_world() {
 fn the_custom_source_example_streams_its_world_around_the_camera() {
     let mut failures = Vec::new();
     for (i, gpu) in common::gpu_contexts().iter().enumerate() {
-        let picture = voxgpu::to_image(custom_source::fly(gpu, 320, 180, 40, 8.0).expect("the example flies"));
+        let picture =
+            voxgpu::to_image(custom_source::fly(gpu, 320, 180, 40, 8.0).expect("the example flies"));
         let backend = format!("{:?}", gpu.summary.backend).to_lowercase();
-        if let Err(failure) = common::compare_golden("example_custom_source", &format!("example_custom_source-{backend}"), &picture, i == 0) {
+        if let Err(failure) = common::compare_golden(
+            "example_custom_source",
+            &format!("example_custom_source-{backend}"),
+            &picture,
+            i == 0,
+        ) {
             failures.push(failure);
         }
     }

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::gpu::{GpuContext, RenderMode, Offscreen, RendererOptions};
+use voxgpu::gpu::{GpuContext, Offscreen, RenderMode, RendererOptions};
 use voxgpu::lod::LodSettings;
 use voxgpu::voxel::{CHUNK_SIZE, World, blocks as ids};
 use voxgpu::worldgen::{self, WorldParams, WorldSource};

@@ -7,7 +7,6 @@ mod common;
 use common::ReadImage;
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
 
 use common::Rng;
 use glam::{IVec3, Vec3};

@@ -284,7 +284,8 @@ fn no_background_shows_through_seams_between_node_levels() {
                 .collect();
             let shape = NodeShape { drawn };
             // Full detail: the chunks alone, LOD off.
-            let mut full = Offscreen::new(&gpu, options(LodSettings::OFF), &nodes.registry).expect("renderer");
+            let mut full =
+                Offscreen::new(&gpu, options(LodSettings::OFF), &nodes.registry).expect("renderer");
             for (key, node) in nodes.nodes.iter().filter(|(k, _)| k.level == 0) {
                 full.insert_node(*key, Arc::new(node.clone())).expect("fits");
             }

@@ -70,11 +70,19 @@ fn every_source_round_trips_through_the_store() {
             store.commit(chunks).expect("committed");
         }
         // Reopened with other flags: the store's world and its edits come back.
-        let reopened = plan_world(WorldConfig { source: WorldSource::Flat, seed: 99, ..config(&source, Some(path.clone())) });
+        let reopened = plan_world(WorldConfig {
+            source: WorldSource::Flat,
+            seed: 99,
+            ..config(&source, Some(path.clone()))
+        });
         let positions = |w: &World| w.chunks().map(|(p, _)| p).collect::<BTreeSet<_>>();
         assert_eq!(positions(&reopened), positions(&world), "{source}: the same chunks");
         for (pos, chunk) in world.chunks() {
-            assert_eq!(reopened.chunk(pos).expect("present").voxels(), chunk.voxels(), "{source}: chunk {pos:?}");
+            assert_eq!(
+                reopened.chunk(pos).expect("present").voxels(),
+                chunk.voxels(),
+                "{source}: chunk {pos:?}"
+            );
         }
         let _ = std::fs::remove_dir_all(&path);
     }

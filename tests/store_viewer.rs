@@ -82,7 +82,9 @@ fn a_reopened_store_shows_the_same_picture() {
         assert!(out.status.success(), "{stderr}");
         String::from_utf8_lossy(&out.stdout).to_string()
     };
-    let shot = |p: &Path| ["--exit-after-frames".to_string(), "60".into(), "--screenshot".into(), p.display().to_string()];
+    let shot = |p: &Path| {
+        ["--exit-after-frames".to_string(), "60".into(), "--screenshot".into(), p.display().to_string()]
+    };
     let out = run(viewer(&xvfb, &store, &dir).args(shot(&first)).arg("--script").arg(&script));
     // Four edits of three blocks (the last places sand in the third hole), all committed.
     assert_eq!(committed(&out).len(), 3, "three blocks edited and committed:\n{out}");
@@ -121,7 +123,11 @@ fn edits_reported_committed_survive_sigkill() {
     let mut script = String::new();
     for i in 0..120 {
         let frame = 10 + 8 * i;
-        script.push_str(&format!("{frame} click left\n{} look {} 0.0\n", frame + 4, if i % 2 == 0 { 0.05 } else { -0.04 }));
+        script.push_str(&format!(
+            "{frame} click left\n{} look {} 0.0\n",
+            frame + 4,
+            if i % 2 == 0 { 0.05 } else { -0.04 }
+        ));
     }
     let script_path = dir.join("edits.txt");
     std::fs::write(&script_path, script).expect("script");

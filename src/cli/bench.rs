@@ -13,9 +13,9 @@ use serde::Serialize;
 
 use super::{CliError, MeshArgs, WorldArgs};
 use crate::camera::Camera;
+use crate::crate_baseline::{CRATE_NAME, CrateInput, all_opaque_table, crate_mesh, twin_face_areas};
 use crate::gpu::low_level::{Clock, GpuTimer, copy_bandwidth_gb_s, median};
 use crate::gpu::{GpuContext, GpuError, MAX_CHUNKS_PER_FRAME, Offscreen, RendererOptions};
-use crate::crate_baseline::{CRATE_NAME, CrateInput, all_opaque_table, crate_mesh, twin_face_areas};
 use crate::mesh::{Face, QUAD_BYTES, cpu_threads, map_parallel, mesh_world_chunk_lod};
 use crate::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, MipPyramid, World};
 use crate::worldgen;

@@ -84,7 +84,8 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
     let (min, max) = match args.region {
         Some(region) => region,
         None => {
-            let (lo, hi) = solid_bounds(world).ok_or_else(|| CliError::Usage("the world holds no blocks".into()))?;
+            let (lo, hi) =
+                solid_bounds(world).ok_or_else(|| CliError::Usage("the world holds no blocks".into()))?;
             if terrain {
                 let h = IVec3::new(TERRAIN_HALF_WIDTH, 0, TERRAIN_HALF_WIDTH);
                 ((-h).with_y(lo.y), h.with_y(hi.y))

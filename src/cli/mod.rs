@@ -4,9 +4,9 @@
 mod bench;
 pub mod export;
 mod info;
+mod mesh_stats;
 pub mod profile;
 mod render;
-mod mesh_stats;
 mod stats;
 #[cfg(feature = "viewer")]
 pub mod view;

@@ -159,22 +159,29 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         return Err(GpuError::NoTimestamps { adapter: gpu.summary.to_string() }.into());
     }
     let config = args.world.config();
-    let mut session = Session::open(gpu, config.clone(), Residency::WholeWhereExact, (None, None), |fog_end| {
-        RendererOptions {
-            lod: args.mesh.lod_settings(),
-            ambient_occlusion: args.mesh.ambient_occlusion(),
-            culling: args.cull.culling(),
-            depth_prepass: args.cull.depth_prepass == super::Switch::On,
-            ..RendererOptions::new(args.width, args.height, fog_end)
-        }
-    })?;
+    let mut session =
+        Session::open(gpu, config.clone(), Residency::WholeWhereExact, (None, None), |fog_end| {
+            RendererOptions {
+                lod: args.mesh.lod_settings(),
+                ambient_occlusion: args.mesh.ambient_occlusion(),
+                culling: args.cull.culling(),
+                depth_prepass: args.cull.depth_prepass == super::Switch::On,
+                ..RendererOptions::new(args.width, args.height, fog_end)
+            }
+        })?;
     // A streamed world's ground is read from the terrain, a whole one's from its chunks.
     let horizon = config.uses_nodes();
     let terrain = worldgen::TerrainColumns::new(config.seed);
-    let radius = config.view_distance.min(crate::stream::plan::TOP_RADIUS_NODES) as f32 * CHUNK_SIZE as f32 * 0.6;
+    let radius =
+        config.view_distance.min(crate::stream::plan::TOP_RADIUS_NODES) as f32 * CHUNK_SIZE as f32 * 0.6;
     let start = {
         let world = &session.world;
-        flight(&|x, z| if horizon { terrain.surface(x, z) } else { ground_height(world, x, z) }, radius, 0.0, horizon)
+        flight(
+            &|x, z| if horizon { terrain.surface(x, z) } else { ground_height(world, x, z) },
+            radius,
+            0.0,
+            horizon,
+        )
     };
     session.camera = start;
     session.fill()?;

@@ -54,7 +54,9 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         return Err(CliError::Write { path: args.out.clone(), reason: "its folder does not exist".into() });
     }
     if args.flight.is_some() && args.world.world != WorldSource::Terrain {
-        return Err(CliError::Usage("--flight streams procedural terrain: use it with --world terrain".into()));
+        return Err(CliError::Usage(
+            "--flight streams procedural terrain: use it with --world terrain".into(),
+        ));
     }
     let residency = if args.flight.is_some() { Residency::StreamTerrain } else { Residency::WholeWhereExact };
     let plan = SessionPlan::new(args.world.config(), residency, (args.frame.camera, args.frame.target))?;

@@ -9,14 +9,14 @@ use clap::{Args, ValueEnum};
 use glam::Vec3;
 use serde::Serialize;
 
+use super::mesh_stats::MeshStats;
 use super::{CliError, MeshArgs, WorldArgs, parse_vec3};
 use crate::camera::Camera;
 use crate::cull::{Frustum, chunk_in_frustum, face_may_show};
 use crate::gpu::{FrameStats, GpuContext, Offscreen, RendererOptions};
-use crate::session::{Residency, SessionPlan};
 use crate::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
-use super::mesh_stats::MeshStats;
 use crate::mesh::{ChunkMesh, Face, cpu_threads, map_parallel, mesh_world_chunk_lod};
+use crate::session::{Residency, SessionPlan};
 use crate::voxel::{ChunkPos, MipPyramid, World};
 use crate::worldgen;
 
@@ -123,12 +123,10 @@ fn node_stats(args: &StatsArgs) -> Result<(), CliError> {
     }
     let plan = SessionPlan::new(args.world.config(), Residency::WholeWhereExact, (args.camera, None))?;
     let gpu = GpuContext::new()?;
-    let mut session = plan.open(&gpu, |fog_end| {
-        RendererOptions {
-            lod: args.mesh.lod_settings(),
-            ambient_occlusion: args.mesh.ambient_occlusion(),
-            ..RendererOptions::new(STATS_ASPECT.0 * 80, STATS_ASPECT.1 * 80, fog_end)
-        }
+    let mut session = plan.open(&gpu, |fog_end| RendererOptions {
+        lod: args.mesh.lod_settings(),
+        ambient_occlusion: args.mesh.ambient_occlusion(),
+        ..RendererOptions::new(STATS_ASPECT.0 * 80, STATS_ASPECT.1 * 80, fog_end)
     })?;
     session.fill()?;
     let (camera, streamer, renderer) = (session.camera, &session.streamer, &mut session.renderer);

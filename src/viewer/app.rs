@@ -11,19 +11,21 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{CursorGrabMode, Window, WindowId};
 
-use super::{ViewerConfig, ViewerError};
 use super::overlay::{Overlay, OverlayData};
 use super::script::{Action, Key, Script};
+use super::{ViewerConfig, ViewerError};
 use crate::fly::{FlyCamera, FlyInput};
 use crate::gpu::{
-    Culling, FrameStats, GpuContext, Presented, Presenter, RenderMode, Offscreen, RendererOptions,
+    Culling, FrameStats, GpuContext, Offscreen, Presented, Presenter, RenderMode, RendererOptions,
 };
 use crate::lod::LodSettings;
+use crate::session::{Persistence, Residency, Session};
 use crate::stream::Streamer;
 use crate::voxel::{BlockId, CHUNK_SIZE};
-use crate::session::{Persistence, Residency, Session};
 use crate::voxel::{ChunkPos, NodeColumn};
 use crate::worldgen::WorldSource;
+
+mod persist;
 
 /// Frame time of a scripted run, so it is repeatable.
 const SCRIPT_DT: f32 = 1.0 / 60.0;
@@ -213,10 +215,12 @@ impl Viewer {
         let mut world = args.world.clone();
         // The world an existing store holds decides, not the flags.
         let source = match &world.store {
-            Some(path) if voxgpu_store::Store::exists_at(path).unwrap_or(false) => voxgpu_store::Store::open(path)
-                .ok()
-                .and_then(|s| s.meta().source.parse().ok())
-                .unwrap_or_else(|| world.source.clone()),
+            Some(path) if voxgpu_store::Store::exists_at(path).unwrap_or(false) => {
+                voxgpu_store::Store::open(path)
+                    .ok()
+                    .and_then(|s| s.meta().source.parse().ok())
+                    .unwrap_or_else(|| world.source.clone())
+            }
             _ => world.source.clone(),
         };
         let chosen_by = if args.view_distance_given {
@@ -229,13 +233,14 @@ impl Viewer {
         };
         let lod = args.lod;
         // Terrain streams around the camera; the other sources are small and loaded whole.
-        let mut session = Session::open(&gpu, world, Residency::StreamTerrain, (args.camera, args.target), |fog_end| {
-            RendererOptions {
-                lod,
-                ambient_occlusion: args.ambient_occlusion,
-                ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
-            }
-        })?;
+        let mut session =
+            Session::open(&gpu, world, Residency::StreamTerrain, (args.camera, args.target), |fog_end| {
+                RendererOptions {
+                    lod,
+                    ambient_occlusion: args.ambient_occlusion,
+                    ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
+                }
+            })?;
         // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
         let _ = session.renderer.set_profiling(true);
         session.update()?;
@@ -396,22 +401,6 @@ impl Viewer {
         Ok(())
     }
 
-    /// Writes the model being edited as a `.vox` file, edits included: every resident chunk of
-    /// a bounded world, or the 3×3 chunk columns around the camera of terrain.
-    fn export(&self, path: &std::path::Path) -> Result<crate::worldgen::Exported, crate::worldgen::WorldError> {
-        let around = ChunkPos::from_block(self.fly.camera().eye.floor().as_ivec3()).0.0;
-        let mut world = crate::voxel::World::new(self.registry.clone());
-        for (pos, chunk) in self.renderer.chunks() {
-            let near = (pos.0.x - around.x).abs() <= 1 && (pos.0.z - around.z).abs() <= 1;
-            if !self.terrain || near {
-                world.insert(pos, (**chunk).clone());
-            }
-        }
-        let (min, max) = crate::cli::export::solid_bounds(&world)
-            .ok_or(crate::worldgen::WorldError::ExportEmpty { min: [0; 3], max: [0; 3] })?;
-        crate::worldgen::export_vox(&world, min, max, path)
-    }
-
     fn grab(&mut self, on: bool) {
         if on {
             let grabbed = self
@@ -539,28 +528,6 @@ impl Viewer {
         self.commit_edits();
         self.count_frame();
         Ok(!last)
-    }
-
-    /// Commits this frame's edits to the store, in one transaction, and prints them once they
-    /// are durable. A failure (a full disk) is reported once; the edits stay pending and are
-    /// tried again next frame.
-    fn commit_edits(&mut self) {
-        let Some(p) = self.persistence.as_mut() else { return };
-        match p.commit() {
-            Ok(edits) if !edits.is_empty() => {
-                self.commit_failed = false;
-                let list: Vec<String> =
-                    edits.iter().map(|(at, block)| format!("{},{},{}={}", at.x, at.y, at.z, block.0)).collect();
-                println!("committed at frame {}: {}", self.frame, list.join(" "));
-            }
-            Ok(_) => {}
-            Err(e) => {
-                if !self.commit_failed {
-                    eprintln!("error: {e}");
-                }
-                self.commit_failed = true;
-            }
-        }
     }
 
     fn save(&self, path: &std::path::Path) -> Result<(), ViewerError> {

@@ -98,7 +98,10 @@ pub fn run(args: &ViewerConfig) -> Result<(), ViewerError> {
     if let Some(path) = &args.screenshot {
         let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
         if !parent.is_dir() {
-            return Err(ViewerError::Write { path: path.clone(), reason: "its folder does not exist".into() });
+            return Err(ViewerError::Write {
+                path: path.clone(),
+                reason: "its folder does not exist".into(),
+            });
         }
     }
     app::run(args.clone(), script)

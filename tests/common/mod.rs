@@ -234,7 +234,12 @@ pub fn flip(reference: &image::RgbaImage, actual: &image::RgbaImage) -> Flip {
 /// Compares `actual` with the reference `tests/golden/<file>.png`; on a difference beyond the
 /// thresholds writes `tests/output/<label>-actual.png` and `-difference.png` and returns the
 /// failure's line. With `VOXGPU_BLESS=1` and `bless_this` it rewrites the reference instead.
-pub fn compare_golden(file: &str, label: &str, actual: &image::RgbaImage, bless_this: bool) -> Result<(), String> {
+pub fn compare_golden(
+    file: &str,
+    label: &str,
+    actual: &image::RgbaImage,
+    bless_this: bool,
+) -> Result<(), String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let reference_path = root.join(format!("tests/golden/{file}.png"));
     if bless_this && std::env::var("VOXGPU_BLESS").as_deref() == Ok("1") {
@@ -243,7 +248,9 @@ pub fn compare_golden(file: &str, label: &str, actual: &image::RgbaImage, bless_
         return Ok(());
     }
     let reference = image::open(&reference_path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with VOXGPU_BLESS=1 to create it)", reference_path.display()))
+        .unwrap_or_else(|e| {
+            panic!("{}: {e} (run with VOXGPU_BLESS=1 to create it)", reference_path.display())
+        })
         .to_rgba8();
     let result = flip(&reference, actual);
     eprintln!("{label:<28} {result}");
@@ -270,7 +277,11 @@ impl ReadImage for voxgpu::gpu::Offscreen {
 
 /// The one renderer builder of the tests: an offscreen renderer on `gpu` with every chunk of
 /// `world` resident.
-pub fn renderer(gpu: &GpuContext, world: &World, options: voxgpu::gpu::RendererOptions) -> voxgpu::gpu::Offscreen {
+pub fn renderer(
+    gpu: &GpuContext,
+    world: &World,
+    options: voxgpu::gpu::RendererOptions,
+) -> voxgpu::gpu::Offscreen {
     let mut r = voxgpu::gpu::Offscreen::new(gpu, options, &world.registry).expect("renderer");
     for (pos, chunk) in world.chunks() {
         r.insert_chunk(pos, std::sync::Arc::clone(chunk)).expect("chunk fits");

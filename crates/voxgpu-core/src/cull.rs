@@ -123,9 +123,18 @@ pub fn transparent_sort_key(pos: ChunkPos, face: Face, eye: Vec3) -> u32 {
 pub fn face_draw_slot(face: Face, low: Vec3, high: Vec3, eye: Vec3) -> u32 {
     let rank = |f: Face| {
         let a = f.axis();
-        let (toward, away) =
-            if f.is_positive() { (eye[a] > high[a], eye[a] < low[a]) } else { (eye[a] < low[a], eye[a] > high[a]) };
-        if away { 0 } else if toward { 2 } else { 1 }
+        let (toward, away) = if f.is_positive() {
+            (eye[a] > high[a], eye[a] < low[a])
+        } else {
+            (eye[a] < low[a], eye[a] > high[a])
+        };
+        if away {
+            0
+        } else if toward {
+            2
+        } else {
+            1
+        }
     };
     Face::ALL.iter().filter(|&&g| (rank(g), g) < (rank(face), face)).count() as u32
 }

@@ -19,4 +19,3 @@ pub trait ChunkSink {
     /// removals).
     fn column_ready(&mut self, column: NodeColumn, ready: bool);
 }
-

@@ -103,8 +103,8 @@ mod shaders;
 mod timing;
 
 pub use context::{
-    AdapterSummary, Capabilities, GpuContext, OPTIONAL_FEATURES, REQUIRED_DOWNLEVEL, STORAGE_BUFFERS_PER_STAGE,
-    list_adapters, required_limits,
+    AdapterSummary, Capabilities, GpuContext, OPTIONAL_FEATURES, REQUIRED_DOWNLEVEL,
+    STORAGE_BUFFERS_PER_STAGE, list_adapters, required_limits,
 };
 pub use draw::DrawSubmission;
 pub use error::GpuError;

@@ -54,7 +54,11 @@ pub struct Pixels {
 }
 
 /// Reads an `Rgba8UnormSrgb` texture.
-pub fn read_rgba8(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::Texture) -> Result<Pixels, GpuError> {
+pub fn read_rgba8(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+) -> Result<Pixels, GpuError> {
     let (width, height) = (texture.width(), texture.height());
     let unpadded = width * 4;
     let padded = unpadded.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);

@@ -16,7 +16,9 @@ use glam::{IVec3, Vec3};
 use player_cube::PlayerCube;
 use voxgpu_core::camera::Camera;
 use voxgpu_core::voxel::{BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, blocks};
-use voxgpu_engine::{COLOR_FORMAT, DEPTH_FORMAT, OPTIONAL_FEATURES, Renderer, RendererOptions, Targets, required_limits};
+use voxgpu_engine::{
+    COLOR_FORMAT, DEPTH_FORMAT, OPTIONAL_FEATURES, Renderer, RendererOptions, Targets, required_limits,
+};
 
 const W: u32 = 160;
 const H: u32 = 120;
@@ -78,7 +80,11 @@ fn read(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::Texture) -> 
         texture.as_image_copy(),
         wgpu::TexelCopyBufferInfo {
             buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: Some(H) },
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(H),
+            },
         },
         texture.size(),
     );
@@ -113,15 +119,21 @@ fn a_game_records_voxgpu_and_its_own_draw_into_one_encoder_sharing_depth() {
     let magenta = Vec3::new(1.0, 0.0, 1.0);
     for (name, device, queue) in devices() {
         let options = RendererOptions { procedural_sky: false, ..RendererOptions::new(W, H, 400.0) };
-        let mut voxels = Renderer::new(&device, &queue, options, &BlockRegistry::builtin()).expect("renderer");
+        let mut voxels =
+            Renderer::new(&device, &queue, options, &BlockRegistry::builtin()).expect("renderer");
         for x in -1..=1 {
             for z in -1..=1 {
                 voxels.insert_chunk(ChunkPos(IVec3::new(x, 0, z)), Arc::clone(&ground)).expect("chunk");
             }
         }
-        let color = texture(&device, COLOR_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC);
+        let color = texture(
+            &device,
+            COLOR_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
         let depth = texture(&device, DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT);
-        let (color_view, depth_view) = (color.create_view(&Default::default()), depth.create_view(&Default::default()));
+        let (color_view, depth_view) =
+            (color.create_view(&Default::default()), depth.create_view(&Default::default()));
         let targets = Targets { color: &color_view, depth: &depth_view, clear: true };
         voxels.settle(&camera, &targets).expect("the ground meshes");
 
@@ -152,7 +164,11 @@ fn a_game_records_voxgpu_and_its_own_draw_into_one_encoder_sharing_depth() {
         assert!(!is_cube(at(buried)), "{name}: the buried part should be hidden, got {:?}", at(buried));
         // Ground away from the cube: voxgpu drew it (not the background).
         let ground_point = Vec3::new(0.0, 16.0, 8.0);
-        assert!(!is_sky(at(ground_point)) && !is_cube(at(ground_point)), "{name}: ground {:?}", at(ground_point));
+        assert!(
+            !is_sky(at(ground_point)) && !is_cube(at(ground_point)),
+            "{name}: ground {:?}",
+            at(ground_point)
+        );
     }
 }
 

@@ -4,10 +4,12 @@
 use encase::ShaderType;
 use glam::{Mat4, Vec3};
 use naga::{Expression, Literal, Module, TypeInner};
-use voxgpu_engine::MESH_WORKGROUP_BYTES;
-use voxgpu_engine::low_level::{CameraUniform, ChunkMeta, PAGE_QUADS_LOG2, SHADERS, ShaderFile, shader_source};
 use voxgpu_core::mesh::{Face, QUAD_FIELDS};
 use voxgpu_core::voxel::CHUNK_SIZE;
+use voxgpu_engine::MESH_WORKGROUP_BYTES;
+use voxgpu_engine::low_level::{
+    CameraUniform, ChunkMeta, PAGE_QUADS_LOG2, SHADERS, ShaderFile, shader_source,
+};
 
 fn validate(name: &str, source: &str) -> Module {
     let module = naga::front::wgsl::parse_str(source)

@@ -68,7 +68,9 @@ fn bench(c: &mut Criterion) {
         let (mut store, _) = Store::open_or_create(&path, &meta()).expect("store");
         for batch in 0..100 {
             let positions = (0..100).map(|k| ChunkPos(IVec3::new(k, batch % 8, batch / 8)));
-            store.commit(positions.zip(chunks.iter().cycle().skip(batch as usize)).map(|(p, c)| (p, c))).expect("commit");
+            store
+                .commit(positions.zip(chunks.iter().cycle().skip(batch as usize)).map(|(p, c)| (p, c)))
+                .expect("commit");
         }
     }
     let bytes = std::fs::metadata(path.join(DATABASE_FILE)).expect("database").len();

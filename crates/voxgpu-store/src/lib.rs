@@ -61,7 +61,9 @@ pub enum StoreError {
         reason: String,
     },
     /// Written by a newer voxgpu.
-    #[error("{path}: world store format {found} is newer than this voxgpu reads ({FORMAT_VERSION}); it was left as it is")]
+    #[error(
+        "{path}: world store format {found} is newer than this voxgpu reads ({FORMAT_VERSION}); it was left as it is"
+    )]
     NewerFormat {
         /// The store's path.
         path: PathBuf,
@@ -217,7 +219,10 @@ impl Store {
             return Ok(false);
         }
         if !path.is_dir() {
-            return Err(StoreError::NotAStore { path: path.into(), reason: "a file, not a store directory".into() });
+            return Err(StoreError::NotAStore {
+                path: path.into(),
+                reason: "a file, not a store directory".into(),
+            });
         }
         if path.join(DATABASE_FILE).is_file() {
             return Ok(true);
@@ -225,7 +230,10 @@ impl Store {
         if std::fs::read_dir(path).map_err(|e| io(path, e))?.next().is_none() {
             return Ok(false);
         }
-        Err(StoreError::NotAStore { path: path.into(), reason: format!("a directory without {DATABASE_FILE}") })
+        Err(StoreError::NotAStore {
+            path: path.into(),
+            reason: format!("a directory without {DATABASE_FILE}"),
+        })
     }
 
     /// Opens an existing store, refusing it (untouched) when it is not one, is damaged, is newer
@@ -317,7 +325,10 @@ impl Store {
         conn.pragma_update(None, "locking_mode", "EXCLUSIVE").map_err(check)?;
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(check)?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(io(path, format!("the world store cannot use a write-ahead log here (journal mode {mode})")));
+            return Err(io(
+                path,
+                format!("the world store cannot use a write-ahead log here (journal mode {mode})"),
+            ));
         }
         conn.pragma_update(None, "synchronous", "FULL").map_err(check)?;
         // An immediate transaction takes the write lock now, and exclusive mode keeps it.
@@ -328,7 +339,10 @@ impl Store {
         let source = meta_value("source").map_err(check)?;
         let seed = meta_value("seed").map_err(check)?.and_then(|s| s.parse().ok());
         let (Some(source), Some(seed)) = (source, seed) else {
-            return Err(StoreError::Corrupt { path: path.into(), reason: "no world source or seed recorded".into() });
+            return Err(StoreError::Corrupt {
+                path: path.into(),
+                reason: "no world source or seed recorded".into(),
+            });
         };
         let meta = StoreMeta { source, seed };
         // Last, so that no failure above leaves a holder file naming a process without the lock.
@@ -353,8 +367,10 @@ impl Store {
 
     /// SQLite's full integrity check; `Err(Corrupt)` names the first problem.
     pub fn integrity_check(&self) -> Result<(), StoreError> {
-        let result: String =
-            self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).map_err(|e| sql(&self.path, e))?;
+        let result: String = self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .map_err(|e| sql(&self.path, e))?;
         if result != "ok" {
             return Err(StoreError::Corrupt { path: self.path.clone(), reason: result });
         }
@@ -363,7 +379,10 @@ impl Store {
 
     /// Writes `chunks` (each replacing the stored chunk at its position) in one transaction:
     /// all of them or, on any failure, none.
-    pub fn commit<'a>(&mut self, chunks: impl IntoIterator<Item = (ChunkPos, &'a Chunk)>) -> Result<(), StoreError> {
+    pub fn commit<'a>(
+        &mut self,
+        chunks: impl IntoIterator<Item = (ChunkPos, &'a Chunk)>,
+    ) -> Result<(), StoreError> {
         let path = self.path.clone();
         let tx = self.conn.transaction().map_err(|e| sql(&path, e))?;
         {
@@ -381,7 +400,8 @@ impl Store {
     /// Every stored chunk, compressed, as an overlay for the world's source.
     pub fn overlay(&self) -> Result<Overlay, StoreError> {
         let path = &self.path;
-        let mut statement = self.conn.prepare("SELECT x, y, z, data FROM chunks").map_err(|e| sql(path, e))?;
+        let mut statement =
+            self.conn.prepare("SELECT x, y, z, data FROM chunks").map_err(|e| sql(path, e))?;
         let rows = statement
             .query_map([], |r| {
                 Ok((ChunkPos(IVec3::new(r.get(0)?, r.get(1)?, r.get(2)?)), r.get::<_, Vec<u8>>(3)?))
@@ -402,8 +422,10 @@ impl Store {
 
     /// Stored chunks.
     pub fn len(&self) -> Result<usize, StoreError> {
-        let n: i64 =
-            self.conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0)).map_err(|e| sql(&self.path, e))?;
+        let n: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+            .map_err(|e| sql(&self.path, e))?;
         Ok(n as usize)
     }
 

@@ -44,7 +44,8 @@ fn chunks_round_trip_through_the_codec_and_the_store() {
         // A later edit of the same chunk replaces it.
         store.commit([(edits[0].0, &Chunk::empty())]).expect("emptied");
     }
-    let (store, created) = Store::open_or_create(&path, &StoreMeta { source: "flat".into(), seed: 1 }).expect("reopened");
+    let (store, created) =
+        Store::open_or_create(&path, &StoreMeta { source: "flat".into(), seed: 1 }).expect("reopened");
     assert!(!created);
     assert_eq!(store.meta(), &meta(), "the store keeps the world it was created for");
     store.integrity_check().expect("intact");
@@ -119,7 +120,8 @@ fn damaged_and_truncated_stores_are_refused_and_left_alone() {
     let path = temp("damaged");
     {
         let (mut store, _) = Store::open_or_create(&path, &meta()).expect("created");
-        let many: Vec<(ChunkPos, Chunk)> = (0..40).map(|i| (ChunkPos(IVec3::new(i, 0, 0)), chunk(i as u16))).collect();
+        let many: Vec<(ChunkPos, Chunk)> =
+            (0..40).map(|i| (ChunkPos(IVec3::new(i, 0, 0)), chunk(i as u16))).collect();
         store.commit(many.iter().map(|(p, c)| (*p, c))).expect("written");
     }
     let database = path.join(DATABASE_FILE);
@@ -155,7 +157,10 @@ fn a_store_of_a_newer_format_is_refused_and_left_alone() {
     bytes[60..64].copy_from_slice(&(voxgpu_store::FORMAT_VERSION + 1).to_be_bytes());
     std::fs::write(&database, &bytes).expect("write");
     let err = Store::open(&path).err().expect("refused");
-    assert!(matches!(err, StoreError::NewerFormat { found, .. } if found == voxgpu_store::FORMAT_VERSION + 1), "{err}");
+    assert!(
+        matches!(err, StoreError::NewerFormat { found, .. } if found == voxgpu_store::FORMAT_VERSION + 1),
+        "{err}"
+    );
     assert_eq!(std::fs::read(&database).expect("read"), bytes);
     let _ = std::fs::remove_dir_all(&path);
 }
@@ -166,7 +171,9 @@ fn a_second_holder_is_refused_with_the_first_named() {
     let (_first, _) = Store::open_or_create(&path, &meta()).expect("created");
     let err = Store::open(&path).err().expect("a second holder is refused");
     match &err {
-        StoreError::InUse { holder, .. } => assert!(holder.contains(&std::process::id().to_string()), "{err}"),
+        StoreError::InUse { holder, .. } => {
+            assert!(holder.contains(&std::process::id().to_string()), "{err}")
+        }
         other => panic!("expected InUse, got {other}"),
     }
     drop(_first);
@@ -197,7 +204,8 @@ fn a_read_only_location_is_one_error() {
 #[test]
 fn a_full_disk_fails_the_batch_and_keeps_what_was_stored() {
     let path = temp("full");
-    let first: Vec<(ChunkPos, Chunk)> = (0..5).map(|i| (ChunkPos(IVec3::new(i, 0, 0)), chunk(i as u16))).collect();
+    let first: Vec<(ChunkPos, Chunk)> =
+        (0..5).map(|i| (ChunkPos(IVec3::new(i, 0, 0)), chunk(i as u16))).collect();
     {
         let (mut store, _) = Store::open_or_create(&path, &meta()).expect("created");
         store.commit(first.iter().map(|(p, c)| (*p, c))).expect("first batch");

@@ -28,8 +28,11 @@ fn bounds(world: &World, min: IVec3, max: IVec3) -> (IVec3, IVec3) {
 fn round_trip(name: &str, world: &World, min: IVec3, max: IVec3) -> usize {
     let path = std::env::temp_dir().join(format!("voxgpu-export-{}-{name}.vox", std::process::id()));
     let exported = export_vox(world, min, max, &path).expect("exports");
-    let back = generate(&WorldSource::Vox(path.clone()), &WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 8 })
-        .expect("the export reads back");
+    let back = generate(
+        &WorldSource::Vox(path.clone()),
+        &WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 8 },
+    )
+    .expect("the export reads back");
     let _ = std::fs::remove_file(&path);
     // The importer puts the solid voxels' corner at the origin: align by the solid bounds.
     let (lo, hi) = bounds(world, min, max);
@@ -49,7 +52,9 @@ fn round_trip(name: &str, world: &World, min: IVec3, max: IVec3) -> usize {
                 solid += 1;
                 let (ia, ib) = (world.registry.get(a).expect("known"), back.registry.get(b).expect("known"));
                 assert_eq!(ia.opacity, ib.opacity, "{name}: {p} opacity");
-                let alpha = |i: &voxgpu_core::voxel::BlockInfo| if i.opacity == Opacity::Transparent { i.color[3] } else { 255 };
+                let alpha = |i: &voxgpu_core::voxel::BlockInfo| {
+                    if i.opacity == Opacity::Transparent { i.color[3] } else { 255 }
+                };
                 assert_eq!(ia.color[..3], ib.color[..3], "{name}: {p} colour");
                 assert_eq!(alpha(ia), alpha(ib), "{name}: {p} alpha");
             }
@@ -61,8 +66,9 @@ fn round_trip(name: &str, world: &World, min: IVec3, max: IVec3) -> usize {
 
 #[test]
 fn terrain_with_water_round_trips_through_one_model() {
-    let world = generate(&WorldSource::Terrain, &WorldParams { seed: 3, center: IVec3::ZERO, view_distance: 2 })
-        .expect("terrain");
+    let world =
+        generate(&WorldSource::Terrain, &WorldParams { seed: 3, center: IVec3::ZERO, view_distance: 2 })
+            .expect("terrain");
     let (min, max) = (IVec3::new(-40, 0, -40), IVec3::new(40, 96, 40));
     let transparent = (min.x..max.x)
         .flat_map(|x| (min.z..max.z).flat_map(move |z| (0..96).map(move |y| IVec3::new(x, y, z))))
@@ -74,18 +80,21 @@ fn terrain_with_water_round_trips_through_one_model() {
 
 #[test]
 fn a_box_wider_than_a_model_round_trips_through_tiles() {
-    let world = generate(&WorldSource::Terrain, &WorldParams { seed: 8, center: IVec3::ZERO, view_distance: 5 })
-        .expect("terrain");
+    let world =
+        generate(&WorldSource::Terrain, &WorldParams { seed: 8, center: IVec3::ZERO, view_distance: 5 })
+            .expect("terrain");
     // 300 blocks along x: two tiles, the second 44 wide; odd sizes on every axis.
     round_trip("tiles", &world, IVec3::new(-150, 20, -17), IVec3::new(150, 61, 14));
 }
 
 #[test]
 fn empty_and_oversized_boxes_are_errors() {
-    let world = generate(&WorldSource::Sphere, &WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 1 })
-        .expect("sphere");
+    let world =
+        generate(&WorldSource::Sphere, &WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 1 })
+            .expect("sphere");
     let path = std::env::temp_dir().join("voxgpu-export-never.vox");
-    let empty = export_vox(&world, IVec3::splat(5000), IVec3::splat(5010), &path).err().expect("nothing solid");
+    let empty =
+        export_vox(&world, IVec3::splat(5000), IVec3::splat(5010), &path).err().expect("nothing solid");
     assert!(empty.to_string().contains("holds no blocks"), "{empty}");
     let huge = export_vox(&world, IVec3::ZERO, IVec3::new(2000, 10, 10), &path).err().expect("too wide");
     assert!(huge.to_string().contains("each side must be"), "{huge}");

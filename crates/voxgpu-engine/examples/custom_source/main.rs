@@ -54,7 +54,13 @@ fn column(c: NodeColumn) -> Vec<(NodeKey, Chunk)> {
 
 /// Flies `frames` frames along +x at `speed` blocks per frame over the hills, streaming all the
 /// way, then settles and returns the last frame.
-pub fn fly(gpu: &GpuContext, width: u32, height_px: u32, frames: u32, speed: f32) -> Result<Pixels, Box<dyn Error>> {
+pub fn fly(
+    gpu: &GpuContext,
+    width: u32,
+    height_px: u32,
+    frames: u32,
+    speed: f32,
+) -> Result<Pixels, Box<dyn Error>> {
     let view_chunks = 24;
     let fog_end = (view_chunks + 1) as f32 * CHUNK_SIZE as f32;
     let registry = BlockRegistry::builtin();

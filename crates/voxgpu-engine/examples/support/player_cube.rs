@@ -93,7 +93,15 @@ impl PlayerCube {
 
     /// Places the cube (centre and half-size in blocks, linear RGB colour) as seen by `camera` in
     /// a frame of `aspect` width over height.
-    pub fn prepare(&self, queue: &wgpu::Queue, camera: &Camera, aspect: f32, centre: Vec3, half: f32, color: Vec3) {
+    pub fn prepare(
+        &self,
+        queue: &wgpu::Queue,
+        camera: &Camera,
+        aspect: f32,
+        centre: Vec3,
+        half: f32,
+        color: Vec3,
+    ) {
         let view_proj: Mat4 = camera.view_proj(aspect);
         let mut bytes = Vec::with_capacity(96);
         bytes.extend_from_slice(bytemuck::bytes_of(&view_proj.to_cols_array()));
@@ -103,7 +111,12 @@ impl PlayerCube {
     }
 
     /// Draws the cube over what the targets hold (after voxgpu's `record`).
-    pub fn draw(&self, encoder: &mut wgpu::CommandEncoder, color: &wgpu::TextureView, depth: &wgpu::TextureView) {
+    pub fn draw(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        color: &wgpu::TextureView,
+        depth: &wgpu::TextureView,
+    ) {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("player_cube"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {

@@ -53,9 +53,11 @@ fn depth_view(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureVi
 
 impl Game {
     fn new(event_loop: &ActiveEventLoop) -> Result<Self, Box<dyn Error>> {
-        let window = Arc::new(event_loop.create_window(Window::default_attributes().with_title("voxgpu in a game"))?);
+        let window =
+            Arc::new(event_loop.create_window(Window::default_attributes().with_title("voxgpu in a game"))?);
         let instance = wgpu::Instance::new(
-            wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle())).with_env(),
+            wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle()))
+                .with_env(),
         );
         let surface = instance.create_surface(Arc::clone(&window))?;
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
@@ -78,7 +80,8 @@ impl Game {
         };
         surface.configure(&device, &config);
 
-        let world = generate(&WorldSource::Terrain, &WorldParams { seed: 7, center: IVec3::ZERO, view_distance: 4 })?;
+        let world =
+            generate(&WorldSource::Terrain, &WorldParams { seed: 7, center: IVec3::ZERO, view_distance: 4 })?;
         let options = RendererOptions {
             color_format: format,
             ..RendererOptions::new(config.width, config.height, 5.0 * 32.0)
@@ -164,7 +167,8 @@ impl ApplicationHandler for App {
         match event {
             WindowEvent::CloseRequested
             | WindowEvent::KeyboardInput {
-                event: KeyEvent { logical_key: Key::Named(NamedKey::Escape), state: ElementState::Pressed, .. },
+                event:
+                    KeyEvent { logical_key: Key::Named(NamedKey::Escape), state: ElementState::Pressed, .. },
                 ..
             } => event_loop.exit(),
             WindowEvent::Resized(size) => game.resize(size.width, size.height),

@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use super::{Renderer, Targets};
 use crate::FrameStats;
-use voxgpu_core::camera::Camera;
+use crate::GpuError;
 use crate::counters::read_now;
 use crate::profiling::FrameTimings;
-use crate::GpuError;
+use voxgpu_core::camera::Camera;
 
 /// Frames `settle` renders at most before giving up.
 const MAX_SETTLE_FRAMES: u32 = 64;

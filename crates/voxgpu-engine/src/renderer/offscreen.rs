@@ -8,8 +8,8 @@ use super::{Renderer, RendererOptions, Targets, check_target_size};
 use crate::pipelines::{COLOR_FORMAT, DEPTH_FORMAT};
 use crate::readback::{Pixels, read_rgba8};
 use crate::{FrameStats, GpuContext, GpuError};
-use voxgpu_core::camera::Camera;
 use voxgpu_core::ChunkSink;
+use voxgpu_core::camera::Camera;
 use voxgpu_core::voxel::{BlockRegistry, Chunk, NodeColumn, NodeKey};
 
 /// A [`Renderer`] that draws into textures it owns and can read them back. It dereferences to
@@ -47,7 +47,11 @@ impl Offscreen {
     /// A renderer on `gpu`'s device with `options.width × options.height` targets of its own
     /// (colour [`COLOR_FORMAT`]: `options.color_format` is set to it). It reports the device's
     /// loss through `gpu`'s flag.
-    pub fn new(gpu: &GpuContext, options: RendererOptions, registry: &BlockRegistry) -> Result<Self, GpuError> {
+    pub fn new(
+        gpu: &GpuContext,
+        options: RendererOptions,
+        registry: &BlockRegistry,
+    ) -> Result<Self, GpuError> {
         let options = RendererOptions { color_format: COLOR_FORMAT, ..options };
         let mut renderer = Renderer::new(&gpu.device, &gpu.queue, options, registry)?;
         renderer.watch_device_loss(Arc::clone(&gpu.lost));

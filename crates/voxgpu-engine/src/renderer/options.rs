@@ -3,8 +3,8 @@
 
 use glam::{IVec3, Vec3};
 
-use voxgpu_core::camera::Camera;
 use crate::RenderMode;
+use voxgpu_core::camera::Camera;
 use voxgpu_core::lod::LodSettings;
 
 /// How a [`crate::Renderer`] is set up: frame size, fog and sky, buffer sizes, the re-mesh

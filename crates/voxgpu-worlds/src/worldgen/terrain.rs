@@ -6,10 +6,10 @@ use glam::{IVec2, IVec3};
 use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 
 use super::{WorldParams, builtin, columns_in_view};
+use caves::{CAVE_CELL, CaveLattice, carves, cave_value};
 use voxgpu_core::voxel::{
     BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, NodeColumn, NodeKey, World, voxel_index,
 };
-use caves::{CAVE_CELL, CaveLattice, carves, cave_value};
 
 mod caves;
 mod coarse;

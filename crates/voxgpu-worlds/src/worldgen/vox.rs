@@ -9,7 +9,9 @@ use dot_vox::{Color, DotVoxData, Material, Model, SceneNode};
 use glam::I64Vec3;
 
 use super::{MAX_MODEL_EXTENT, WorldError};
-use voxgpu_core::voxel::{BlockId, BlockInfo, BlockRegistry, Chunk, ChunkPos, FaceTiles, Opacity, Tile, World};
+use voxgpu_core::voxel::{
+    BlockId, BlockInfo, BlockRegistry, Chunk, ChunkPos, FaceTiles, Opacity, Tile, World,
+};
 
 mod export;
 mod sample;

@@ -142,6 +142,7 @@ pub fn export_vox(world: &World, min: IVec3, max: IVec3, path: &Path) -> Result<
         layers: vec![dot_vox::Layer { attributes: Default::default() }],
     };
     let exported = Exported { voxels: voxels_written, colours: slots.len(), models: data.models.len() };
-    write(path, &data).map_err(|source| WorldError::ExportWrite { path: path.to_path_buf(), reason: source.to_string() })?;
+    write(path, &data)
+        .map_err(|source| WorldError::ExportWrite { path: path.to_path_buf(), reason: source.to_string() })?;
     Ok(exported)
 }

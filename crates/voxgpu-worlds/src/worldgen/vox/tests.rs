@@ -7,8 +7,8 @@ use glam::IVec3;
 
 use super::sample::write_sample;
 use super::{load, sample_model, write_spread_models};
-use voxgpu_core::voxel::{BlockId, Opacity, World};
 use crate::worldgen::{MAX_MODEL_EXTENT, WorldError};
+use voxgpu_core::voxel::{BlockId, Opacity, World};
 
 /// A file path unique to this test process and `name`, so parallel tests never share a file.
 fn temp_path(name: &str) -> PathBuf {

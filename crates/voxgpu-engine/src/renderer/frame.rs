@@ -1,0 +1,279 @@
+//! One frame: `prepare` (the counters that arrived, the frame's sizes and bind groups, the
+//! camera and pass parameters), `record` (uploads, the compute passes, the render passes into
+//! the caller's targets, the counter copy), `render` (both on the renderer's own encoder,
+//! submitted), and what follows the caller's submission (`frame_submitted`).
+
+use std::time::Instant;
+
+use super::{
+    BELT_CHUNK_BYTES, BELT_KEEP_BYTES, BindKey, Frame, Prepared, Recorded, Renderer, Targets, work_buffer,
+};
+use crate::context::check_device;
+use crate::counters::{CounterSources, GpuCounters};
+use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams};
+use crate::lod::LodBuffers;
+use crate::mesher::{MAX_CHUNKS_PER_FRAME, MeshBuffers};
+use crate::pipelines::draw_bind_group;
+use crate::profiling::stage;
+use crate::{FrameStats, GpuError};
+use voxgpu_core::camera::Camera;
+use voxgpu_core::cull::Frustum;
+
+impl Renderer {
+    /// Grows the quad pool when the mesher of frame `frame` reported pages it could not get.
+    /// Refusals from frames recorded before the last growth are counted but do not grow it
+    /// again: they were answered already, and counters arrive a few frames late.
+    pub(super) fn handle_counters(&mut self, counters: GpuCounters, frame: u64) -> Result<(), GpuError> {
+        // The pages refused since the counters seen last, in the frames after `failed_seen_frame`
+        // up to `frame`. When some of those frames were recorded before the last growth (the
+        // first frame with the grown pool is `grown_at_frame`), they were refused by the smaller
+        // pool (and a face refused again every frame it retried), so they do not say how much
+        // more is needed: wait for counters wholly after the growth.
+        let refused = counters.failed_pages.saturating_sub(self.failed_pages_seen);
+        let after_growth = self.failed_seen_frame + 1 >= self.grown_at_frame;
+        self.failed_pages_seen = self.failed_pages_seen.max(counters.failed_pages);
+        self.failed_seen_frame = self.failed_seen_frame.max(frame);
+        if refused > 0 && after_growth {
+            self.quad_pool.grow(&self.device, &self.queue, refused)?;
+            self.grown_at_frame = self.frame_index;
+        }
+        Ok(())
+    }
+
+    /// Sizes the work list and draw lists for this frame and rebuilds bind groups if any buffer
+    /// was replaced.
+    pub(super) fn size_frame(&mut self) -> PassParams {
+        // Evicted chunks are collected first and do not count against the re-mesh budget.
+        let budget = self.options.max_meshes_per_frame + self.pool.evictions_pending();
+        let chunks = self.pool.slot_count().min(budget).min(MAX_CHUNKS_PER_FRAME);
+        self.evicted_room = chunks;
+        let max_jobs = 6 * chunks.max(1);
+        if max_jobs > self.work_jobs {
+            self.work_jobs = max_jobs.next_multiple_of(6 * 64).min(6 * MAX_CHUNKS_PER_FRAME);
+            self.work = work_buffer(&self.device, self.work_jobs);
+            self.work_generation += 1;
+        }
+        // A list never holds more commands than there are pages.
+        self.draws.ensure(&self.device, self.quad_pool.pages(), self.pool.slot_count());
+        self.lod.ensure(&self.device, self.pool.slot_count());
+        let key = (
+            self.pool.generation,
+            self.quad_pool.generation,
+            self.draws.generation,
+            self.work_generation,
+            self.lod.mip_capacity,
+        );
+        if self.frame.as_ref().is_none_or(|f| f.key != key) {
+            self.frame = Some(self.bind_groups(key));
+        }
+        PassParams {
+            slot_count: self.pool.slot_count(),
+            max_jobs,
+            draw_capacity: self.draws.capacity,
+            chunk_size: voxgpu_core::voxel::CHUNK_SIZE as u32,
+            ambient_occlusion: self.options.ambient_occlusion as u32,
+        }
+    }
+
+    fn bind_groups(&self, key: BindKey) -> Frame {
+        let (pool, quads) = (&self.pool, &self.quad_pool);
+        let mesh = self.mesher.bind_groups(
+            &self.device,
+            &MeshBuffers {
+                params: &self.params,
+                work: &self.work,
+                voxels: &pool.voxels.buffer,
+                links: &pool.links_buffer.buffer,
+                opaque_bits: &self.opaque_bits,
+                quads: &quads.quads.buffer,
+                page_owner: &quads.page_owner.buffer,
+                allocator: &quads.allocator.buffer,
+                faces: &pool.faces.buffer,
+                meta: &pool.meta.buffer,
+            },
+        );
+        let lod = self.lod.bind_groups(
+            &self.device,
+            &LodBuffers {
+                params: &self.params,
+                meta: &pool.meta.buffer,
+                links: &pool.links_buffer.buffer,
+                voxels: &pool.voxels.buffer,
+            },
+        );
+        let cull = self.draws.bind_group(&self.device, &self.params, &pool.faces.buffer, &pool.meta.buffer);
+        let draw = draw_bind_group(
+            &self.device,
+            &self.draw_layout,
+            &[&self.camera, &quads.quads.buffer, &quads.page_owner.buffer, &pool.meta.buffer],
+            &self.materials,
+        );
+        Frame { key, lod, mesh, cull, draw }
+    }
+
+    pub(super) fn counter_sources(&self) -> CounterSources<'_> {
+        CounterSources {
+            work: &self.work,
+            allocator: &self.quad_pool.allocator.buffer,
+            draw_counts: &self.draws.counts,
+            lod_counts: &self.lod.counts,
+        }
+    }
+
+    /// The CPU half of a frame: takes the GPU counters that have arrived (growing the quad pool
+    /// if the mesher was refused pages), sizes this frame's lists, and writes the camera and pass
+    /// parameters through the queue. [`Self::record`] follows, before the next `prepare`.
+    /// Fails with [`GpuError::DeviceLost`] once the device is lost.
+    pub fn prepare(&mut self, camera: &Camera) -> Result<(), GpuError> {
+        self.frame_submitted();
+        if let Some(lost) = &self.lost {
+            check_device(lost)?;
+        }
+        let started = Instant::now();
+        if self.counters.poll(&self.device) {
+            self.handle_counters(self.counters.latest, self.counters.latest_frame)?;
+        }
+        let params = self.size_frame();
+        let (width, height) = self.size();
+        let aspect = width as f32 / height as f32;
+        let view_proj = camera.view_proj(aspect);
+        let uniform = CameraUniform {
+            view_proj,
+            inv_view_proj: view_proj.inverse(),
+            selection: self.options.selection.map_or(glam::Vec4::ZERO, |b| b.as_vec3().extend(1.0)),
+            eye: camera.eye,
+            fog_start: self.options.fog_end * self.options.fog_start_fraction,
+            sky_color: self.options.sky_color,
+            fog_end: self.options.fog_end,
+        };
+        self.queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
+        let culling = self.options.culling;
+        let cull_camera = culling.frozen.unwrap_or(*camera);
+        let frustum = Frustum::from_view_proj(cull_camera.view_proj(aspect));
+        let flags =
+            (CullParams::FRUSTUM * culling.frustum as u32) | (CullParams::FACES * culling.faces as u32);
+        let cull = CullParams::new(&frustum, cull_camera.eye, flags, camera.eye);
+        self.queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
+        self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
+        let lod = LodParams::new(&self.options.lod, camera.eye, self.pool.top_level());
+        self.prepared = Some(Prepared { params, lod, started });
+        Ok(())
+    }
+
+    /// The GPU half of a frame, into the caller's encoder: the uploads, the compute passes
+    /// (levels of detail, mips, meshing, culling, the transparent sort) and the render passes
+    /// into `targets`. GPU-counted stats are a frame or two old.
+    ///
+    /// The encoder carries the frame's uploads (edits, new chunks) and counter copies, so the
+    /// caller must submit it, and before the next `prepare`; then call
+    /// [`Self::frame_submitted`] (the next `prepare` takes the frame as submitted otherwise).
+    /// An encoder dropped unsubmitted loses those uploads.
+    pub fn record(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        targets: &Targets,
+    ) -> Result<FrameStats, GpuError> {
+        let Prepared { params, lod, started } = self.prepared.take().ok_or(GpuError::NotPrepared)?;
+        self.record_uploads(encoder);
+        self.draws.reset(encoder, self.submission);
+        self.lod.prepare(&self.queue, encoder, &lod);
+        let frame = self.frame.as_ref().expect("sized by prepare");
+        let profiler = &self.profiling.profiler;
+        self.lod.record(encoder, profiler, &frame.lod, params.slot_count);
+        self.mesher.record(encoder, profiler, &frame.mesh, &self.work, params.slot_count);
+        self.draws.record(encoder, profiler, &frame.cull, params.slot_count);
+        self.render_pass_commands = self.record_draw(encoder, &frame.draw, targets);
+        let sources = CounterSources {
+            work: &self.work,
+            allocator: &self.quad_pool.allocator.buffer,
+            draw_counts: &self.draws.counts,
+            lod_counts: &self.lod.counts,
+        };
+        let counters = self.counters.copy(encoder, &sources, self.frame_index);
+        self.finish_recording(encoder, counters, started);
+        Ok(self.stats(self.counters.latest))
+    }
+
+    /// One frame on the renderer's own encoder and submission: `prepare`, `record` into
+    /// `targets`, submit, [`Self::frame_submitted`].
+    pub fn render(&mut self, camera: &Camera, targets: &Targets) -> Result<FrameStats, GpuError> {
+        self.prepare(camera)?;
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.frame") });
+        let stats = self.record(&mut encoder, targets)?;
+        let submit = Instant::now();
+        // wgpu validates and translates the passes in `finish`.
+        self.queue.submit([encoder.finish()]);
+        let submit_ms = submit.elapsed().as_secs_f64() * 1e3;
+        self.after_submit(submit_ms)?;
+        Ok(stats)
+    }
+
+    /// Records the staged voxel and record writes as the frame's first commands.
+    fn record_uploads(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        let mut scope = self.profiling.profiler.scope(stage::UPLOAD, encoder);
+        self.uploaded_bytes = self.pool.record_uploads(&mut scope, &mut self.belt);
+    }
+
+    /// Ends a recording: resolves the profiler's queries and closes the staging belt, whose
+    /// copies the encoder holds. The frame counts as submitted from here on, and its
+    /// after-submission work (`counters`: the read-back slot it copied into) waits for
+    /// [`Self::frame_submitted`].
+    pub(crate) fn finish_recording(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        counters: Option<usize>,
+        started: Instant,
+    ) {
+        self.profiling.profiler.resolve_queries(encoder);
+        self.belt.finish();
+        self.pool.frame_submitted(self.evicted_room);
+        self.frame_index += 1;
+        self.unsubmitted = Some(Recorded { counters, cpu_ms: started.elapsed().as_secs_f64() * 1e3 });
+    }
+
+    /// Tells the renderer that the encoder of the last [`Self::record`] has been submitted: it
+    /// then asks for that frame's counters and timings and recycles its staging memory. Calling
+    /// it again, or when nothing was recorded, does nothing.
+    pub fn frame_submitted(&mut self) {
+        // Errors of the profiler's frame end surface through `set_profiling`'s callers; a frame
+        // loop that never profiles has none.
+        let _ = self.after_submit(0.0);
+    }
+
+    pub(super) fn after_submit(&mut self, submit_ms: f64) -> Result<(), GpuError> {
+        let Some(recorded) = self.unsubmitted.take() else { return Ok(()) };
+        self.belt.recall();
+        // The belt keeps every staging chunk it ever needed: after a burst (a world loaded at
+        // once is gigabytes) start a fresh one, so the burst's staging memory is freed.
+        if self.uploaded_bytes > BELT_KEEP_BYTES {
+            self.belt = wgpu::util::StagingBelt::new(self.device.clone(), BELT_CHUNK_BYTES);
+        }
+        if let Some(index) = recorded.counters {
+            self.counters.request(index);
+        }
+        self.profiling.end_frame((recorded.cpu_ms, submit_ms))?;
+        self.profiling.collect(self.queue.get_timestamp_period());
+        Ok(())
+    }
+
+    pub(super) fn stats(&self, c: GpuCounters) -> FrameStats {
+        FrameStats {
+            chunks_resident: self.pool.len() as u32,
+            face_jobs: c.jobs_asked,
+            quads: c.quads.iter().map(|&q| q as u64).sum(),
+            draw_commands: c.draw_commands.iter().sum(),
+            skirt_quads: c.skirt_quads as u64,
+            chunks_tested: c.chunks_tested,
+            chunks_visible: c.chunks_visible,
+            lod_levels: c.lod_levels,
+            quad_buffer_bytes: self.quad_pool.bytes(),
+            free_pages: c.free_pages,
+            slots: self.pool.slot_count(),
+            gpu_bytes: self.gpu_bytes(),
+            uploaded_bytes: self.uploaded_bytes,
+        }
+    }
+}
