@@ -4,14 +4,14 @@
 //! The renderer itself lives in three library crates, re-exported here under the module names
 //! the application and its tests use:
 //! - `voxgpu-core` (data and CPU twins, no GPU): [`voxel`], [`mesh`], [`lod`], [`cull`],
-//!   [`camera`], [`fly`];
+//!   [`camera`], [`fly`], [`keys`];
 //! - `voxgpu-engine` (the GPU renderer on wgpu): [`gpu`];
 //! - `voxgpu-worlds` (world sources and streaming): [`worldgen`], [`stream`];
 //! - `voxgpu-store` (the world store, no GPU): [`store`].
 //!
 //! A game embeds those crates, not this one.
 
-pub use voxgpu_core::{camera, cull, fly, lod, mesh, voxel};
+pub use voxgpu_core::{camera, cull, fly, keys, lod, mesh, voxel};
 pub use voxgpu_engine as gpu;
 pub use voxgpu_store as store;
 pub use voxgpu_worlds::{stream, worldgen};

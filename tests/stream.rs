@@ -270,7 +270,7 @@ fn the_worker_pool_generates_what_the_one_shot_generator_does() {
     let params = WorldParams { seed: 9, center: IVec3::ZERO, view_distance: 2 };
     let world = generate(&WorldSource::Terrain, &params).unwrap();
     let columns = TerrainColumns::new(9);
-    let pool = GenerationPool::new(2, Arc::new(move |c| columns.node_column(c)));
+    let mut pool = GenerationPool::new(2, Arc::new(move |c| columns.node_column(c)));
     let jobs: Vec<Job> = columns_in_view(params.center, 2)
         .into_iter()
         .map(|column| Job { column: NodeColumn::new(0, column), token: next_token() })

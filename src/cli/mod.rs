@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use glam::Vec3;
 
-use crate::gpu::{Culling, GpuError};
+use crate::gpu::{Culling, DrawSubmission, GpuError};
 use crate::lod::LodSettings;
 use crate::session::{SessionError, WorldConfig};
 use crate::worldgen::{WorldError, WorldSource};
@@ -213,6 +213,18 @@ pub struct CullArgs {
     /// Draw the opaque quads' depth first, then shade each pixel once at equal depth.
     #[arg(long, value_enum, default_value_t = Switch::Off)]
     pub depth_prepass: Switch,
+    /// How the draw lists are submitted: `count` (multi-draw bounded by the GPU's count),
+    /// `capped` (multi-draw over the whole list) or `instanced` (one draw per list, an instance
+    /// per page). By default the adapter's best (see `voxgpu info`).
+    #[arg(long, value_parser = parse_draw_submission)]
+    pub draw_submission: Option<DrawSubmission>,
+}
+
+fn parse_draw_submission(s: &str) -> Result<DrawSubmission, String> {
+    DrawSubmission::ALL
+        .into_iter()
+        .find(|d| d.name() == s)
+        .ok_or_else(|| format!("{s:?} is not a draw submission (count, capped or instanced)"))
 }
 
 impl CullArgs {

@@ -166,6 +166,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
                 ambient_occlusion: args.mesh.ambient_occlusion(),
                 culling: args.cull.culling(),
                 depth_prepass: args.cull.depth_prepass == super::Switch::On,
+                draw_submission: args.cull.draw_submission,
                 ..RendererOptions::new(args.width, args.height, fog_end)
             }
         })?;

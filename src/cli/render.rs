@@ -74,6 +74,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         mode: args.mode,
         depth_prepass: args.cull.depth_prepass == super::Switch::On,
         culling: Culling { frozen, ..args.cull.culling() },
+        draw_submission: args.cull.draw_submission,
         ..RendererOptions::new(args.frame.width, args.frame.height, fog_end)
     })?;
     let camera = match args.flight {

@@ -9,6 +9,8 @@ use winit::dpi::PhysicalSize;
 use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
+
+use crate::keys::{HeldKeys, KeyEvent};
 use winit::window::{CursorGrabMode, Window, WindowId};
 
 use super::overlay::{Overlay, OverlayData};
@@ -55,19 +57,6 @@ struct App {
     error: Option<ViewerError>,
 }
 
-/// Movement keys held down.
-#[derive(Default)]
-struct Held {
-    forward: bool,
-    back: bool,
-    left: bool,
-    right: bool,
-    up: bool,
-    down: bool,
-    sprint: bool,
-    f1: bool,
-}
-
 struct Viewer {
     window: Arc<Window>,
     gpu: GpuContext,
@@ -79,7 +68,7 @@ struct Viewer {
     /// Whether the last commit failed (reported once until one succeeds again).
     commit_failed: bool,
     fly: FlyCamera,
-    held: Held,
+    held: HeldKeys,
     /// Scripted movement, held from its frame on.
     scripted_move: FlyInput,
     look: (f32, f32),
@@ -156,7 +145,7 @@ impl ApplicationHandler for App {
                 Ok(())
             }
             WindowEvent::Focused(false) => {
-                viewer.held = Held::default();
+                viewer.held = HeldKeys::default();
                 Ok(())
             }
             WindowEvent::RedrawRequested => match viewer.frame(&self.args, self.script.as_ref()) {
@@ -271,7 +260,7 @@ impl Viewer {
             persistence,
             commit_failed: false,
             fly: FlyCamera::looking_at(eye, target),
-            held: Held::default(),
+            held: HeldKeys::default(),
             scripted_move: FlyInput::default(),
             look: (0.0, 0.0),
             grabbed: false,
@@ -308,49 +297,15 @@ impl Viewer {
     }
 
     fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool) -> Result<(), ViewerError> {
-        let held = &mut self.held;
-        match code {
-            KeyCode::KeyW => held.forward = pressed,
-            KeyCode::KeyS => held.back = pressed,
-            KeyCode::KeyA => held.left = pressed,
-            KeyCode::KeyD => held.right = pressed,
-            KeyCode::Space => held.up = pressed,
-            KeyCode::ShiftLeft | KeyCode::ShiftRight => held.down = pressed,
-            KeyCode::ControlLeft | KeyCode::ControlRight => held.sprint = pressed,
-            KeyCode::F1 => held.f1 = pressed,
-            _ => {}
-        }
-        if !pressed || repeat {
-            return Ok(());
-        }
-        let digit = match code {
-            KeyCode::Digit0 => Some(0),
-            KeyCode::Digit1 => Some(1),
-            KeyCode::Digit2 => Some(2),
-            KeyCode::Digit3 => Some(3),
-            KeyCode::Digit4 => Some(4),
-            KeyCode::Digit5 => Some(5),
-            KeyCode::Digit6 => Some(6),
-            KeyCode::Digit7 => Some(7),
-            KeyCode::Digit8 => Some(8),
-            KeyCode::Digit9 => Some(9),
-            _ => None,
-        };
-        let key = match (code, digit) {
-            (_, Some(d)) if self.held.f1 => Key::Mode(d),
-            (_, Some(d)) => Key::Block(d),
-            (KeyCode::KeyL, _) => Key::ToggleLod,
-            (KeyCode::KeyC, _) => Key::FreezeCulling,
-            (KeyCode::F2, _) => Key::Screenshot,
-            (KeyCode::F3, _) => Key::ToggleOverlay,
-            (KeyCode::F5, _) => Key::Export,
-            (KeyCode::Escape, _) => {
+        // winit's key code names are the physical codes the shared key map reads.
+        match self.held.key(&format!("{code:?}"), pressed, repeat) {
+            Some(KeyEvent::Key(key)) => self.press(key),
+            Some(KeyEvent::ReleaseCursor) => {
                 self.grab(false);
-                return Ok(());
+                Ok(())
             }
-            _ => return Ok(()),
-        };
-        self.press(key)
+            None => Ok(()),
+        }
     }
 
     fn press(&mut self, key: Key) -> Result<(), ViewerError> {
@@ -485,16 +440,7 @@ impl Viewer {
                 self.apply(&action)?;
             }
         }
-        let axis = |plus: bool, minus: bool| plus as i32 as f32 - minus as i32 as f32;
-        let held = &self.held;
-        let mut input = FlyInput {
-            forward: axis(held.forward, held.back) + self.scripted_move.forward,
-            right: axis(held.right, held.left) + self.scripted_move.right,
-            up: axis(held.up, held.down) + self.scripted_move.up,
-            sprint: held.sprint,
-            look: std::mem::take(&mut self.look),
-        };
-        input.forward = input.forward.clamp(-1.0, 1.0);
+        let input = self.held.input(self.scripted_move, std::mem::take(&mut self.look));
         self.fly.update(&input, dt);
         let camera = self.fly.camera();
         if let Some(streamer) = self.streamer.as_mut() {

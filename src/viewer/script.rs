@@ -22,39 +22,21 @@ pub enum Action {
     Resize { width: u32, height: u32 },
 }
 
-/// The keys the viewer responds to, apart from movement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Key {
-    /// L: levels of detail on and off.
-    ToggleLod,
-    /// C: freeze culling at the current camera, or thaw it.
-    FreezeCulling,
-    /// F2: save a screenshot.
-    Screenshot,
-    /// F3: the stats overlay.
-    ToggleOverlay,
-    /// F5: export the model being edited as a `.vox` file.
-    Export,
-    /// A number key: the block that right-click places.
-    Block(u8),
-    /// F1 with a number key: render mode N (1-based, `RenderMode::ALL` order).
-    Mode(u8),
-}
+pub use crate::keys::Key;
 
-impl Key {
-    pub fn parse(name: &str) -> Option<Key> {
-        let digit = |s: &str| s.parse::<u8>().ok().filter(|d| *d <= 9);
-        match name.to_ascii_lowercase().as_str() {
-            "l" => Some(Key::ToggleLod),
-            "c" => Some(Key::FreezeCulling),
-            "f2" => Some(Key::Screenshot),
-            "f3" => Some(Key::ToggleOverlay),
-            "f5" => Some(Key::Export),
-            n => match n.strip_prefix("f1+") {
-                Some(d) => digit(d).map(Key::Mode),
-                None => digit(n).map(Key::Block),
-            },
-        }
+/// A key's name in a script: `l`, `c`, `f2`, `f3`, `f5`, `0`…`9`, `f1+N`.
+fn parse_key(name: &str) -> Option<Key> {
+    let digit = |s: &str| s.parse::<u8>().ok().filter(|d| *d <= 9);
+    match name.to_ascii_lowercase().as_str() {
+        "l" => Some(Key::ToggleLod),
+        "c" => Some(Key::FreezeCulling),
+        "f2" => Some(Key::Screenshot),
+        "f3" => Some(Key::ToggleOverlay),
+        "f5" => Some(Key::Export),
+        n => match n.strip_prefix("f1+") {
+            Some(d) => digit(d).map(Key::Mode),
+            None => digit(n).map(Key::Block),
+        },
     }
 }
 
@@ -90,7 +72,7 @@ impl Script {
                         |k| float(words.get(k), 10.0).ok_or_else(|| fail("look takes two angles in radians"));
                     Action::Look { yaw: angle(2)?, pitch: angle(3)? }
                 }
-                (Some("key"), 3) => Action::Key(Key::parse(words[2]).ok_or_else(|| fail("unknown key"))?),
+                (Some("key"), 3) => Action::Key(parse_key(words[2]).ok_or_else(|| fail("unknown key"))?),
                 (Some("click"), 3) => match words[2] {
                     "left" => Action::Click { place: false },
                     "right" => Action::Click { place: true },

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
+pub mod browser;
 pub mod crack;
 pub mod xvfb;
 

@@ -17,6 +17,7 @@
 pub mod camera;
 pub mod cull;
 pub mod fly;
+pub mod keys;
 pub mod lod;
 pub mod mesh;
 mod sink;

@@ -13,6 +13,12 @@
 //         one face direction; base_vertex = 4 * first quad, and a static index buffer repeats
 //         (0, 1, 2, 0, 2, 3) + 4q, so vertex_index / 4 is the global quad index and
 //         vertex_index % 4 the corner. There is no vertex buffer.
+//         Or instanced (camera.page_list_capacity != 0): one draw_indexed_indirect per list with
+//         one instance per command, each command one page at most. The instance reads its
+//         command from `commands`; the quad is the command's first quad + (vertex_index / 4) %
+//         PAGE_QUADS, and the transparent draw starts one page into the index pattern, so
+//         vertex_index / 4 / PAGE_QUADS names the list. Corners past the command's quads
+//         collapse to one point and draw nothing.
 
 @group(0) @binding(0) var<uniform> camera: Camera;
 @group(0) @binding(1) var<storage, read> quads: array<vec2<u32>>;
@@ -23,6 +29,11 @@
 @group(0) @binding(5) var atlas: texture_2d<f32>;
 // Per tile: its mean colour, RGBA8 sRGB.
 @group(0) @binding(6) var<storage, read> tile_averages: array<u32>;
+// The draw lists (cull.wgsl): opaque at 0, transparent sorted at 2 × capacity. Read by the
+// instanced path only.
+@group(0) @binding(7) var<storage, read> commands: array<DrawArgs>;
+
+const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
 
 struct VertexOut {
     // Invariant: the depth pre-pass and the opaque pass must compute the same depth.
@@ -62,8 +73,20 @@ fn corner_offset(corner: u32, positive: bool) -> vec2<f32> {
 const AO_DARKEST: f32 = 0.42;
 
 @vertex
-fn vs_main(@builtin(vertex_index) vertex: u32) -> VertexOut {
-    let quad_index = vertex >> 2u;
+fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> VertexOut {
+    var quad_index = vertex >> 2u;
+    let capacity = camera.page_list_capacity;
+    if capacity != 0u {
+        let list = quad_index >> QUAD_PAGE_LOG2;
+        let command = commands[select(0u, 2u * capacity, list != 0u) + instance];
+        let local = quad_index & (PAGE_QUADS - 1u);
+        if 6u * local >= command.index_count {
+            var none: VertexOut;
+            none.clip = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+            return none;
+        }
+        quad_index = u32(command.base_vertex) / 4u + local;
+    }
     let quad = quads[quad_index];
     // Two bits per corner, corner k on the +u side when k & 1 and the +v side when k & 2.
     let ao = quad_field(quad, QUAD_AO_WORD, QUAD_AO_SHIFT, QUAD_AO_BITS);

@@ -208,7 +208,7 @@ struct CullParams {
     // Frustum planes (normal, d), normal · p + d >= 0 inside, normalised (cull.rs `Frustum`).
     planes: array<vec4<f32>, 6>,
     eye: vec3<f32>,
-    // CULL_FRUSTUM | CULL_FACES: which tests run.
+    // CULL_FRUSTUM | CULL_FACES | CULL_PAGES: which tests run, and whether commands stop at pages.
     flags: u32,
     // The view's eye (the culling one differs when culling is frozen): transparent commands
     // are sorted by distance from it.
@@ -235,6 +235,8 @@ const SORT_FOLLOWER: u32 = 0xffffffffu;
 
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_FACES: u32 = 2u;
+// Every page of a stream is its own command (the instanced draw path reads one page per instance).
+const CULL_PAGES: u32 = 4u;
 
 // Camera uniform. Rust twin: layouts::CameraUniform (encase).
 struct Camera {
@@ -247,6 +249,9 @@ struct Camera {
     inv_view_proj: mat4x4<f32>,
     // The selected block's min corner (xyz) and 1 in w when one is selected.
     selection: vec4<f32>,
+    // The draw lists' capacity when they are drawn instanced (one instance per page command,
+    // chunk_draw.wgsl finds its quad through the list); 0 when each command is its own draw.
+    page_list_capacity: u32,
 }
 
 fn quad_field(quad: vec2<u32>, word: u32, shift: u32, bits: u32) -> u32 {

@@ -14,9 +14,9 @@
 //
 // A chunk outside the frustum draws nothing; a face direction pointing away from the eye along
 // its axis for the whole chunk box draws nothing. What is left becomes commands: one per run of
-// consecutive pages within a stream, base_vertex = 4 × first quad, index_count = 6 × quads, over
-// the static (0,1,2, 0,2,3) + 4q index pattern. A stream's commands take consecutive list
-// entries from one atomic counter, in stream order. Commands beyond
+// consecutive pages within a stream (one per page with CULL_PAGES), base_vertex = 4 × first
+// quad, index_count = 6 × quads, over the static (0,1,2, 0,2,3) + 4q index pattern. A stream's
+// commands take consecutive list entries from one atomic counter, in stream order. Commands beyond
 // the capacity are dropped (never written out of bounds); the capacity is sized from the pool.
 // Transparent faces are drawn from both sides (a water surface seen from under water), so
 // face-direction culling skips them.
@@ -147,11 +147,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     // atomic, then written: so a stream's commands stay in stream order in the list, and the
     // transparent sort moves them as one group. A face stream holds at most MAX_FACE_PAGES
     // pages, so there are at most that many runs.
+    // With CULL_PAGES every page is a run of its own.
+    let split = (cull.flags & CULL_PAGES) != 0u;
     var runs = 0u;
     var next = 0xffffffffu;
     for (var i = start; i < end; i = min(end, ((i >> QUAD_PAGE_LOG2) + 1u) << QUAD_PAGE_LOG2)) {
         let quad = stream_quad(face_index, i);
-        runs += u32(quad != next);
+        runs += u32(split || quad != next);
         next = quad + min(end, ((i >> QUAD_PAGE_LOG2) + 1u) << QUAD_PAGE_LOG2) - i;
     }
     if runs == 0u {
@@ -164,7 +166,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     for (var i = start; i < end; i = min(end, ((i >> QUAD_PAGE_LOG2) + 1u) << QUAD_PAGE_LOG2)) {
         let page_end = min(end, ((i >> QUAD_PAGE_LOG2) + 1u) << QUAD_PAGE_LOG2);
         let quad = stream_quad(face_index, i);
-        if quads > 0u && quad == first_quad + quads {
+        if quads > 0u && !split && quad == first_quad + quads {
             quads += page_end - i;
         } else {
             if quads > 0u {

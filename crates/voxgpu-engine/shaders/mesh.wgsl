@@ -38,7 +38,7 @@
 //    stream when it closes.
 // Then `commit` (one invocation) takes the popped pages off the free stack.
 // Meshing twice is cheaper than reserving worst-case space: the voxels stay in cache and the
-// stream is exactly as long as it needs to be. Workgroup memory: 19,108 bytes
+// stream is exactly as long as it needs to be. Workgroup memory: 19,152 bytes as WebGPU counts it
 // (`mesher::MESH_WORKGROUP_BYTES`, checked against this file by tests/shaders.rs).
 
 @group(0) @binding(0) var<storage, read> work: array<u32>;
@@ -97,6 +97,8 @@ var<workgroup> drawn_open: array<u32, 64>;
 var<workgroup> around_slots: array<u32, 27>;
 // The level being meshed, shared so that every invocation reads it as uniform.
 var<workgroup> shared_level: u32;
+// 1 when the pair only empties its faces (read as uniform, like `shared_level`).
+var<workgroup> shared_skip: u32;
 // Per invocation: quads counted (opaque, transparent), then each slice's first stream index.
 var<workgroup> slice_counts: array<vec2<u32>, 64>;
 var<workgroup> slice_starts: array<vec2<u32>, 64>;
@@ -424,8 +426,13 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     axis = face_axis(pair_index % 6u);
     skew = u32(axis != 0u);
     // A node that left, or one not drawn (its children or an ancestor stand in for it), keeps no
-    // quads.
-    if (job & JOB_RELEASE_ONLY) != 0u || chunks[slot].shown == 0u {
+    // quads. The test is read through workgroup memory so that every invocation sees it as
+    // uniform: the barriers below need uniform control flow, and a read of a read_write buffer
+    // is not uniform to WGSL's analysis (Tint, in browsers, enforces it).
+    if lid == 0u {
+        shared_skip = u32((job & JOB_RELEASE_ONLY) != 0u || chunks[slot].shown == 0u);
+    }
+    if workgroupUniformLoad(&shared_skip) != 0u {
         if lid < 2u {
             clear_face(pair_index + lid);
         }

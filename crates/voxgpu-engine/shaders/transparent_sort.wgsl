@@ -6,8 +6,9 @@
 //         its key and size on its first entry, SORT_FOLLOWER on the others; written by the cull
 //         pass, which also counted the commands per key into sort_buckets).
 // Writes: sort_buckets (counts, then first positions, then cursors), args[2 capacity, 3 capacity)
-//         (the transparent commands in key order, which the transparent pass draws) and
-//         sort_keys[capacity, 2 capacity) (their keys, for tests).
+//         (the transparent commands in key order, which the transparent pass draws),
+//         sort_keys[capacity, 2 capacity) (their keys, for tests) and instanced (the instanced
+//         path's draw arguments, from the counts).
 // Dispatch: `scan` one workgroup of 256, then `scatter` one invocation per list entry. The CPU
 //           zeroes sort_buckets before the cull pass.
 //
@@ -22,6 +23,12 @@
 @group(0) @binding(2) var<storage, read> counts: array<u32, 7>;
 @group(0) @binding(3) var<storage, read_write> sort_keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> sort_buckets: array<atomic<u32>, SORT_BUCKETS>;
+// The instanced draw path's two draws (opaque, transparent): one instance of PAGE_QUADS quads per
+// list entry. The transparent draw starts one page into the index pattern, which is how
+// chunk_draw.wgsl tells the lists apart.
+@group(0) @binding(5) var<storage, read_write> instanced: array<DrawArgs, 2>;
+
+const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
 
 const SCAN_THREADS: u32 = 256u;
 const BUCKETS_PER_THREAD: u32 = SORT_BUCKETS / SCAN_THREADS;
@@ -32,6 +39,10 @@ var<workgroup> partial: array<u32, SCAN_THREADS>;
 // scanned in shared memory (Hillis-Steele), then each thread writes its run's starts.
 @compute @workgroup_size(256)
 fn scan(@builtin(local_invocation_index) lid: u32) {
+    if lid < 2u {
+        let entries = min(counts[lid], params.draw_capacity);
+        instanced[lid] = DrawArgs(6u * PAGE_QUADS, entries, lid * 6u * PAGE_QUADS, 0, 0u);
+    }
     let first = lid * BUCKETS_PER_THREAD;
     var sum = 0u;
     for (var i = 0u; i < BUCKETS_PER_THREAD; i++) {

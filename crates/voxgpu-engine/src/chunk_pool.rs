@@ -534,10 +534,15 @@ impl ChunkPool {
 
     /// Records every staged write as a copy through `belt`, in the order they were made.
     /// Returns the bytes uploaded.
+    ///
+    /// In the browser the writes go through `queue.write_buffer` instead, which runs before the
+    /// encoder's commands as these copies would: a staging belt there maps and copies each
+    /// chunk through JavaScript twice, where `writeBuffer` copies once from wasm memory.
     pub fn record_uploads(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         belt: &mut wgpu::util::StagingBelt,
+        queue: &wgpu::Queue,
     ) -> u64 {
         let mut uploaded = 0;
         for (target, offset, bytes) in self.staged.drain(..) {
@@ -547,6 +552,10 @@ impl ChunkPool {
                 Target::Meta => &self.meta.buffer,
                 Target::Links => &self.links_buffer.buffer,
             };
+            if cfg!(target_arch = "wasm32") {
+                queue.write_buffer(buffer, offset, &bytes);
+                continue;
+            }
             let Some(size) = wgpu::BufferSize::new(bytes.len() as u64) else { continue };
             belt.write_buffer(encoder, buffer, offset, size).copy_from_slice(&bytes);
         }

@@ -3,8 +3,9 @@
 //! The `cull` pass tests every chunk's box against the frustum and every face direction against
 //! the eye, and turns the face streams that can be seen into commands (one per run of consecutive
 //! pages), opaque and transparent into separate lists. It also counts the chunks tested and
-//! visible, and marks each slot's visibility for inspection. The CPU records one multi-draw per
-//! list, whatever the number of chunks.
+//! visible, and marks each slot's visibility for inspection. The CPU records one draw call per
+//! list, whatever the number of chunks: a multi-draw over the list, or (where a multi-draw is a
+//! loop of draw calls, as on WebGPU) one instanced draw with an instance per page.
 
 use wgpu::util::DrawIndexedIndirectArgs;
 use wgpu_profiler::GpuProfiler;
@@ -31,14 +32,35 @@ pub enum DrawSubmission {
     /// `multi_draw_indexed_indirect` over the whole capped list, whose unused tail is zeroed
     /// every frame (GL has no indirect count).
     CappedIndirect,
+    /// One `draw_indexed_indirect` per list of `PAGE_QUADS` quads × one instance per command,
+    /// each command one page at most; the vertex shader finds its quad through the list. It
+    /// needs no multi-draw, which WebGPU lacks (wgpu loops over the commands there).
+    Instanced,
 }
 
 impl DrawSubmission {
     /// [`DrawSubmission::IndirectCount`] when the device has `MULTI_DRAW_INDIRECT_COUNT`,
-    /// [`DrawSubmission::CappedIndirect`] otherwise.
+    /// [`DrawSubmission::Instanced`] otherwise (docs/PERFORMANCE.md compares the paths).
     pub fn for_caps(caps: super::Capabilities) -> Self {
-        if caps.multi_draw_indirect_count { Self::IndirectCount } else { Self::CappedIndirect }
+        if caps.multi_draw_indirect_count { Self::IndirectCount } else { Self::Instanced }
     }
+
+    /// Whether a device with `caps` can submit this way.
+    pub fn is_supported(self, caps: super::Capabilities) -> bool {
+        self != Self::IndirectCount || caps.multi_draw_indirect_count
+    }
+
+    /// The name `--draw-submission` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::IndirectCount => "count",
+            Self::CappedIndirect => "capped",
+            Self::Instanced => "instanced",
+        }
+    }
+
+    /// Every submission, in [`Self::name`] order of the docs.
+    pub const ALL: [Self; 3] = [Self::IndirectCount, Self::CappedIndirect, Self::Instanced];
 
     /// One line for `voxgpu info`.
     pub fn describe(self) -> &'static str {
@@ -46,6 +68,9 @@ impl DrawSubmission {
             Self::IndirectCount => "multi_draw_indexed_indirect_count (the GPU's count bounds the draws)",
             Self::CappedIndirect => {
                 "multi_draw_indexed_indirect over the capped list, its tail zeroed each frame (no indirect count)"
+            }
+            Self::Instanced => {
+                "draw_indexed_indirect per list, one instance per visible page (no multi-draw)"
             }
         }
     }
@@ -87,6 +112,8 @@ pub struct DrawLists {
     pub sort_keys: wgpu::Buffer,
     /// Transparent commands per key, then each key's next position (`transparent_sort.wgsl`).
     sort_buckets: wgpu::Buffer,
+    /// The instanced path's two draws (opaque, transparent), written by the sort's scan.
+    instanced: wgpu::Buffer,
     /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
     pub generation: u64,
     pipeline: wgpu::ComputePipeline,
@@ -123,7 +150,7 @@ fn visible_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
 impl DrawLists {
     /// Bytes of the command lists, counts, visibility and sort buffers.
     pub fn bytes(&self) -> u64 {
-        [&self.args, &self.counts, &self.visible, &self.sort_keys, &self.sort_buckets]
+        [&self.args, &self.counts, &self.visible, &self.sort_keys, &self.sort_buckets, &self.instanced]
             .iter()
             .map(|b| b.size())
             .sum()
@@ -153,6 +180,7 @@ impl DrawLists {
                 storage_entry(2, true, COUNT_WORDS * 4),
                 storage_entry(3, false, 4),
                 storage_entry(4, false, SORT_BUCKETS as u64 * 4),
+                storage_entry(5, false, 2 * ARGS_BYTES),
             ],
         });
         let sort_source = shader_source(TRANSPARENT_SORT);
@@ -186,6 +214,12 @@ impl DrawLists {
                 label: Some("voxgpu.sort.buckets"),
                 size: SORT_BUCKETS as u64 * 4,
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            instanced: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.draw.instanced"),
+                size: 2 * ARGS_BYTES,
+                usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE,
                 mapped_at_creation: false,
             }),
             generation: 0,
@@ -240,7 +274,7 @@ impl DrawLists {
             device,
             "voxgpu.sort",
             &self.sort_layout,
-            &[params, &self.args, &self.counts, &self.sort_keys, &self.sort_buckets],
+            &[params, &self.args, &self.counts, &self.sort_keys, &self.sort_buckets, &self.instanced],
         );
         CullBindGroups { cull, sort }
     }
@@ -307,6 +341,9 @@ impl DrawLists {
             ),
             DrawSubmission::CappedIndirect => {
                 pass.pass.multi_draw_indexed_indirect(&self.args, offset, self.capacity)
+            }
+            DrawSubmission::Instanced => {
+                pass.pass.draw_indexed_indirect(&self.instanced, kind as u64 * ARGS_BYTES)
             }
         }
     }

@@ -57,6 +57,9 @@ pub struct CameraUniform {
     pub inv_view_proj: Mat4,
     /// The selected block's min corner (xyz), and 1 in w when one is selected.
     pub selection: glam::Vec4,
+    /// The draw lists' capacity when they are drawn instanced
+    /// ([`crate::DrawSubmission::Instanced`]); 0 when each command is its own draw.
+    pub page_list_capacity: u32,
 }
 
 impl CameraUniform {
@@ -152,7 +155,8 @@ pub struct CullParams {
     pub planes: [[f32; 4]; 6],
     /// The culling camera's position in world blocks, which face directions are tested against.
     pub eye: [f32; 3],
-    /// [`CullParams::FRUSTUM`] | [`CullParams::FACES`]: which tests run.
+    /// [`CullParams::FRUSTUM`] | [`CullParams::FACES`] | [`CullParams::PAGES`]: which tests run,
+    /// and whether commands stop at pages.
     pub flags: u32,
     /// The view's eye, which transparent commands are sorted by distance from.
     pub view_eye: [f32; 3],
@@ -166,6 +170,9 @@ impl CullParams {
     /// [`CullParams::flags`] bit: face directions that point away from the eye for the whole
     /// node box draw nothing.
     pub const FACES: u32 = 2;
+    /// [`CullParams::flags`] bit: every page of a face stream is its own command (the instanced
+    /// draw path draws one page per instance).
+    pub const PAGES: u32 = 4;
 
     /// Culls with `frustum` from `eye`, sorts transparent commands by distance from `view_eye`.
     pub fn new(frustum: &voxgpu_core::cull::Frustum, eye: Vec3, flags: u32, view_eye: Vec3) -> Self {

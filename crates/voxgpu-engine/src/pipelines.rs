@@ -109,13 +109,14 @@ pub fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// Group 0 of `chunk_draw.wgsl` from its buffers (camera, quads, page owners, chunk records) and
-/// the materials (blocks, atlas, tile averages).
+/// Group 0 of `chunk_draw.wgsl` from its buffers (camera, quads, page owners, chunk records), the
+/// materials (blocks, atlas, tile averages) and the draw lists.
 pub fn draw_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
     buffers: &[&wgpu::Buffer; 4],
     materials: &Materials,
+    commands: &wgpu::Buffer,
 ) -> wgpu::BindGroup {
     let mut entries: Vec<wgpu::BindGroupEntry> = buffers
         .iter()
@@ -126,6 +127,7 @@ pub fn draw_bind_group(
         wgpu::BindGroupEntry { binding: 4, resource: materials.blocks.as_entire_binding() },
         wgpu::BindGroupEntry { binding: 5, resource: wgpu::BindingResource::TextureView(&materials.atlas) },
         wgpu::BindGroupEntry { binding: 6, resource: materials.tile_averages.as_entire_binding() },
+        wgpu::BindGroupEntry { binding: 7, resource: commands.as_entire_binding() },
     ]);
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("voxgpu.draw"),
@@ -135,7 +137,8 @@ pub fn draw_bind_group(
 }
 
 /// Group 0 of `chunk_draw.wgsl`: camera, quads, page owners, chunk records, blocks (colour and
-/// tiles), the atlas and the tiles' averages.
+/// tiles), the atlas, the tiles' averages, and the draw lists (vertex stage only: the instanced
+/// path reads its commands there).
 pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     use encase::ShaderType;
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -157,6 +160,7 @@ pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
             storage_in(VERTEX_FRAGMENT, 4, true, 8),
             texture_entry(5),
             storage_in(VERTEX_FRAGMENT, 6, true, 4),
+            storage_in(wgpu::ShaderStages::VERTEX, 7, true, 20),
         ],
     })
 }

@@ -1,7 +1,7 @@
 //! One GPU interval measured with timestamp queries: the beginning and end of a compute pass.
 //! Used by `voxgpu bench`; per-stage frame profiling is `voxgpu profile`'s job.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use super::readback::read_buffer;
 use super::shaders::{COPY_BANDWIDTH, shader_source};

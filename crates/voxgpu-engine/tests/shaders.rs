@@ -123,6 +123,7 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         fog_end: 108.0,
         inv_view_proj: Mat4::from_cols_array(&std::array::from_fn(|i| i as f32 + 201.0)),
         selection: glam::Vec4::new(301.0, 302.0, 303.0, 1.0),
+        page_list_capacity: 401,
     };
     let bytes = uniform.to_bytes();
     let (members, span) = wgsl_struct(&common(), "Camera");
@@ -140,6 +141,8 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         ("fog_end", vec![uniform.fog_end]),
         ("inv_view_proj", uniform.inv_view_proj.to_cols_array().to_vec()),
         ("selection", uniform.selection.to_array().to_vec()),
+        // Compared as the f32 with the same bits.
+        ("page_list_capacity", vec![f32::from_bits(uniform.page_list_capacity)]),
     ];
     assert_eq!(
         members.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),
@@ -272,7 +275,8 @@ fn the_mesher_declares_the_workgroup_memory_the_adapter_check_asks_for() {
         .global_variables
         .iter()
         .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
-        .map(|(_, g)| layouter[g.ty].size)
+        // Counted as WebGPU implementations do (Dawn, wgpu): each variable rounded up to 16 bytes.
+        .map(|(_, g)| layouter[g.ty].size.next_multiple_of(16))
         .sum();
     assert_eq!(bytes, MESH_WORKGROUP_BYTES);
 }

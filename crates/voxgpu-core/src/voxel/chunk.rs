@@ -135,3 +135,12 @@ impl Chunk {
         self.voxels.iter().all(|b| b.is_air())
     }
 }
+
+/// A 64-bit FNV-1a hash of the chunk's voxels in [`voxel_index`] order: equal chunks hash
+/// equally on every platform, so two builds of a world can be compared by their hashes.
+pub fn digest(chunk: &Chunk) -> u64 {
+    chunk.voxels.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        let h = (h ^ u64::from(b.0 & 0xff)).wrapping_mul(0x0100_0000_01b3);
+        (h ^ u64::from(b.0 >> 8)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

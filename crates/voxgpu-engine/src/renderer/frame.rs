@@ -3,13 +3,14 @@
 //! the caller's targets, the counter copy), `render` (both on the renderer's own encoder,
 //! submitted), and what follows the caller's submission (`frame_submitted`).
 
-use std::time::Instant;
+use web_time::Instant;
 
 use super::{
     BELT_CHUNK_BYTES, BELT_KEEP_BYTES, BindKey, Frame, Prepared, Recorded, Renderer, Targets, work_buffer,
 };
 use crate::context::check_device;
 use crate::counters::{CounterSources, GpuCounters};
+use crate::draw::DrawSubmission;
 use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams};
 use crate::lod::LodBuffers;
 use crate::mesher::{MAX_CHUNKS_PER_FRAME, MeshBuffers};
@@ -107,6 +108,7 @@ impl Renderer {
             &self.draw_layout,
             &[&self.camera, &quads.quads.buffer, &quads.page_owner.buffer, &pool.meta.buffer],
             &self.materials,
+            &self.draws.args,
         );
         Frame { key, lod, mesh, cull, draw }
     }
@@ -145,13 +147,18 @@ impl Renderer {
             fog_start: self.options.fog_end * self.options.fog_start_fraction,
             sky_color: self.options.sky_color,
             fog_end: self.options.fog_end,
+            page_list_capacity: match self.submission {
+                DrawSubmission::Instanced => self.draws.capacity,
+                _ => 0,
+            },
         };
         self.queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
         let culling = self.options.culling;
         let cull_camera = culling.frozen.unwrap_or(*camera);
         let frustum = Frustum::from_view_proj(cull_camera.view_proj(aspect));
-        let flags =
-            (CullParams::FRUSTUM * culling.frustum as u32) | (CullParams::FACES * culling.faces as u32);
+        let flags = (CullParams::FRUSTUM * culling.frustum as u32)
+            | (CullParams::FACES * culling.faces as u32)
+            | (CullParams::PAGES * (self.submission == DrawSubmission::Instanced) as u32);
         let cull = CullParams::new(&frustum, cull_camera.eye, flags, camera.eye);
         self.queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
         self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
@@ -214,7 +221,7 @@ impl Renderer {
     /// Records the staged voxel and record writes as the frame's first commands.
     fn record_uploads(&mut self, encoder: &mut wgpu::CommandEncoder) {
         let mut scope = self.profiling.profiler.scope(stage::UPLOAD, encoder);
-        self.uploaded_bytes = self.pool.record_uploads(&mut scope, &mut self.belt);
+        self.uploaded_bytes = self.pool.record_uploads(&mut scope, &mut self.belt, &self.queue);
     }
 
     /// Ends a recording: resolves the profiler's queries and closes the staging belt, whose

@@ -33,7 +33,7 @@ pub use offscreen::Offscreen;
 pub use options::{Culling, FrameStats, RendererOptions};
 
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
 
 use glam::IVec3;
 use wgpu::util::DeviceExt;
@@ -202,6 +202,13 @@ impl Renderer {
         check_target_size(&device, options.width, options.height)?;
         let caps = Capabilities::of(device.features());
         let info = device.adapter_info();
+        let submission = options.draw_submission.unwrap_or(DrawSubmission::for_caps(caps));
+        if !submission.is_supported(caps) {
+            return Err(GpuError::Unsupported {
+                adapter: info.name.clone(),
+                missing: format!("MULTI_DRAW_INDIRECT_COUNT for the {} draw submission", submission.name()),
+            });
+        }
         let init = |label, contents: &[u8], usage| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -215,7 +222,7 @@ impl Renderer {
         let quad_pool = QuadPool::new(&device, &queue, options.initial_quad_pages);
         Ok(Self {
             caps,
-            submission: DrawSubmission::for_caps(caps),
+            submission,
             lost: None,
             pool: ChunkPool::new(&device, 64),
             draws: DrawLists::new(&device, quad_pool.pages()),

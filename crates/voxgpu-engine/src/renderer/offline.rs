@@ -2,7 +2,7 @@
 //! world, timing a full re-mesh, and the profiling controls. None of them belongs in an interactive frame loop except
 //! `latest_timings`.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use super::{Renderer, Targets};
 use crate::FrameStats;
@@ -78,7 +78,7 @@ impl Renderer {
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.bench") });
-        self.pool.record_uploads(&mut encoder, &mut self.belt);
+        self.pool.record_uploads(&mut encoder, &mut self.belt, &self.queue);
         let frame = self.frame.as_ref().expect("prepared");
         self.mesher.record(
             &mut encoder,

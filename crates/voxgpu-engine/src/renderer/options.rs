@@ -45,6 +45,9 @@ pub struct RendererOptions {
     /// write linear colour). [`crate::COLOR_FORMAT`] by default; a window's surface format
     /// (`Bgra8UnormSrgb` is common) to draw into it directly.
     pub color_format: wgpu::TextureFormat,
+    /// How the draw lists are submitted; `None` takes [`crate::DrawSubmission::for_caps`].
+    /// [`crate::Renderer::new`] refuses one the device cannot do.
+    pub draw_submission: Option<crate::DrawSubmission>,
 }
 
 /// Which culling tests run, and from which camera.
@@ -70,7 +73,8 @@ impl RendererOptions {
     /// A `width × height` frame with fog ending at `fog_end` blocks, and defaults for the rest:
     /// fog from 55 % of `fog_end`, a blue sky, 4096 quad pages (1 Mi quads, 8 MiB) to start,
     /// 4096 re-meshed chunks per frame, LOD and ambient occlusion on, the filled mode without
-    /// depth pre-pass, the procedural sky, no selection, all culling, [`crate::COLOR_FORMAT`].
+    /// depth pre-pass, the procedural sky, no selection, all culling, [`crate::COLOR_FORMAT`],
+    /// the device's preferred draw submission.
     pub fn new(width: u32, height: u32, fog_end: f32) -> Self {
         Self {
             width,
@@ -88,6 +92,7 @@ impl RendererOptions {
             selection: None,
             culling: Culling::ALL,
             color_format: crate::COLOR_FORMAT,
+            draw_submission: None,
         }
     }
 }

@@ -9,8 +9,9 @@
 //!   per update, and pending re-meshes are deduplicated. It talks to the renderer through
 //!   [`ChunkSink`], and tells it when a column is complete, which lets children replace their
 //!   parent.
-//! - [`GenerationPool`] runs generation jobs on worker threads. A job is an owned snapshot (a
-//!   column and a token); its result comes back through a channel.
+//! - [`GenerationPool`] runs generation jobs on worker threads, or on the caller's thread within
+//!   a time budget per update where there are no threads (the browser). A job is an owned
+//!   snapshot (a column and a token); its result comes back through a channel.
 //! - **Generation tokens** come from one global monotonic counter ([`next_token`]). A result is
 //!   applied only when its column is still wanted *and* its token is still the latest issued for
 //!   that column; otherwise it is dropped and nothing else happens.
@@ -66,12 +67,19 @@ pub struct Streamer {
 }
 
 impl Streamer {
+    /// Generation on `threads` worker threads.
     pub fn new(settings: StreamSettings, threads: usize, source: Arc<ColumnSource>) -> Self {
-        Self {
-            manager: ChunkManager::new(settings),
-            pool: GenerationPool::new(threads, source),
-            generated: 0,
-        }
+        Self::with_pool(settings, GenerationPool::new(threads, source))
+    }
+
+    /// Generation on the caller's thread, inside [`Self::update`], for up to `budget` per update
+    /// (at least one column when any is wanted): for platforms without threads.
+    pub fn inline(settings: StreamSettings, source: Arc<ColumnSource>, budget: Duration) -> Self {
+        Self::with_pool(settings, GenerationPool::inline(source, budget))
+    }
+
+    fn with_pool(settings: StreamSettings, pool: GenerationPool) -> Self {
+        Self { manager: ChunkManager::new(settings), pool, generated: 0 }
     }
 
     /// One update: takes the results that arrived, updates the manager, hands out its jobs.

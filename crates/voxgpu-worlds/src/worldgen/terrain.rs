@@ -188,6 +188,13 @@ pub(super) fn generate(params: &WorldParams, threads: usize) -> World {
     let columns = columns_in_view(params.center, params.view_distance);
     let threads = threads.clamp(1, columns.len().max(1));
     let mut world = World::new(BlockRegistry::builtin());
+    if threads == 1 {
+        // On this thread: where threads cannot be spawned (the browser) and where one would idle.
+        for &c in &columns {
+            generate_column(&noise, c).into_iter().for_each(|(pos, chunk)| world.insert(pos, chunk));
+        }
+        return world;
+    }
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|t| {

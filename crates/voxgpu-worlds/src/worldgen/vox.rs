@@ -38,8 +38,15 @@ pub(super) fn load(path: &Path) -> Result<World, WorldError> {
         std::io::ErrorKind::NotFound => WorldError::VoxNotFound { path: path.to_path_buf() },
         _ => WorldError::VoxUnreadable { path: path.to_path_buf(), source },
     })?;
-    let data = dot_vox::load_bytes(&bytes).map_err(|reason| malformed(path, reason))?;
-    build_world(&data, path)
+    from_bytes(&bytes, path)
+}
+
+/// Reads `bytes`, the contents of a `.vox` file named `name` (for messages), as a world, as
+/// [`super::generate`] does for a path. For callers without a file system (the browser's file
+/// picker).
+pub fn from_bytes(bytes: &[u8], name: &Path) -> Result<World, WorldError> {
+    let data = dot_vox::load_bytes(bytes).map_err(|reason| malformed(name, reason))?;
+    build_world(&data, name)
 }
 
 fn malformed(path: &Path, reason: impl Into<String>) -> WorldError {

@@ -1,0 +1,163 @@
+//! The page's events into the viewer: keys, mouse look through pointer lock, clicks to edit,
+//! the wheel for speed, the canvas's size (a `ResizeObserver`, in device pixels), and `.vox`
+//! files from the file picker or dropped on the page.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{
+    DragEvent, Event, File, HtmlCanvasElement, HtmlInputElement, KeyboardEvent, MouseEvent, ResizeObserver,
+    ResizeObserverEntry, WheelEvent,
+};
+
+use crate::app::{App, LOOK_PER_PIXEL, canvas_pixels};
+use crate::page::{self, js_message};
+
+/// Adds `handler` for `event` on `target`, for the page's lifetime.
+fn on<E: wasm_bindgen::convert::FromWasmAbi + 'static>(
+    target: &web_sys::EventTarget,
+    event: &str,
+    handler: impl FnMut(E) + 'static,
+) -> Result<(), JsValue> {
+    let closure = Closure::<dyn FnMut(E)>::new(handler);
+    target.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref())?;
+    closure.forget();
+    Ok(())
+}
+
+/// Keys the browser would act on itself (F1 help, F3 find, F5 reload, Space scrolling, Ctrl
+/// shortcuts): the viewer uses them.
+fn is_viewer_key(code: &str) -> bool {
+    matches!(code, "F1" | "F2" | "F3" | "F5" | "Space" | "ControlLeft" | "ControlRight")
+}
+
+pub fn listen(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    let window = web_sys::window().ok_or("no window")?;
+    let document = window.document().ok_or("no document")?;
+    let canvas: HtmlCanvasElement =
+        document.get_element_by_id("voxgpu").ok_or("no canvas")?.dyn_into().map_err(|_| "not a canvas")?;
+
+    for (event, pressed) in [("keydown", true), ("keyup", false)] {
+        let app = Rc::clone(app);
+        on(&window, event, move |e: KeyboardEvent| {
+            let code = e.code();
+            if is_viewer_key(&code) {
+                e.prevent_default();
+            }
+            app.borrow_mut().key(&code, pressed, e.repeat());
+        })?;
+    }
+    {
+        // Keys let go while the page is not focused would otherwise stay held.
+        let app = Rc::clone(app);
+        on(&window, "blur", move |_: Event| app.borrow_mut().held = Default::default())?;
+    }
+    {
+        let app = Rc::clone(app);
+        on(&document, "mousemove", move |e: MouseEvent| {
+            let mut app = app.borrow_mut();
+            if app.grabbed {
+                app.look.0 += e.movement_x() as f32 * LOOK_PER_PIXEL;
+                app.look.1 -= e.movement_y() as f32 * LOOK_PER_PIXEL;
+            }
+        })?;
+    }
+    {
+        let (app, target) = (Rc::clone(app), canvas.clone());
+        on(&canvas, "mousedown", move |e: MouseEvent| {
+            e.prevent_default();
+            let grabbed = app.borrow().grabbed;
+            match e.button() {
+                // The first click only takes the pointer.
+                _ if !grabbed => target.request_pointer_lock(),
+                0 => app.borrow_mut().edit(false),
+                2 => app.borrow_mut().edit(true),
+                _ => {}
+            }
+        })?;
+    }
+    on(&canvas, "contextmenu", |e: MouseEvent| e.prevent_default())?;
+    {
+        let (app, target, doc) = (Rc::clone(app), canvas.clone(), document.clone());
+        on(&document, "pointerlockchange", move |_: Event| {
+            let locked = doc.pointer_lock_element().is_some_and(|el| el == **target);
+            app.borrow_mut().grabbed = locked;
+        })?;
+    }
+    {
+        let app = Rc::clone(app);
+        on(&canvas, "wheel", move |e: WheelEvent| {
+            e.prevent_default();
+            // Pixel deltas come in about 100 per notch.
+            let notches = match e.delta_mode() {
+                WheelEvent::DOM_DELTA_PIXEL => -e.delta_y() / 100.0,
+                _ => -e.delta_y(),
+            };
+            app.borrow_mut().fly.scroll(notches as f32);
+        })?;
+    }
+    observe_size(app, &canvas)?;
+    open_files(app, &document)?;
+    Ok(())
+}
+
+/// The canvas's size in device pixels, from a `ResizeObserver`: `devicePixelContentBoxSize`
+/// where the browser reports it (exact), otherwise the CSS size times `devicePixelRatio`.
+fn observe_size(app: &Rc<RefCell<App>>, canvas: &HtmlCanvasElement) -> Result<(), JsValue> {
+    let (app, target) = (Rc::clone(app), canvas.clone());
+    let closure = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let Ok(entry) = entries.get(0).dyn_into::<ResizeObserverEntry>() else { return };
+        let exact = entry.device_pixel_content_box_size();
+        let size = match exact.get(0).dyn_into::<web_sys::ResizeObserverSize>() {
+            Ok(s) => (s.inline_size().round() as u32, s.block_size().round() as u32),
+            Err(_) => canvas_pixels(&target),
+        };
+        if size.0 > 0 && size.1 > 0 {
+            app.borrow_mut().resized = Some(size);
+        }
+    });
+    let observer = ResizeObserver::new(closure.as_ref().unchecked_ref())?;
+    let options = web_sys::ResizeObserverOptions::new();
+    options.set_box(web_sys::ResizeObserverBoxOptions::DevicePixelContentBox);
+    observer.observe_with_options(canvas, &options);
+    closure.forget();
+    Ok(())
+}
+
+/// `.vox` files from `<input id="file">` and from files dropped on the page.
+fn open_files(app: &Rc<RefCell<App>>, document: &web_sys::Document) -> Result<(), JsValue> {
+    if let Some(input) = document.get_element_by_id("file") {
+        let app = Rc::clone(app);
+        let field: HtmlInputElement = input.clone().dyn_into().map_err(|_| "#file is not an input")?;
+        on(&input, "change", move |_: Event| {
+            if let Some(file) = field.files().and_then(|f| f.get(0)) {
+                read(&app, file);
+            }
+        })?;
+    }
+    on(document, "dragover", |e: DragEvent| e.prevent_default())?;
+    let app = Rc::clone(app);
+    on(document, "drop", move |e: DragEvent| {
+        e.prevent_default();
+        if let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+            read(&app, file);
+        }
+    })?;
+    Ok(())
+}
+
+fn read(app: &Rc<RefCell<App>>, file: File) {
+    let app = Rc::clone(app);
+    wasm_bindgen_futures::spawn_local(async move {
+        let name = file.name();
+        match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+            Ok(buffer) => {
+                let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+                app.borrow_mut().open_vox(&name, &bytes);
+            }
+            Err(e) => page::fail(&format!("cannot read {name}: {}", js_message(e))),
+        }
+    });
+}

@@ -1,0 +1,60 @@
+//! voxgpu in the browser: the viewer on WebGPU, drawing into the page's `<canvas id="voxgpu">`.
+//!
+//! `web/index.html` loads the module and calls [`start`]. Set-up (`start`): a WebGPU adapter and
+//! a device with [`voxgpu_engine::required_limits`] (requested explicitly, and reported on the
+//! page when refused), a surface on the canvas, the renderer drawing straight into the canvas's
+//! texture through an sRGB view, and the world: terrain streamed around the camera (generated
+//! on the page's thread within a time budget per frame, as the browser has no threads here), or
+//! a `.vox` model opened with the file picker or dropped on the page. Each animation frame
+//! (`app.rs`): input moves the camera, the streamer takes up to its budget, and the renderer
+//! records its compute and draw passes into one encoder, which is submitted and presented.
+//! Input and page wiring are in `input.rs` and `page.rs`.
+//!
+//! The page's URL sets the world and view (`page::Params`), so a test can ask for a fixed view,
+//! and [`status`] reports frames, settling, timings and errors as JSON.
+
+#![cfg(target_arch = "wasm32")]
+
+mod app;
+mod input;
+mod page;
+mod present;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+pub use page::status;
+
+/// The resident nodes and a hash of each one's voxels, as JSON (`App::world_digest`); empty
+/// before the viewer has started.
+#[wasm_bindgen]
+pub fn world_digest() -> String {
+    APP.with(|slot| slot.borrow().as_ref().map_or("[]".into(), |app| app.borrow().world_digest()))
+}
+
+thread_local! {
+    /// The running viewer, shared by the animation-frame loop and the event listeners.
+    static APP: RefCell<Option<Rc<RefCell<app::App>>>> = const { RefCell::new(None) };
+}
+
+/// Starts the viewer on the page's canvas. Errors (no WebGPU, limits refused, a bad URL
+/// parameter) are shown on the page and returned to the caller.
+#[wasm_bindgen]
+pub async fn start() -> Result<(), JsValue> {
+    std::panic::set_hook(Box::new(|info| page::fail(&format!("panic: {info}"))));
+    match app::App::open().await {
+        Ok(app) => {
+            let app = Rc::new(RefCell::new(app));
+            input::listen(&app)?;
+            APP.with(|slot| *slot.borrow_mut() = Some(Rc::clone(&app)));
+            app::App::run(app);
+            Ok(())
+        }
+        Err(message) => {
+            page::fail(&message);
+            Err(JsValue::from_str(&message))
+        }
+    }
+}

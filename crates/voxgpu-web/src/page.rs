@@ -1,0 +1,194 @@
+//! The page around the canvas: the URL's parameters, the overlay and error elements, and the
+//! status a test reads.
+
+use std::cell::RefCell;
+
+use glam::Vec3;
+use wasm_bindgen::prelude::*;
+use web_sys::UrlSearchParams;
+
+use voxgpu_engine::{DrawSubmission, RenderMode};
+
+/// What the page's URL asks for: `?world=terrain&seed=1&view=8&camera=x,y,z&target=x,y,z`,
+/// `&budget=8` (milliseconds of generation per frame), `&draw=instanced|capped`, `&mode=lod`
+/// (a render mode's name) and `&present=canvas|copy`.
+pub struct Params {
+    pub world: String,
+    pub seed: u64,
+    /// View distance in chunks.
+    pub view_distance: u32,
+    pub camera: Option<Vec3>,
+    pub target: Option<Vec3>,
+    /// Milliseconds of terrain generation per frame at most (at least one column a frame).
+    pub budget_ms: f64,
+    pub draw: Option<DrawSubmission>,
+    /// `mode=filled|wireframe|filled-wireframe|lod|chunks|quad-size`: the render mode to start in.
+    pub mode: RenderMode,
+    /// `present=copy`: frames reach the canvas through a read-back and its 2D context
+    /// (present.rs says when that is needed).
+    pub present_copy: bool,
+}
+
+/// The largest `view` a page accepts, in chunks: the horizon the native viewer reaches.
+const MAX_VIEW_DISTANCE: u32 = 2048;
+
+impl Params {
+    pub fn from_url() -> Result<Self, String> {
+        let search = web_sys::window().ok_or("no window")?.location().search().map_err(js_message)?;
+        let query = UrlSearchParams::new_with_str(&search).map_err(js_message)?;
+        let get = |name: &str| query.get(name);
+        let number = |name: &str, default: f64, min: f64, max: f64| -> Result<f64, String> {
+            match get(name) {
+                None => Ok(default),
+                Some(v) => match v.parse::<f64>() {
+                    Ok(n) if n.is_finite() && (min..=max).contains(&n) => Ok(n),
+                    _ => Err(format!("URL parameter {name}={v:?} is not a number in {min}..={max}")),
+                },
+            }
+        };
+        let vec3 = |name: &str| -> Result<Option<Vec3>, String> {
+            let Some(v) = get(name) else { return Ok(None) };
+            let parts: Vec<f32> = v.split(',').filter_map(|p| p.trim().parse().ok()).collect();
+            match parts[..] {
+                [x, y, z] if parts.iter().all(|p| p.is_finite() && p.abs() <= 1e7) => {
+                    Ok(Some(Vec3::new(x, y, z)))
+                }
+                _ => Err(format!("URL parameter {name}={v:?} is not x,y,z")),
+            }
+        };
+        let draw = match get("draw") {
+            None => None,
+            Some(name) => {
+                Some(DrawSubmission::ALL.into_iter().find(|d| d.name() == name).ok_or_else(|| {
+                    format!("URL parameter draw={name:?} is not count, capped or instanced")
+                })?)
+            }
+        };
+        Ok(Self {
+            world: get("world").unwrap_or_else(|| "terrain".into()),
+            seed: number("seed", 1.0, 0.0, u32::MAX as f64)? as u64,
+            view_distance: number("view", 8.0, 1.0, MAX_VIEW_DISTANCE as f64)? as u32,
+            camera: vec3("camera")?,
+            target: vec3("target")?,
+            budget_ms: number("budget", 8.0, 0.0, 1000.0)?,
+            draw,
+            mode: match get("mode") {
+                None => RenderMode::Filled,
+                Some(name) => RenderMode::ALL
+                    .into_iter()
+                    .find(|m| m.name() == name)
+                    .ok_or_else(|| format!("URL parameter mode={name:?} is not a render mode"))?,
+            },
+            present_copy: match get("present").as_deref() {
+                None | Some("canvas") => false,
+                Some("copy") => true,
+                Some(other) => return Err(format!("URL parameter present={other:?} is not canvas or copy")),
+            },
+        })
+    }
+}
+
+/// What [`status`] reports.
+#[derive(Default)]
+pub struct Status {
+    /// Frames presented.
+    pub frames: u64,
+    /// Milliseconds from navigation start to the first frame presented.
+    pub first_frame_ms: Option<f64>,
+    /// Frames and milliseconds (from navigation start) when the world was first complete:
+    /// every wanted column resident and nothing left to mesh.
+    pub settled: Option<(u64, f64)>,
+    /// Milliseconds between animation frames, and from submission to the GPU's completion,
+    /// for the frames after settling (at most `SAMPLES`).
+    pub frame_ms: Vec<f64>,
+    pub gpu_ms: Vec<f64>,
+    pub adapter: String,
+    pub draw_submission: String,
+    /// The last frame's resident nodes, quads drawn and face jobs (GPU counts, a frame or two
+    /// old), and the columns still to stream.
+    pub resident: u32,
+    pub quads: u64,
+    pub face_jobs: u32,
+    pub missing_columns: usize,
+    /// WebGPU errors and panics, in order.
+    pub errors: Vec<String>,
+}
+
+/// Samples of frame and GPU time kept after settling.
+pub const SAMPLES: usize = 240;
+
+thread_local! {
+    pub static STATUS: RefCell<Status> = RefCell::new(Status::default());
+}
+
+/// The viewer's state as JSON: `frames`, `first_frame_ms`, `settled_frame`, `settled_ms`,
+/// `frame_ms` and `gpu_ms` (medians after settling) and `samples`, the last frame's `resident`,
+/// `quads`, `face_jobs` and `missing_columns`, `adapter`, `draw_submission`, `errors`.
+#[wasm_bindgen]
+pub fn status() -> String {
+    STATUS.with(|s| {
+        let s = s.borrow();
+        let median = |v: &[f64]| {
+            let mut v = v.to_vec();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied()
+        };
+        let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
+        let errors: Vec<String> = s.errors.iter().map(|e| json_string(e)).collect();
+        format!(
+            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
+            s.frames,
+            num(s.first_frame_ms),
+            s.settled.map_or("null".into(), |(f, _)| f.to_string()),
+            num(s.settled.map(|(_, ms)| ms)),
+            num(median(&s.frame_ms)),
+            num(median(&s.gpu_ms)),
+            s.gpu_ms.len(),
+            s.resident,
+            s.quads,
+            s.face_jobs,
+            s.missing_columns,
+            json_string(&s.adapter),
+            json_string(&s.draw_submission),
+            errors.join(",")
+        )
+    })
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Records an error, logs it to the console and shows it on the page.
+pub fn fail(message: &str) {
+    STATUS.with(|s| s.borrow_mut().errors.push(message.to_string()));
+    web_sys::console::error_1(&JsValue::from_str(message));
+    if let Some(element) = element("error") {
+        element.set_text_content(Some(message));
+        let _ = element.set_attribute("style", "display:block");
+    }
+}
+
+/// The page's element with this id.
+pub fn element(id: &str) -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.get_element_by_id(id)
+}
+
+/// Milliseconds since navigation start.
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+pub fn js_message(value: JsValue) -> String {
+    value.as_string().unwrap_or_else(|| format!("{value:?}"))
+}
