@@ -12,7 +12,7 @@ use common::Rng;
 use glam::Vec3;
 use voxgpu::camera::Camera;
 use voxgpu::cull::Frustum;
-use voxgpu::gpu::{Culling, GpuContext, Offscreen, RendererOptions};
+use voxgpu::gpu::{Culling, DrawSubmission, GpuContext, Offscreen, RendererOptions};
 use voxgpu::voxel::{ChunkPos, World, chunk_aabb};
 
 const W: u32 = 192;
@@ -128,13 +128,33 @@ fn a_frame_records_the_same_render_pass_commands_for_ten_chunks_or_fifteen_hundr
     }
     let camera = Camera::look_at(Vec3::new(0.0, 150.0, 0.0), Vec3::new(100.0, 60.0, 100.0));
     for gpu in common::gpu_contexts() {
-        let mut counts = Vec::new();
-        for world in [&small, &big_part] {
-            let mut r = renderer(&gpu, world, Culling::ALL);
-            r.settle(&camera).expect("frame");
-            counts.push((world.len(), r.render_pass_commands()));
+        // Every draw submission the adapter can do, each drawing the same frame.
+        let mut frames = Vec::new();
+        for submission in DrawSubmission::ALL.into_iter().filter(|s| s.is_supported(gpu.caps)) {
+            let mut counts = Vec::new();
+            for world in [&small, &big_part] {
+                let options = RendererOptions {
+                    draw_submission: Some(submission),
+                    ..RendererOptions::new(W, H, 400.0)
+                };
+                let mut r = common::renderer(&gpu, world, options);
+                r.settle(&camera).expect("frame");
+                counts.push((world.len(), r.render_pass_commands()));
+                if world.len() == big_part.len() {
+                    frames.push((submission, r.read_image().expect("read back")));
+                }
+            }
+            assert_eq!(counts[0].1, counts[1].1, "{submission:?}: {counts:?} on {}", gpu.summary);
+            assert!(counts[0].1 > 0 && counts[1].0 > 100 * counts[0].0, "{counts:?}");
         }
-        assert_eq!(counts[0].1, counts[1].1, "{counts:?} on {}", gpu.summary);
-        assert!(counts[0].1 > 0 && counts[1].0 > 100 * counts[0].0, "{counts:?}");
+        assert!(frames.len() >= 2, "at least two submissions on {}", gpu.summary);
+        for (submission, frame) in &frames[1..] {
+            assert!(
+                frame == &frames[0].1,
+                "{submission:?} draws another frame than {:?} on {}",
+                frames[0].0,
+                gpu.summary
+            );
+        }
     }
 }

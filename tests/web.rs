@@ -74,6 +74,7 @@ fn native_frame() -> image::RgbaImage {
     let options = RendererOptions::new(WIDTH, HEIGHT, 5.0 * CHUNK_SIZE as f32);
     let mut renderer = Offscreen::new(&gpu, options, &BlockRegistry::builtin()).expect("a renderer");
     let (mut streamer, camera) = native_world();
+    eprintln!("native view: camera {} target {}", camera.eye, camera.target);
     streamer.settle(camera.eye, &mut renderer).expect("streamed");
     renderer.settle(&camera).expect("meshed");
     renderer.read_image().expect("read back")

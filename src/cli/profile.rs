@@ -36,6 +36,13 @@ pub struct ProfileArgs {
     /// stress test at tens of blocks per frame). A walk at 60 fps is about 0.1, flying about 0.5.
     #[arg(long, allow_negative_numbers = true, value_parser = parse_speed)]
     pub speed: Option<f32>,
+    /// A still view instead of the flight: the camera stays at x,y,z looking at `--target`, and
+    /// no block is dug (a settled world, as a page or a paused game draws it).
+    #[arg(long, value_parser = super::parse_vec3, allow_hyphen_values = true, requires = "target")]
+    pub camera: Option<Vec3>,
+    /// With `--camera`: the point looked at.
+    #[arg(long, value_parser = super::parse_vec3, allow_hyphen_values = true, requires = "camera")]
+    pub target: Option<Vec3>,
     #[command(flatten)]
     pub mesh: MeshArgs,
     #[command(flatten)]
@@ -175,14 +182,18 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let terrain = worldgen::TerrainColumns::new(config.seed);
     let radius =
         config.view_distance.min(crate::stream::plan::TOP_RADIUS_NODES) as f32 * CHUNK_SIZE as f32 * 0.6;
-    let start = {
-        let world = &session.world;
-        flight(
-            &|x, z| if horizon { terrain.surface(x, z) } else { ground_height(world, x, z) },
-            radius,
-            0.0,
-            horizon,
-        )
+    let still = args.camera.zip(args.target).map(|(eye, target)| Camera::look_at(eye, target));
+    let start = match still {
+        Some(camera) => camera,
+        None => {
+            let world = &session.world;
+            flight(
+                &|x, z| if horizon { terrain.surface(x, z) } else { ground_height(world, x, z) },
+                radius,
+                0.0,
+                horizon,
+            )
+        }
     };
     session.camera = start;
     session.fill()?;
@@ -209,12 +220,14 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let mut frames: Vec<FrameTimings> = Vec::new();
     let mut last = FrameStats::default();
     let mut remeshed = Vec::new();
+    let at = |i: u32| still.unwrap_or_else(|| flight(&ground, radius, i as f32 * step, horizon));
     for i in 0..total {
-        let camera = flight(&ground, radius, i as f32 * step, horizon);
+        let camera = at(i);
         stream(renderer, &camera)?;
         // Dig one block under the target every frame, so meshing has real work each frame.
-        let dig = camera.target.floor().as_ivec3() - IVec3::Y;
-        renderer.set_block(dig, BlockId::AIR)?;
+        if still.is_none() {
+            renderer.set_block(camera.target.floor().as_ivec3() - IVec3::Y, BlockId::AIR)?;
+        }
         last = renderer.render(&camera)?;
         if i >= args.warmup {
             remeshed.push(last.face_jobs / 6);
@@ -230,9 +243,11 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     renderer.set_profiling(false)?;
     let mut unprofiled = Vec::new();
     for i in 0..args.frames {
-        let camera = flight(&ground, radius, (total + i) as f32 * step, horizon);
+        let camera = at(total + i);
         stream(renderer, &camera)?;
-        renderer.set_block(camera.target.floor().as_ivec3() - IVec3::Y, BlockId::AIR)?;
+        if still.is_none() {
+            renderer.set_block(camera.target.floor().as_ivec3() - IVec3::Y, BlockId::AIR)?;
+        }
         let started = std::time::Instant::now();
         renderer.render(&camera)?;
         unprofiled.push(started.elapsed().as_secs_f64() * 1e3);
@@ -250,7 +265,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let flown = Flown {
         last,
         remeshed,
-        speed: step * radius,
+        speed: if still.is_some() { 0.0 } else { step * radius },
         cpu_unprofiled: Summary::of(unprofiled),
         cpu_stream: (!stream_ms.is_empty()).then(|| Summary::of(stream_ms)),
         nodes_per_level: renderer.nodes_per_level(),

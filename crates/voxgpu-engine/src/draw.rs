@@ -39,10 +39,19 @@ pub enum DrawSubmission {
 }
 
 impl DrawSubmission {
-    /// [`DrawSubmission::IndirectCount`] when the device has `MULTI_DRAW_INDIRECT_COUNT`,
-    /// [`DrawSubmission::Instanced`] otherwise (docs/PERFORMANCE.md compares the paths).
+    /// The fastest where it was measured (docs/PERFORMANCE.md, "Draw submission"):
+    /// [`DrawSubmission::IndirectCount`] when the device has `MULTI_DRAW_INDIRECT_COUNT`; in
+    /// the browser [`DrawSubmission::Instanced`], the only one with a fixed number of draw calls
+    /// there; [`DrawSubmission::CappedIndirect`] otherwise (GL, where one multi-draw call beats
+    /// the instanced path's longer vertex work).
     pub fn for_caps(caps: super::Capabilities) -> Self {
-        if caps.multi_draw_indirect_count { Self::IndirectCount } else { Self::Instanced }
+        if caps.multi_draw_indirect_count {
+            Self::IndirectCount
+        } else if cfg!(target_arch = "wasm32") {
+            Self::Instanced
+        } else {
+            Self::CappedIndirect
+        }
     }
 
     /// Whether a device with `caps` can submit this way.

@@ -460,6 +460,9 @@ impl App {
                 s.settled = Some((s.frames, now));
             } else if s.settled.is_some() && s.frame_ms.len() < SAMPLES {
                 s.frame_ms.push(interval);
+                if let Some(t) = self.renderer.latest_timings() {
+                    s.timestamp_ms.push(t.gpu_total_ms());
+                }
             }
             s.settled.is_some()
         })
