@@ -391,6 +391,7 @@ impl App {
         if IN_FLIGHT.load(Ordering::Relaxed) >= MAX_FRAMES_IN_FLIGHT {
             return Ok(());
         }
+        let started = page::now_ms();
         let dt = ((now - self.last_ms) / 1000.0).clamp(0.0, 0.1) as f32;
         let interval = now - self.last_ms;
         self.last_ms = now;
@@ -423,7 +424,7 @@ impl App {
         let copied = self.present.record(&mut encoder);
         self.queue.submit([encoder.finish()]);
         self.renderer.frame_submitted();
-        let settled = self.track(now, interval);
+        let settled = self.track(now, interval, page::now_ms() - started);
         IN_FLIGHT.fetch_add(1, Ordering::Relaxed);
         let submitted = page::now_ms();
         self.queue.on_submitted_work_done(move || {
@@ -445,8 +446,9 @@ impl App {
         Ok(())
     }
 
-    /// Counts the frame for the status; returns whether the world has settled.
-    fn track(&mut self, now: f64, interval: f64) -> bool {
+    /// Counts the frame for the status (`cpu_ms`: its CPU time up to submission); returns
+    /// whether the world has settled.
+    fn track(&mut self, now: f64, interval: f64, cpu_ms: f64) -> bool {
         let streamed = self.streamer.as_ref().is_none_or(|s| s.manager.is_settled());
         let quiet = streamed && self.stats.face_jobs == 0 && self.stats.quads > 0;
         self.quiet_frames = if quiet { self.quiet_frames + 1 } else { 0 };
@@ -460,6 +462,7 @@ impl App {
                 s.settled = Some((s.frames, now));
             } else if s.settled.is_some() && s.frame_ms.len() < SAMPLES {
                 s.frame_ms.push(interval);
+                s.cpu_ms.push(cpu_ms);
                 if let Some(t) = self.renderer.latest_timings() {
                     s.timestamp_ms.push(t.gpu_total_ms());
                 }

@@ -105,6 +105,10 @@ pub struct Status {
     /// The GPU frame from timestamp queries (first stage's start to last stage's end), for the
     /// frames after settling whose timings arrived, where the browser has timestamps.
     pub timestamp_ms: Vec<f64>,
+    /// The CPU side of those frames, from the animation frame's start to submission: input,
+    /// streaming, recording and encoding (wgpu's calls into WebGPU through JavaScript, one per
+    /// draw call among them).
+    pub cpu_ms: Vec<f64>,
     pub adapter: String,
     pub draw_submission: String,
     /// The last frame's resident nodes, quads drawn and face jobs (GPU counts, a frame or two
@@ -125,7 +129,7 @@ thread_local! {
 }
 
 /// The viewer's state as JSON: `frames`, `first_frame_ms`, `settled_frame`, `settled_ms`,
-/// `frame_ms`, `gpu_ms` and `timestamp_ms` (medians after settling) and `samples`, the last frame's `resident`,
+/// `frame_ms`, `gpu_ms`, `timestamp_ms` and `cpu_ms` (medians after settling) and `samples`, the last frame's `resident`,
 /// `quads`, `face_jobs` and `missing_columns`, `adapter`, `draw_submission`, `errors`.
 #[wasm_bindgen]
 pub fn status() -> String {
@@ -139,7 +143,7 @@ pub fn status() -> String {
         let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
         let errors: Vec<String> = s.errors.iter().map(|e| json_string(e)).collect();
         format!(
-            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
+            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
             s.frames,
             num(s.first_frame_ms),
             s.settled.map_or("null".into(), |(f, _)| f.to_string()),
@@ -147,6 +151,7 @@ pub fn status() -> String {
             num(median(&s.frame_ms)),
             num(median(&s.gpu_ms)),
             num(median(&s.timestamp_ms)),
+            num(median(&s.cpu_ms)),
             s.gpu_ms.len(),
             s.resident,
             s.quads,
