@@ -128,8 +128,10 @@ fn without_timestamps_profile_fails_in_one_line_and_rendering_still_works() {
             json: None,
             trace: None,
             speed: None,
+            camera: None,
+            target: None,
             mesh: MeshArgs { lod: Switch::On, lod_distance: 128.0, ao: Switch::On },
-            cull: CullArgs { cull: Switch::On, depth_prepass: Switch::Off },
+            cull: CullArgs { cull: Switch::On, depth_prepass: Switch::Off, draw_submission: None },
             world: WorldArgs {
                 world: WorldSource::Sphere,
                 seed: 1,

@@ -106,3 +106,37 @@ pub fn run(args: &ViewerConfig) -> Result<(), ViewerError> {
     }
     app::run(args.clone(), script)
 }
+
+#[cfg(test)]
+mod tests {
+    use winit::keyboard::KeyCode;
+
+    /// The shared key map reads physical key codes by name; the viewer passes winit's `Debug`
+    /// spelling, which must stay the DOM's (`KeyboardEvent.code`), as the browser viewer passes.
+    #[test]
+    fn winit_key_names_are_the_dom_codes_the_key_map_reads() {
+        use KeyCode::*;
+        for (code, dom) in [
+            (KeyW, "KeyW"),
+            (KeyA, "KeyA"),
+            (KeyS, "KeyS"),
+            (KeyD, "KeyD"),
+            (KeyL, "KeyL"),
+            (KeyC, "KeyC"),
+            (Space, "Space"),
+            (ShiftLeft, "ShiftLeft"),
+            (ShiftRight, "ShiftRight"),
+            (ControlLeft, "ControlLeft"),
+            (ControlRight, "ControlRight"),
+            (Escape, "Escape"),
+            (F1, "F1"),
+            (F2, "F2"),
+            (F3, "F3"),
+            (F5, "F5"),
+            (Digit0, "Digit0"),
+            (Digit9, "Digit9"),
+        ] {
+            assert_eq!(format!("{code:?}"), dom);
+        }
+    }
+}

@@ -131,11 +131,10 @@ pub fn chromium() -> Option<PathBuf> {
 
 /// Headless Chromium with a DevTools session on one page, stopped when dropped.
 pub struct Browser {
-    child: Child,
+    process: Process,
     socket: tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>,
     session: String,
     next_id: u64,
-    profile: PathBuf,
     /// Console errors, uncaught exceptions and error log entries, in order.
     pub errors: Vec<String>,
     /// Every console message and log entry, for a failure's report.
@@ -148,7 +147,7 @@ impl Browser {
         static STARTED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let nth = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let profile = std::env::temp_dir().join(format!("voxgpu-chromium-{}-{nth}", std::process::id()));
-        let mut child = Command::new(binary)
+        let child = Command::new(binary)
             // A process group of its own, so that dropping the browser stops its helpers too.
             .process_group(0)
             .args(CHROMIUM_FLAGS)
@@ -160,26 +159,35 @@ impl Browser {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("starting {}: {e}", binary.display()));
-        // Chromium prints the browser's DevTools endpoint on stderr.
-        let mut stderr = BufReader::new(child.stderr.take().expect("piped"));
-        let mut endpoint = None;
-        let mut line = String::new();
-        while endpoint.is_none() && stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
-            endpoint = line.trim().strip_prefix("DevTools listening on ").map(str::to_string);
-            line.clear();
-        }
-        let endpoint = endpoint.expect("Chromium printed no DevTools endpoint");
-        // Keep draining stderr so Chromium never blocks on a full pipe.
+        // Owned from here on, so that a failure below still stops it.
+        let mut process = Process(child, profile);
+        // Chromium prints the browser's DevTools endpoint on stderr; the rest is drained, so it
+        // never blocks on a full pipe.
+        let stderr = process.0.stderr.take().expect("piped");
+        let (found, endpoint) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let _ = std::io::copy(&mut stderr.into_inner(), &mut std::io::sink());
+            let mut stderr = BufReader::new(stderr);
+            let mut line = String::new();
+            while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
+                if let Some(url) = line.trim().strip_prefix("DevTools listening on ") {
+                    let _ = found.send(url.to_string());
+                }
+                line.clear();
+            }
         });
+        let endpoint = endpoint
+            .recv_timeout(Duration::from_secs(60))
+            .expect("Chromium printed no DevTools endpoint in 60 s");
         let (socket, _) = tungstenite::connect(endpoint.as_str()).expect("connect to DevTools");
+        // A page or browser that stops answering fails the test instead of hanging it.
+        if let tungstenite::stream::MaybeTlsStream::Plain(stream) = socket.get_ref() {
+            stream.set_read_timeout(Some(Duration::from_secs(120))).expect("a read timeout");
+        }
         let mut browser = Browser {
-            child,
+            process,
             socket,
             session: String::new(),
             next_id: 1,
-            profile,
             errors: Vec::new(),
             log: Vec::new(),
         };
@@ -315,12 +323,16 @@ impl Browser {
     }
 }
 
-impl Drop for Browser {
+/// Chromium's process group and profile folder: the group (the browser and its helper
+/// processes) is killed when dropped, then the folder removed.
+struct Process(Child, PathBuf);
+
+impl Drop for Process {
     fn drop(&mut self) {
-        let group = format!("-{}", self.child.id());
+        let group = format!("-{}", self.0.id());
         let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.profile);
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+        let _ = std::fs::remove_dir_all(&self.1);
     }
 }

@@ -81,8 +81,9 @@ fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
         let command = commands[select(0u, 2u * capacity, list != 0u) + instance];
         let local = quad_index & (PAGE_QUADS - 1u);
         if 6u * local >= command.index_count {
+            // Behind the near plane (reverse-Z: depth below 0), so clipped in every polygon mode.
             var none: VertexOut;
-            none.clip = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+            none.clip = vec4<f32>(0.0, 0.0, -1.0, 1.0);
             return none;
         }
         quad_index = u32(command.base_vertex) / 4u + local;

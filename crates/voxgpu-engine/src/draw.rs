@@ -24,7 +24,8 @@ const _: () = assert!(
     "one command must be able to cover a whole face stream"
 );
 
-/// How the draw lists are submitted, chosen once from the adapter's features.
+/// How the draw lists are submitted: [`DrawSubmission::for_caps`] from the device's features,
+/// unless `RendererOptions::draw_submission` names one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DrawSubmission {
     /// `multi_draw_indexed_indirect_count`: the GPU-written count bounds the draws.

@@ -155,6 +155,10 @@ impl App {
                 )
             })?;
         device.on_uncaptured_error(Arc::new(|error| page::fail(&format!("WebGPU error: {error}"))));
+        // A lost device ends the page's rendering; it says so rather than freezing.
+        device.set_device_lost_callback(|reason, message| {
+            page::fail(&format!("the WebGPU device was lost ({reason:?}): {message}; reload the page"))
+        });
         let present = match surface {
             Some(surface) => Present::canvas(surface, &adapter, &device, (width, height))?,
             None => Present::copy(&canvas, &device, (width, height))?,

@@ -27,10 +27,20 @@ fn on<E: wasm_bindgen::convert::FromWasmAbi + 'static>(
     Ok(())
 }
 
-/// Keys the browser would act on itself (F1 help, F3 find, F5 reload, Space scrolling, Ctrl
-/// shortcuts): the viewer uses them.
+/// Keys the browser would act on itself (F1 help, F3 find, F5 reload, Space scrolling): the
+/// viewer uses them. With Ctrl held (sprinting), every key is kept from the browser's shortcuts,
+/// except those it reserves for itself (Ctrl+W, Ctrl+T, Ctrl+N close and open tabs and windows
+/// whatever the page does).
 fn is_viewer_key(code: &str) -> bool {
     matches!(code, "F1" | "F2" | "F3" | "F5" | "Space" | "ControlLeft" | "ControlRight")
+}
+
+/// The viewer, unless it is borrowed: a handler that fires while a frame runs (or after a
+/// panic left the frame's borrow in place) is dropped rather than panicking again.
+fn with_app(app: &Rc<RefCell<App>>, f: impl FnOnce(&mut App)) {
+    if let Ok(mut app) = app.try_borrow_mut() {
+        f(&mut app);
+    }
 }
 
 pub fn listen(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
@@ -43,39 +53,39 @@ pub fn listen(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         let app = Rc::clone(app);
         on(&window, event, move |e: KeyboardEvent| {
             let code = e.code();
-            if is_viewer_key(&code) {
+            if is_viewer_key(&code) || e.ctrl_key() {
                 e.prevent_default();
             }
-            app.borrow_mut().key(&code, pressed, e.repeat());
+            with_app(&app, |app| app.key(&code, pressed, e.repeat()));
         })?;
     }
     {
         // Keys let go while the page is not focused would otherwise stay held.
         let app = Rc::clone(app);
-        on(&window, "blur", move |_: Event| app.borrow_mut().held = Default::default())?;
+        on(&window, "blur", move |_: Event| with_app(&app, |app| app.held = Default::default()))?;
     }
     {
         let app = Rc::clone(app);
         on(&document, "mousemove", move |e: MouseEvent| {
-            let mut app = app.borrow_mut();
-            if app.grabbed {
-                app.look.0 += e.movement_x() as f32 * LOOK_PER_PIXEL;
-                app.look.1 -= e.movement_y() as f32 * LOOK_PER_PIXEL;
-            }
+            with_app(&app, |app| {
+                if app.grabbed {
+                    app.look.0 += e.movement_x() as f32 * LOOK_PER_PIXEL;
+                    app.look.1 -= e.movement_y() as f32 * LOOK_PER_PIXEL;
+                }
+            })
         })?;
     }
     {
         let (app, target) = (Rc::clone(app), canvas.clone());
         on(&canvas, "mousedown", move |e: MouseEvent| {
             e.prevent_default();
-            let grabbed = app.borrow().grabbed;
-            match e.button() {
+            with_app(&app, |app| match e.button() {
                 // The first click only takes the pointer.
-                _ if !grabbed => target.request_pointer_lock(),
-                0 => app.borrow_mut().edit(false),
-                2 => app.borrow_mut().edit(true),
+                _ if !app.grabbed => target.request_pointer_lock(),
+                0 => app.edit(false),
+                2 => app.edit(true),
                 _ => {}
-            }
+            })
         })?;
     }
     on(&canvas, "contextmenu", |e: MouseEvent| e.prevent_default())?;
@@ -83,7 +93,7 @@ pub fn listen(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         let (app, target, doc) = (Rc::clone(app), canvas.clone(), document.clone());
         on(&document, "pointerlockchange", move |_: Event| {
             let locked = doc.pointer_lock_element().is_some_and(|el| el == **target);
-            app.borrow_mut().grabbed = locked;
+            with_app(&app, |app| app.grabbed = locked);
         })?;
     }
     {
@@ -95,7 +105,7 @@ pub fn listen(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
                 WheelEvent::DOM_DELTA_PIXEL => -e.delta_y() / 100.0,
                 _ => -e.delta_y(),
             };
-            app.borrow_mut().fly.scroll(notches as f32);
+            with_app(&app, |app| app.fly.scroll(notches as f32));
         })?;
     }
     observe_size(app, &canvas)?;
@@ -115,13 +125,18 @@ fn observe_size(app: &Rc<RefCell<App>>, canvas: &HtmlCanvasElement) -> Result<()
             Err(_) => canvas_pixels(&target),
         };
         if size.0 > 0 && size.1 > 0 {
-            app.borrow_mut().resized = Some(size);
+            with_app(&app, |app| app.resized = Some(size));
         }
     });
     let observer = ResizeObserver::new(closure.as_ref().unchecked_ref())?;
     let options = web_sys::ResizeObserverOptions::new();
     options.set_box(web_sys::ResizeObserverBoxOptions::DevicePixelContentBox);
-    observer.observe_with_options(canvas, &options);
+    // Called through Reflect, which returns the exception: browsers without device-pixel boxes
+    // (WebKit) throw on the option, and then observe the content box.
+    let observe: js_sys::Function = js_sys::Reflect::get(&observer, &"observe".into())?.dyn_into()?;
+    if observe.call2(&observer, canvas, &options).is_err() {
+        observer.observe(canvas);
+    }
     closure.forget();
     Ok(())
 }
@@ -155,7 +170,7 @@ fn read(app: &Rc<RefCell<App>>, file: File) {
         match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
             Ok(buffer) => {
                 let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-                app.borrow_mut().open_vox(&name, &bytes);
+                with_app(&app, |app| app.open_vox(&name, &bytes));
             }
             Err(e) => page::fail(&format!("cannot read {name}: {}", js_message(e))),
         }

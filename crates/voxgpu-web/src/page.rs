@@ -178,11 +178,19 @@ fn json_string(s: &str) -> String {
     out
 }
 
-/// Records an error, logs it to the console and shows it on the page.
+/// Records an error, logs it to the console and shows it on the page. The page keeps showing
+/// the first: later ones are usually its consequences. Safe to call from the panic hook while
+/// the status is borrowed (the error then goes to the console only).
 pub fn fail(message: &str) {
-    STATUS.with(|s| s.borrow_mut().errors.push(message.to_string()));
+    STATUS.with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            s.errors.push(message.to_string());
+        }
+    });
     web_sys::console::error_1(&JsValue::from_str(message));
-    if let Some(element) = element("error") {
+    if let Some(element) = element("error")
+        && element.text_content().is_none_or(|t| t.is_empty())
+    {
         element.set_text_content(Some(message));
         let _ = element.set_attribute("style", "display:block");
     }
