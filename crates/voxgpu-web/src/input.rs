@@ -119,10 +119,15 @@ fn observe_size(app: &Rc<RefCell<App>>, canvas: &HtmlCanvasElement) -> Result<()
     let (app, target) = (Rc::clone(app), canvas.clone());
     let closure = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
         let Ok(entry) = entries.get(0).dyn_into::<ResizeObserverEntry>() else { return };
-        let exact = entry.device_pixel_content_box_size();
-        let size = match exact.get(0).dyn_into::<web_sys::ResizeObserverSize>() {
-            Ok(s) => (s.inline_size().round() as u32, s.block_size().round() as u32),
-            Err(_) => canvas_pixels(&target),
+        // Read through Reflect: where the browser has no device-pixel boxes the property is
+        // undefined, and web-sys's typed getter would throw.
+        let exact = js_sys::Reflect::get(&entry, &"devicePixelContentBoxSize".into())
+            .ok()
+            .and_then(|sizes| sizes.dyn_into::<js_sys::Array>().ok())
+            .and_then(|sizes| sizes.get(0).dyn_into::<web_sys::ResizeObserverSize>().ok());
+        let size = match exact {
+            Some(s) => (s.inline_size().round() as u32, s.block_size().round() as u32),
+            None => canvas_pixels(&target),
         };
         if size.0 > 0 && size.1 > 0 {
             with_app(&app, |app| app.resized = Some(size));
