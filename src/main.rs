@@ -7,6 +7,7 @@ use clap::error::ErrorKind;
 use voxgpu::cli::{Cli, run};
 
 fn main() -> ExitCode {
+    quiet_device_select();
     // wgpu's EGL probe logs an error for each platform it tries before the one that works; that
     // is noise, not a failure, so it is off unless RUST_LOG asks for it. egui-wgpu warns that it
     // "prefers" a non-sRGB target; the viewer's overlay draws into the sRGB view of the surface,
@@ -39,5 +40,27 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` looks for the GPU a Wayland
+/// compositor runs on whenever the instance enables `VK_KHR_wayland_surface` (wgpu always does),
+/// by connecting to the default Wayland display. Without `XDG_RUNTIME_DIR` that connection cannot
+/// exist, and libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set in the environment.`
+/// to stderr on each instance the program creates. On such a machine the layer has no compositor
+/// to find, so it is turned off through its own switch (`NODEVICE_SELECT=1`), unless the user has
+/// configured it (`NODEVICE_SELECT`, `MESA_VK_DEVICE_SELECT` or `DRI_PRIME` set). What that leaves
+/// out is the layer's X11 default-GPU guess, which matters only to a multi-GPU desktop with an X
+/// server and no runtime directory; wgpu chooses by power preference either way.
+fn quiet_device_select() {
+    let runtime_dir_valid = std::env::var_os("XDG_RUNTIME_DIR")
+        .is_some_and(|dir| std::path::Path::new(&dir).is_absolute());
+    let configured = ["NODEVICE_SELECT", "MESA_VK_DEVICE_SELECT", "DRI_PRIME"]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some());
+    if !runtime_dir_valid && !configured {
+        // SAFETY: called first thing in `main`, before any thread exists, so no other thread can
+        // read the environment while it changes.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
 }

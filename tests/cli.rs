@@ -134,6 +134,33 @@ fn no_adapter_is_one_line() {
     assert!(lines[0].contains("no GPU adapter"), "{stderr}");
 }
 
+/// A command that succeeds prints nothing on stderr that the user did not ask for, on a machine
+/// without a desktop session (no `XDG_RUNTIME_DIR`, as on CI and over ssh) and without
+/// `RUST_LOG`: no `error:` line from probing window systems, nor anything else.
+#[test]
+fn info_and_render_print_nothing_on_stderr_on_every_adapter() {
+    let png = temp("quiet.png");
+    for gpu in common::gpu_contexts() {
+        let backend = format!("{:?}", gpu.summary.backend).to_lowercase();
+        let render = ["render", "--out", png.to_str().expect("utf-8"), "--width", "64", "--height", "36"];
+        for args in [&["info"][..], &render[..]] {
+            let out = Command::new(env!("CARGO_BIN_EXE_voxgpu"))
+                .args(args)
+                .env("WGPU_BACKEND", &backend)
+                .env_remove("XDG_RUNTIME_DIR")
+                .env_remove("WAYLAND_DISPLAY")
+                .env_remove("RUST_LOG")
+                .env_remove("NODEVICE_SELECT")
+                .output()
+                .expect("binary runs");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{backend} {args:?}: {stderr}");
+            assert!(!stderr.lines().any(|l| l.contains("error:")), "{backend} {args:?} printed an error line:\n{stderr}");
+            assert!(stderr.trim().is_empty(), "{backend} {args:?} printed on stderr:\n{stderr}");
+        }
+    }
+}
+
 #[test]
 fn render_writes_a_png_of_the_requested_size() {
     if common::gpu_contexts().is_empty() {
