@@ -53,8 +53,8 @@ fn main() -> ExitCode {
 /// out is the layer's X11 default-GPU guess, which matters only to a multi-GPU desktop with an X
 /// server and no runtime directory; wgpu chooses by power preference either way.
 fn quiet_device_select() {
-    let runtime_dir_valid = std::env::var_os("XDG_RUNTIME_DIR")
-        .is_some_and(|dir| std::path::Path::new(&dir).is_absolute());
+    let runtime_dir_valid =
+        std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|dir| std::path::Path::new(&dir).is_absolute());
     let configured = ["NODEVICE_SELECT", "MESA_VK_DEVICE_SELECT", "DRI_PRIME"]
         .iter()
         .any(|name| std::env::var_os(name).is_some());

@@ -102,7 +102,7 @@ impl WorldConfig {
             ..StreamSettings::new(self.view_distance)
         };
         let edit = move |xz, generated| overlay.read().expect("overlay lock").apply(xz, generated);
-        Streamer::new(settings, threads, Arc::new(move |c| columns.node_column_with(c, &edit)))
+        Streamer::new(settings, threads, Arc::new(move |c| Ok(columns.node_column_with(c, &edit))))
     }
 }
 

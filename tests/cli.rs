@@ -155,7 +155,10 @@ fn info_and_render_print_nothing_on_stderr_on_every_adapter() {
                 .expect("binary runs");
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert!(out.status.success(), "{backend} {args:?}: {stderr}");
-            assert!(!stderr.lines().any(|l| l.contains("error:")), "{backend} {args:?} printed an error line:\n{stderr}");
+            assert!(
+                !stderr.lines().any(|l| l.contains("error:")),
+                "{backend} {args:?} printed an error line:\n{stderr}"
+            );
             assert!(stderr.trim().is_empty(), "{backend} {args:?} printed on stderr:\n{stderr}");
         }
     }

@@ -240,7 +240,7 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
             ..voxgpu::stream::StreamSettings::new(scene.params.view_distance)
         };
         let mut streamer =
-            voxgpu::stream::Streamer::new(settings, 2, Arc::new(move |c| columns.node_column(c)));
+            voxgpu::stream::Streamer::new(settings, 2, Arc::new(move |c| Ok(columns.node_column(c))));
         streamer.settle(eye, &mut renderer).expect("the view streams in");
     } else {
         for (pos, chunk) in world.chunks() {

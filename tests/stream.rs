@@ -79,7 +79,7 @@ impl ChunkSink for Fake {
 /// Two stone nodes per column (y = 0 and 1): small and predictable.
 fn generate_now(job: Job) -> Finished {
     let chunks = (0..2).map(|y| (job.column.node(y), Arc::new(Chunk::filled(ids::STONE)))).collect();
-    Finished { column: job.column, token: job.token, chunks }
+    Finished { column: job.column, token: job.token, chunks: Ok(chunks) }
 }
 
 fn eye_over(column: IVec2) -> Vec3 {
@@ -270,7 +270,7 @@ fn the_worker_pool_generates_what_the_one_shot_generator_does() {
     let params = WorldParams { seed: 9, center: IVec3::ZERO, view_distance: 2 };
     let world = generate(&WorldSource::Terrain, &params).unwrap();
     let columns = TerrainColumns::new(9);
-    let mut pool = GenerationPool::new(2, Arc::new(move |c| columns.node_column(c)));
+    let mut pool = GenerationPool::new(2, Arc::new(move |c| Ok(columns.node_column(c))));
     let jobs: Vec<Job> = columns_in_view(params.center, 2)
         .into_iter()
         .map(|column| Job { column: NodeColumn::new(0, column), token: next_token() })
@@ -284,7 +284,7 @@ fn the_worker_pool_generates_what_the_one_shot_generator_does() {
     for finished in results {
         let job = jobs.iter().find(|j| j.column == finished.column).expect("a job's column");
         assert_eq!(finished.token, job.token);
-        for (pos, chunk) in finished.chunks {
+        for (pos, chunk) in finished.chunks.expect("terrain never fails") {
             let pos = pos.as_chunk().expect("level 0");
             assert_eq!(world.chunk(pos).map(|c| &**c), Some(&*chunk), "{pos:?}");
             chunks += 1;

@@ -26,7 +26,7 @@ fn streamer() -> Streamer {
     let columns = TerrainColumns::new(SEED);
     let settings =
         StreamSettings { uploads_per_update: 24, remeshes_per_update: 32, ..StreamSettings::new(VIEW) };
-    Streamer::new(settings, 2, Arc::new(move |c| columns.node_column(c)))
+    Streamer::new(settings, 2, Arc::new(move |c| Ok(columns.node_column(c))))
 }
 
 fn column_of(eye: Vec3) -> IVec2 {
@@ -233,7 +233,7 @@ fn a_flight_across_node_levels_stays_bounded_and_returns_to_the_same_state_and_p
         let mut renderer = Offscreen::new(&gpu, options, &registry).expect("renderer");
         let settings = StreamSettings { uploads_per_update: 400, lod, ..StreamSettings::new(17) };
         let source = TerrainColumns::new(SEED);
-        let mut stream = Streamer::new(settings, 2, Arc::new(move |c| source.node_column(c)));
+        let mut stream = Streamer::new(settings, 2, Arc::new(move |c| Ok(source.node_column(c))));
         let start = camera_at(16.0);
         stream.settle(start.eye, &mut renderer).expect("streams");
         let first = renderer.settle(&start).expect("frame");

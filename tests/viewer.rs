@@ -1,7 +1,8 @@
 //! The desktop viewer end to end: the real `voxgpu view` binary in a window on a virtual X
 //! server (Xvfb), driven by a script: a flight, a dug block and a placed one, a render-mode
-//! switch, and the window minimised to 0×0 and resized. It must exit 0 with no validation error,
-//! and its last frame must be a real picture that matches `tests/golden/viewer.png`.
+//! switch, the window minimised to 0×0 and resized, and the GPU device lost twice. It must
+//! recover each time, exit 0 with no validation error, and its last frame must be a real picture
+//! that matches `tests/golden/viewer.png` (made without any loss: the edits survived).
 //!
 //! Runs on every adapter present, like the other GPU tests. Needs `Xvfb` (Debian: `xvfb`;
 //! `.ci/run` installs it): without it the test fails, unless `VOXGPU_ALLOW_NO_XVFB=1` opts out
@@ -20,11 +21,13 @@ const SCRIPT: &str = "\
 20 key 3            # select sand
 25 look 0.45 0.0
 30 click right      # place it on the grass to the right
+35 lose-device      # a driver reset: the viewer rebuilds everything, the edits included
 40 resize 0 0       # minimised
 50 resize 400 300   # back, larger
 60 key f1+2         # wireframe for a while
 80 key f1+1         # filled again
 90 move 0.3 0 0     # creep forward
+100 lose-device     # again, while moving and after a resize
 120 move 0 0 0
 125 look -0.3 0.05
 ";
@@ -68,6 +71,8 @@ fn run_viewer(xvfb: &Xvfb, backend: &str, may_bless: bool) -> bool {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(!stderr.to_lowercase().contains("validation"), "a validation error:\n{stderr}");
     assert!(stdout.contains("screenshot saved to"), "{stdout}");
+    let recovered = stdout.lines().filter(|l| l.starts_with("GPU device lost at frame")).count();
+    assert_eq!(recovered, 2, "two device losses, each recovered:\n{stdout}");
 
     let actual = image::open(&shot).expect("the screenshot is a PNG").to_rgba8();
     assert_eq!(actual.dimensions(), (400, 300), "the screenshot has the resized window's size");

@@ -40,7 +40,7 @@ fn native_world() -> (Streamer, voxgpu::camera::Camera) {
         .expect("terrain");
     let (eye, target) = worldgen::default_view(&WorldSource::Terrain, &ground, &params);
     let columns = TerrainColumns::new(1);
-    let streamer = Streamer::new(StreamSettings::new(4), 2, Arc::new(move |c| columns.node_column(c)));
+    let streamer = Streamer::new(StreamSettings::new(4), 2, Arc::new(move |c| Ok(columns.node_column(c))));
     (streamer, FlyCamera::looking_at(eye, target).camera())
 }
 

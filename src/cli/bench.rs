@@ -365,7 +365,7 @@ fn bench_generation(args: &BenchArgs) -> Result<(), CliError> {
     use crate::stream::{GenerationPool, Job, next_token, plan};
     let terrain = crate::worldgen::TerrainColumns::new(args.world.seed);
     let threads = cpu_threads();
-    let mut pool = GenerationPool::new(threads, Arc::new(move |c| terrain.node_column(c)));
+    let mut pool = GenerationPool::new(threads, Arc::new(move |c| Ok(terrain.node_column(c))));
     let lod = args.mesh.lod_settings();
     let columns = plan::wanted_columns(plan::centre_of(glam::IVec2::ZERO), args.world.distance(), &lod);
     let top = columns.iter().map(|c| c.level).max().unwrap_or(0);
@@ -377,7 +377,7 @@ fn bench_generation(args: &BenchArgs) -> Result<(), CliError> {
         while done < batch.len() {
             for finished in pool.wait_results(std::time::Duration::from_secs(60)) {
                 done += 1;
-                nodes += finished.chunks.len();
+                nodes += finished.chunks.map_err(CliError::Usage)?.len();
             }
         }
         let seconds = started.elapsed().as_secs_f64();

@@ -18,10 +18,10 @@ use super::script::{Action, Key, Script};
 use super::{ViewerConfig, ViewerError};
 use crate::fly::{FlyCamera, FlyInput};
 use crate::gpu::{
-    Culling, FrameStats, GpuContext, Offscreen, Presented, Presenter, RenderMode, RendererOptions,
+    Culling, FrameStats, GpuContext, GpuError, Offscreen, Presented, Presenter, RenderMode, RendererOptions,
 };
 use crate::lod::LodSettings;
-use crate::session::{Persistence, Residency, Session};
+use crate::session::{Persistence, Residency, Session, SessionError};
 use crate::stream::Streamer;
 use crate::voxel::{BlockId, CHUNK_SIZE};
 use crate::voxel::{ChunkPos, NodeColumn};
@@ -93,6 +93,8 @@ struct Viewer {
     budget_mib: u32,
     /// The window has a zero side (minimised): frames go on, nothing is drawn.
     minimised: bool,
+    /// Device losses survived, one line each, for the overlay.
+    recoveries: Vec<String>,
     stats: Option<FrameStats>,
     /// Frames per second, and the frames and time since it was last measured.
     fps: f32,
@@ -154,7 +156,14 @@ impl ApplicationHandler for App {
                     event_loop.exit();
                     Ok(())
                 }
-                Err(e) => Err(e),
+                Err(e) => match viewer.lost_device(&e) {
+                    // The frame is dropped; the next one draws on the new device.
+                    Some(reason) => {
+                        let viewer = self.state.take().expect("the viewer is open");
+                        viewer.recover(&reason).map(|viewer| self.state = Some(viewer))
+                    }
+                    None => Err(e),
+                },
             },
             _ => Ok(()),
         };
@@ -277,6 +286,7 @@ impl Viewer {
             view_distance,
             budget_mib: config.gpu_memory_budget_mib,
             minimised: size.width == 0 || size.height == 0,
+            recoveries: Vec::new(),
             stats: None,
             fps: 0.0,
             fps_frames: 0,
@@ -423,8 +433,55 @@ impl Viewer {
                     }
                 }
             }
+            Action::LoseDevice => {
+                self.gpu.device.destroy();
+                // The loss is reported by the device's next maintenance; run it now.
+                let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+            }
         }
         Ok(())
+    }
+
+    /// Whether `error` came from losing the device, and why it was lost. Errors other than the
+    /// loss itself (a read-back that found its buffer gone) count when the device is lost too.
+    fn lost_device(&self, error: &ViewerError) -> Option<String> {
+        let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+        match (error, &self.gpu.check_device()) {
+            (ViewerError::Gpu(GpuError::DeviceLost(reason)), _)
+            | (ViewerError::Session(SessionError::Gpu(GpuError::DeviceLost(reason))), _)
+            | (_, Err(GpuError::DeviceLost(reason))) => Some(reason.clone()),
+            _ => None,
+        }
+    }
+
+    /// After the device was lost: a new device and surface on the same window (the adapter
+    /// chosen again, so a GPU that went away is replaced by the next), the renderer rebuilt from
+    /// the nodes it holds on the CPU (edits included), and the overlay made again. The camera,
+    /// mode, streaming state and pending edits are the viewer's own and carry on as they were.
+    fn recover(mut self, reason: &str) -> Result<Self, ViewerError> {
+        // The old swapchain still holds the window: it goes before the new surface is made.
+        drop(self.presenter);
+        let window = Arc::clone(&self.window);
+        let (gpu, surface) = GpuContext::with_surface(Arc::clone(&window), |instance| {
+            instance.create_surface(Arc::clone(&window))
+        })?;
+        let size = window.inner_size();
+        self.presenter = Presenter::new(&gpu, surface, size.width, size.height)?;
+        self.renderer.recover(&gpu)?;
+        let visible = self.overlay.visible;
+        self.overlay = Overlay::new(&window, &gpu.device, self.presenter.format());
+        self.overlay.visible = visible;
+        self.backend = format!("{:?}", gpu.summary.backend).to_lowercase();
+        let line = format!(
+            "GPU device lost at frame {} ({reason}); recovered on {} with {} nodes",
+            self.frame,
+            gpu.summary.name,
+            self.renderer.chunk_count()
+        );
+        println!("{line}");
+        self.recoveries.push(line);
+        self.gpu = gpu;
+        Ok(self)
     }
 
     /// One frame. Returns false when the run is over.
@@ -435,11 +492,16 @@ impl Viewer {
             None => now.duration_since(self.last).as_secs_f32().min(0.1),
         };
         self.last = now;
+        self.gpu.check_device()?;
         if let Some(script) = script {
             for action in script.at(self.frame).to_vec() {
                 self.apply(&action)?;
             }
         }
+        // Counted from here on: a frame dropped after its actions (a lost device) is not
+        // replayed.
+        self.frame += 1;
+        self.gpu.check_device()?;
         let input = self.held.input(self.scripted_move, std::mem::take(&mut self.look));
         self.fly.update(&input, dt);
         let camera = self.fly.camera();
@@ -449,7 +511,6 @@ impl Viewer {
         let selection = self.renderer.pick(&camera, REACH).map(|hit| hit.block);
         self.renderer.set_selection(selection);
 
-        self.frame += 1;
         let last = args.exit_after_frames.is_some_and(|n| self.frame >= n);
         if last && let Some(path) = &args.screenshot {
             // The last frame, once streaming and meshing have caught up with the camera.
@@ -492,6 +553,25 @@ impl Viewer {
         }
     }
 
+    /// The faults survived so far, for the overlay: each device loss, and the columns whose
+    /// world source failed (drawn as absent).
+    fn faults(&self) -> Vec<String> {
+        let mut faults = self.recoveries.clone();
+        if let Some(streamer) = &self.streamer {
+            let failed: Vec<_> = streamer.manager.failed_columns().collect();
+            if let Some((column, message)) = failed.first() {
+                faults.push(format!(
+                    "{} columns failed to generate, drawn absent (level {} ({}, {}): {message})",
+                    failed.len(),
+                    column.level,
+                    column.xz.x,
+                    column.xz.y
+                ));
+            }
+        }
+        faults
+    }
+
     /// Lays out the overlay for this frame.
     fn build_overlay(&mut self) {
         let p = self.fly.position;
@@ -513,6 +593,7 @@ impl Viewer {
             culling_frozen: self.renderer.culling().frozen.is_some(),
             speed: self.fly.speed,
             selected_block: self.block_names.get(self.selected.0 as usize).map_or("?", String::as_str),
+            faults: self.faults(),
         };
         self.overlay.build(&self.window, &data);
     }

@@ -30,6 +30,8 @@ pub struct OverlayData<'a> {
     pub culling_frozen: bool,
     pub speed: f32,
     pub selected_block: &'a str,
+    /// Faults survived, one line each (device losses recovered, columns whose source failed).
+    pub faults: Vec<String>,
 }
 
 pub struct Overlay {
@@ -183,6 +185,9 @@ fn panel(ctx: &egui::Context, d: &OverlayData) {
             row("culling", (if d.culling_frozen { "frozen (C)" } else { "live" }).to_string());
             row("block", d.selected_block.to_string());
             row("adapter", format!("{} ({})", d.adapter, d.backend));
+            for fault in &d.faults {
+                row("fault", fault.clone());
+            }
         });
         ui.separator();
         match d.timings {

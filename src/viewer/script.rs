@@ -9,6 +9,7 @@
 //! | `key NAME` | press and release a key: `l`, `c`, `f2`, `f3`, `0`…`9`, `f1+N` (render mode N) |
 //! | `click left\|right` | remove the targeted block, or place the selected one |
 //! | `resize W H` | the window's size becomes W×H (`0 0`: minimised) |
+//! | `lose-device` | destroy the GPU device, as a driver reset would lose it: the viewer recovers |
 
 use std::collections::BTreeMap;
 
@@ -20,6 +21,7 @@ pub enum Action {
     Key(Key),
     Click { place: bool },
     Resize { width: u32, height: u32 },
+    LoseDevice,
 }
 
 pub use crate::keys::Key;
@@ -88,7 +90,12 @@ impl Script {
                     };
                     Action::Resize { width: side(2)?, height: side(3)? }
                 }
-                _ => return Err(fail("expected move, look, key, click or resize with their arguments")),
+                (Some("lose-device"), 2) => Action::LoseDevice,
+                _ => {
+                    return Err(fail(
+                        "expected move, look, key, click, resize or lose-device with their arguments",
+                    ));
+                }
             };
             script.actions.entry(frame).or_default().push(action);
         }
@@ -114,7 +121,7 @@ mod tests {
     fn parses_every_action_and_keeps_file_order_within_a_frame() {
         let script = Script::parse(
             "# a flight\n0 move 1 0 0.5\n10 look 0.1 -0.2\n10 key f1+3\n10 key 4\n20 click left # dig\n\
-             20 click right\n30 resize 0 0\n31 resize 640 480\n40 key L\n",
+             20 click right\n30 resize 0 0\n31 resize 640 480\n40 key L\n41 lose-device\n",
         )
         .expect("parses");
         assert_eq!(script.at(0), [Action::Move { forward: 1.0, right: 0.0, up: 0.5 }]);
@@ -125,8 +132,9 @@ mod tests {
         assert_eq!(script.at(20), [Action::Click { place: false }, Action::Click { place: true }]);
         assert_eq!(script.at(30), [Action::Resize { width: 0, height: 0 }]);
         assert_eq!(script.at(40), [Action::Key(Key::ToggleLod)]);
+        assert_eq!(script.at(41), [Action::LoseDevice]);
         assert!(script.at(5).is_empty());
-        assert_eq!(script.last_frame(), Some(40));
+        assert_eq!(script.last_frame(), Some(41));
     }
 
     #[test]
@@ -139,6 +147,7 @@ mod tests {
             ("0 click middle", 1),
             ("0 resize 10 -1", 1),
             ("0 look nan 0", 1),
+            ("0 lose-device now", 1),
         ] {
             let err = Script::parse(text).unwrap_err();
             assert!(err.starts_with(&format!("script line {line}:")), "{text:?}: {err}");

@@ -164,6 +164,16 @@ impl ChunkPool {
         self.resident.get(&key).map(|r| &r.chunk)
     }
 
+    /// Every resident node with its cells, in no particular order.
+    pub fn nodes(&self) -> impl Iterator<Item = (NodeKey, &Arc<Chunk>)> {
+        self.resident.iter().map(|(k, r)| (*k, &r.chunk))
+    }
+
+    /// The columns marked complete.
+    pub fn ready_columns(&self) -> &HashSet<NodeColumn> {
+        &self.ready_columns
+    }
+
     /// Every resident chunk's (level-0 node's) position and slot.
     pub fn slots(&self) -> impl Iterator<Item = (ChunkPos, u32)> + '_ {
         self.resident.iter().filter_map(|(k, r)| k.as_chunk().map(|p| (p, r.slot)))

@@ -289,6 +289,11 @@ impl GpuContext {
         }
     }
 
+    /// `Err(DeviceLost)` once the device has been lost (its lost callback has run).
+    pub fn check_device(&self) -> Result<(), GpuError> {
+        check_device(&self.lost)
+    }
+
     /// One context per adapter on `backends`, for tests that run on every adapter present.
     pub fn all(backends: wgpu::Backends) -> Vec<Result<Self, GpuError>> {
         let instance = instance(backends);
@@ -330,9 +335,11 @@ impl GpuContext {
         let lost = Arc::new(Mutex::new(None));
         let flag = Arc::clone(&lost);
         device.set_device_lost_callback(move |reason, message| {
-            log::error!("GPU device lost ({reason:?}): {message}");
+            let what =
+                if message.is_empty() { format!("{reason:?}") } else { format!("{reason:?}: {message}") };
+            log::error!("GPU device lost: {what}");
             if let Ok(mut slot) = flag.lock() {
-                *slot = Some(format!("{reason:?}: {message}"));
+                *slot = Some(what);
             }
         });
         Ok(Self { adapter, device, queue, caps, summary, lost })

@@ -248,7 +248,8 @@ impl App {
             ..StreamSettings::new(self.params.view_distance)
         };
         let budget = Duration::from_secs_f64(self.params.budget_ms / 1000.0);
-        self.streamer = Some(Streamer::inline(settings, Arc::new(move |c| columns.node_column(c)), budget));
+        self.streamer =
+            Some(Streamer::inline(settings, Arc::new(move |c| Ok(columns.node_column(c))), budget));
         self.block_names =
             voxgpu_core::voxel::BlockRegistry::builtin().iter().map(|(_, b)| b.name.clone()).collect();
     }

@@ -67,7 +67,7 @@ pub fn fly(
     let mut renderer = Offscreen::new(gpu, RendererOptions::new(width, height_px, fog_end), &registry)?;
     let settings = StreamSettings { lod: renderer.lod(), ..StreamSettings::new(view_chunks) };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut streamer = Streamer::new(settings, threads, Arc::new(column));
+    let mut streamer = Streamer::new(settings, threads, Arc::new(|c| Ok(column(c))));
     let camera_at = |frame: u32| {
         let eye = Vec3::new(frame as f32 * speed, 95.0, 20.0);
         Camera::look_at(eye, eye + Vec3::new(60.0, -35.0, 25.0))

@@ -84,6 +84,8 @@ pub struct Renderer {
     caps: Capabilities,
     submission: DrawSubmission,
     options: RendererOptions,
+    /// The blocks the materials were made from, kept to make them again on a new device.
+    registry: BlockRegistry,
 
     pool: ChunkPool,
     quad_pool: QuadPool,
@@ -276,7 +278,39 @@ impl Renderer {
             device,
             queue,
             options,
+            registry: registry.clone(),
         })
+    }
+
+    /// Rebuilds the renderer on a new `device` and `queue` after its own was lost (or for any
+    /// other reason), from what it keeps on the CPU: every node's cells as they are now (edits
+    /// included, and the nodes edits created), which columns are complete, and its options
+    /// (size, mode, levels of detail, culling, selection, draw submission, profiling). Nothing
+    /// is read from the old device. Every GPU resource is made again and every node is re-meshed
+    /// by the next frame; [`Self::settle`] waits for that. A device-loss flag watched before is
+    /// dropped: watch the new device's with [`Self::watch_device_loss`].
+    pub fn recover(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), GpuError> {
+        let mut options = self.options.clone();
+        // A submission chosen for the old device may not exist on the new one.
+        options.draw_submission =
+            options.draw_submission.filter(|s| s.is_supported(Capabilities::of(device.features())));
+        let mut fresh = Renderer::new(device, queue, options, &self.registry)?;
+        if self.profiling.enabled() {
+            // The new adapter may lack timestamps; frames go on unprofiled then.
+            let _ = fresh.set_profiling(true);
+        }
+        // Readiness first, so each node's readiness bits are right when its slot is made.
+        for &column in self.pool.ready_columns() {
+            fresh.pool.set_column_ready(column, true);
+        }
+        // Coarse levels first, so children find their parent's slot when theirs is made.
+        let mut nodes: Vec<(NodeKey, &Arc<Chunk>)> = self.pool.nodes().collect();
+        nodes.sort_by_key(|(key, _)| (std::cmp::Reverse(key.level), key.pos.to_array()));
+        for (key, chunk) in nodes {
+            fresh.pool.insert(device, queue, key, Arc::clone(chunk), Remesh::Caller)?;
+        }
+        *self = fresh;
+        Ok(())
     }
 
     /// Makes `chunk` resident at `pos` (uploading its voxels), replacing what was there. It and

@@ -91,6 +91,16 @@ impl Offscreen {
         Ok(())
     }
 
+    /// Rebuilds the renderer and its targets on `gpu`'s device after the old one was lost
+    /// ([`Renderer::recover`]), and reports the new device's loss through `gpu`'s flag.
+    pub fn recover(&mut self, gpu: &GpuContext) -> Result<(), GpuError> {
+        self.renderer.recover(&gpu.device, &gpu.queue)?;
+        self.renderer.watch_device_loss(Arc::clone(&gpu.lost));
+        let (width, height) = self.renderer.size();
+        (self.color, self.depth) = target_textures(self.renderer.device(), width, height);
+        Ok(())
+    }
+
     /// The colour target (sRGB RGBA8): what `read_pixels` reads and the viewer presents.
     pub fn color_texture(&self) -> &wgpu::Texture {
         &self.color

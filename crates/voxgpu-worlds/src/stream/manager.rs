@@ -1,8 +1,10 @@
 //! The chunk manager: residency around the camera as a pure state machine (see `stream/mod.rs`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::Duration;
 
 use glam::{IVec2, IVec3, Vec3};
+use web_time::Instant;
 
 use super::plan::{centre_of, wanted_columns};
 use super::{ChunkSink, ColumnChunks, Finished, Job, next_token};
@@ -25,6 +27,11 @@ pub struct StreamSettings {
     pub remeshes_per_update: usize,
     /// Generation jobs in flight at most.
     pub max_in_flight: usize,
+    /// Attempts at a column whose source fails before it is marked failed (at least one).
+    pub attempts: u32,
+    /// The delay before the first retry of a failed column; each later retry waits four times
+    /// longer than the one before.
+    pub retry_after: Duration,
     /// Resident nodes at most (a GPU memory budget, or the adapter's pool limit, converted by the
     /// caller): the least urgent columns (farthest for their size) are not wanted once the
     /// estimate of their nodes reaches it.
@@ -39,6 +46,8 @@ impl StreamSettings {
             uploads_per_update: 64,
             remeshes_per_update: 128,
             max_in_flight: 16,
+            attempts: 3,
+            retry_after: Duration::from_millis(100),
             max_nodes: None,
         }
     }
@@ -58,6 +67,22 @@ pub struct UpdateReport {
     pub remesh_pending: usize,
     /// Columns wanted and not yet resident.
     pub missing: usize,
+    /// Columns whose source failed this update and that will be tried again.
+    pub retrying: usize,
+    /// Columns marked failed this update, after their last attempt.
+    pub failed: usize,
+    /// Queued jobs cancelled this update because their columns were no longer wanted (counted by
+    /// the pool: [`super::Streamer`] fills it in).
+    pub cancelled: usize,
+}
+
+/// A column whose source failed: the attempts so far, when the next may start, and the last
+/// message. A failed column (no attempts left) stays here while it is wanted.
+#[derive(Clone, Debug)]
+struct Failure {
+    attempts: u32,
+    retry_at: Instant,
+    message: String,
 }
 
 pub struct ChunkManager {
@@ -86,6 +111,10 @@ pub struct ChunkManager {
     capped: bool,
     /// The nodes-per-column estimates the last plan was made with.
     planned_with: Vec<f64>,
+    /// Wanted columns whose source has failed at least once.
+    failures: HashMap<NodeColumn, Failure>,
+    /// Tokens of jobs forgotten since the last [`ChunkManager::take_forgotten`].
+    forgotten: HashSet<u64>,
 }
 
 impl ChunkManager {
@@ -105,7 +134,24 @@ impl ChunkManager {
             generated: HashMap::new(),
             capped: false,
             planned_with: Vec::new(),
+            failures: HashMap::new(),
+            forgotten: HashSet::new(),
         }
+    }
+
+    /// Wanted columns marked failed (their source failed every attempt) with the last message:
+    /// drawn as absent until they leave the wanted set.
+    pub fn failed_columns(&self) -> impl Iterator<Item = (NodeColumn, &str)> + '_ {
+        self.failures
+            .iter()
+            .filter(|(_, f)| f.attempts >= self.settings.attempts.max(1))
+            .map(|(c, f)| (*c, f.message.as_str()))
+    }
+
+    /// The tokens of the jobs forgotten since the last call (their columns left the wanted set),
+    /// for the pool to cancel those not started.
+    pub fn take_forgotten(&mut self) -> HashSet<u64> {
+        std::mem::take(&mut self.forgotten)
     }
 
     /// Whether the last plan was cut short by `max_nodes` (the budget binds).
@@ -258,8 +304,18 @@ impl ChunkManager {
         }
         self.wanted = order.iter().copied().collect();
         self.order = order;
-        // Jobs for unwanted columns are forgotten: their results will find no token.
-        self.in_flight.retain(|c, _| self.wanted.contains(c));
+        // Jobs for unwanted columns are forgotten: their results will find no token, and those
+        // not started are cancelled.
+        let (wanted, forgotten) = (&self.wanted, &mut self.forgotten);
+        self.in_flight.retain(|c, token| {
+            let keep = wanted.contains(c);
+            if !keep {
+                forgotten.insert(*token);
+            }
+            keep
+        });
+        // A failure is forgotten with its column: one that comes back is tried afresh.
+        self.failures.retain(|c, _| self.wanted.contains(c));
         self.ready.retain(|(c, _)| self.wanted.contains(c));
         let leaving: Vec<NodeColumn> =
             self.resident.keys().filter(|c| !self.wanted.contains(*c)).copied().collect();
@@ -289,17 +345,48 @@ impl ChunkManager {
         }
     }
 
-    /// Queues a finished column when it is still wanted and its token is the latest.
+    /// Queues a finished column when it is still wanted and its token is the latest. A failed
+    /// one waits to be tried again, or after its last attempt is queued with no nodes: it becomes
+    /// resident as absent.
     fn accept(&mut self, result: Finished, report: &mut UpdateReport) {
         if self.in_flight.get(&result.column) != Some(&result.token) {
             report.dropped += 1;
             return;
         }
-        let seen = self.generated.entry(result.column.level).or_default();
-        seen.0 += 1;
-        seen.1 += result.chunks.len() as u64;
         self.in_flight.remove(&result.column);
-        self.ready.push_back((result.column, result.chunks));
+        let column = result.column;
+        let chunks = match result.chunks {
+            Ok(chunks) => chunks,
+            Err(message) => {
+                let failure = self.failures.entry(column).or_insert(Failure {
+                    attempts: 0,
+                    retry_at: Instant::now(),
+                    message: String::new(),
+                });
+                failure.attempts += 1;
+                failure.message = message;
+                if failure.attempts < self.settings.attempts.max(1) {
+                    let delay = self.settings.retry_after * 4u32.saturating_pow(failure.attempts - 1);
+                    failure.retry_at = Instant::now() + delay;
+                    report.retrying += 1;
+                    return;
+                }
+                log::warn!(
+                    "world source failed on level-{} column ({}, {}) after {} attempts; drawn as absent: {}",
+                    column.level,
+                    column.xz.x,
+                    column.xz.y,
+                    failure.attempts,
+                    failure.message
+                );
+                report.failed += 1;
+                Vec::new()
+            }
+        };
+        let seen = self.generated.entry(column.level).or_default();
+        seen.0 += 1;
+        seen.1 += chunks.len() as u64;
+        self.ready.push_back((column, chunks));
     }
 
     /// Inserts whole ready columns while the upload budget lasts. A column waits until its parent
@@ -351,15 +438,20 @@ impl ChunkManager {
         }
     }
 
-    /// Jobs for the nearest wanted columns that are neither resident, waiting nor in flight.
+    /// Jobs for the nearest wanted columns that are neither resident, waiting, in flight, nor
+    /// waiting out a retry's delay.
     fn request_jobs(&mut self) -> Vec<Job> {
         let room = self.settings.max_in_flight.saturating_sub(self.in_flight.len());
         let waiting: HashSet<NodeColumn> = self.ready.iter().map(|(c, _)| *c).collect();
+        let now = Instant::now();
         let columns: Vec<NodeColumn> = self
             .order
             .iter()
             .filter(|c| {
-                !self.resident.contains_key(*c) && !self.in_flight.contains_key(*c) && !waiting.contains(*c)
+                !self.resident.contains_key(*c)
+                    && !self.in_flight.contains_key(*c)
+                    && !waiting.contains(*c)
+                    && self.failures.get(*c).is_none_or(|f| f.retry_at <= now)
             })
             .take(room)
             .copied()

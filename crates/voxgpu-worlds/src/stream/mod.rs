@@ -11,7 +11,13 @@
 //!   parent.
 //! - [`GenerationPool`] runs generation jobs on worker threads, or on the caller's thread within
 //!   a time budget per update where there are no threads (the browser). A job is an owned
-//!   snapshot (a column and a token); its result comes back through a channel.
+//!   snapshot (a column and a token); its result comes back through a channel. Queued jobs of
+//!   columns no longer wanted are cancelled before they start.
+//! - **A failing source** (an error or a panic) fails only its column: the manager retries it
+//!   after a growing delay, a bounded number of times ([`StreamSettings::attempts`]), then marks
+//!   it failed. A failed column counts as resident with no nodes, so it is drawn as absent (its
+//!   neighbours' faces toward it show), nothing waits on it, and it is reported once; it is tried
+//!   again only after it has left the wanted set and come back.
 //! - **Generation tokens** come from one global monotonic counter ([`next_token`]). A result is
 //!   applied only when its column is still wanted *and* its token is still the latest issued for
 //!   that column; otherwise it is dropped and nothing else happens.
@@ -22,7 +28,7 @@ mod workers;
 
 pub use manager::{ChunkManager, StreamSettings, UpdateReport};
 pub use voxgpu_core::ChunkSink;
-pub use workers::{ColumnSource, GenerationPool};
+pub use workers::{ColumnSource, GenerationPool, SourceError};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,12 +49,12 @@ pub struct Job {
 /// A column's non-empty nodes, bottom up.
 pub type ColumnChunks = Vec<(NodeKey, Arc<Chunk>)>;
 
-/// A finished job: the column's nodes.
+/// A finished job: the column's nodes, or the source's error (or panic) as one line.
 #[derive(Clone, Debug)]
 pub struct Finished {
     pub column: NodeColumn,
     pub token: u64,
-    pub chunks: ColumnChunks,
+    pub chunks: Result<ColumnChunks, String>,
 }
 
 static TOKENS: AtomicU64 = AtomicU64::new(1);
@@ -64,6 +70,8 @@ pub struct Streamer {
     pool: GenerationPool,
     /// Columns generated so far (results received, applied or dropped).
     pub generated: u64,
+    /// Jobs cancelled before they started, so far.
+    pub cancelled: u64,
 }
 
 impl Streamer {
@@ -79,27 +87,39 @@ impl Streamer {
     }
 
     fn with_pool(settings: StreamSettings, pool: GenerationPool) -> Self {
-        Self { manager: ChunkManager::new(settings), pool, generated: 0 }
+        Self { manager: ChunkManager::new(settings), pool, generated: 0, cancelled: 0 }
     }
 
     /// One update: takes the results that arrived, updates the manager, hands out its jobs.
     pub fn update<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S) -> Result<UpdateReport, S::Error> {
         let results = self.pool.try_results();
+        self.step(eye, results, sink)
+    }
+
+    /// The manager's update on `results`, then the pool: forgotten jobs cancelled, new ones
+    /// handed out.
+    fn step<S: ChunkSink>(
+        &mut self,
+        eye: Vec3,
+        results: Vec<Finished>,
+        sink: &mut S,
+    ) -> Result<UpdateReport, S::Error> {
         self.generated += results.len() as u64;
-        let (jobs, report) = self.manager.update(eye, results, sink)?;
+        let (jobs, mut report) = self.manager.update(eye, results, sink)?;
+        report.cancelled = self.pool.cancel(&self.manager.take_forgotten());
+        self.cancelled += report.cancelled as u64;
         self.pool.submit(jobs);
         Ok(report)
     }
 
-    /// Updates at `eye`, waiting for the workers, until every wanted column is resident and no
-    /// re-mesh is pending. For headless use and tests.
+    /// Updates at `eye`, waiting for the workers, until every wanted column is resident (or
+    /// failed) and no re-mesh is pending. For headless use and tests. A failing column costs at
+    /// most its retries' delays, never a wait without end.
     pub fn settle<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S) -> Result<(), S::Error> {
         self.update(eye, sink)?;
         while !self.manager.is_settled() {
             let results = self.pool.wait_results(Duration::from_millis(50));
-            self.generated += results.len() as u64;
-            let (jobs, _) = self.manager.update(eye, results, sink)?;
-            self.pool.submit(jobs);
+            self.step(eye, results, sink)?;
         }
         Ok(())
     }

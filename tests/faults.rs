@@ -1,0 +1,259 @@
+//! Faults survived: a world source that panics or fails on some columns, a slow one whose jobs
+//! go stale, and a lost GPU device, from which a renderer is rebuilt without losing a node or an
+//! edit.
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use glam::{IVec2, IVec3, Vec3};
+use voxgpu::camera::Camera;
+use voxgpu::gpu::{GpuContext, GpuError, Offscreen, RendererOptions};
+use voxgpu::stream::{ChunkSink, ColumnSource, StreamSettings, Streamer};
+use voxgpu::voxel::blocks as ids;
+use voxgpu::voxel::{BlockId, BlockRegistry, Chunk, NodeColumn, NodeKey, World};
+use voxgpu::worldgen::{TerrainColumns, WorldParams, WorldSource, columns_in_view, generate};
+
+use common::ReadImage;
+
+const SEED: u64 = 7;
+const VIEW: u32 = 2;
+
+/// Nodes and complete columns, as the streamer leaves them.
+#[derive(Default)]
+struct Sink {
+    nodes: HashSet<NodeKey>,
+    ready: HashSet<NodeColumn>,
+}
+
+impl ChunkSink for Sink {
+    type Error = std::convert::Infallible;
+    fn insert(&mut self, key: NodeKey, _: Arc<Chunk>) -> Result<(), Self::Error> {
+        self.nodes.insert(key);
+        Ok(())
+    }
+    fn remove(&mut self, key: NodeKey) {
+        self.nodes.remove(&key);
+    }
+    fn mark_dirty(&mut self, _: NodeKey) {}
+    fn column_ready(&mut self, column: NodeColumn, ready: bool) {
+        if ready {
+            self.ready.insert(column);
+        } else {
+            self.ready.remove(&column);
+        }
+    }
+}
+
+fn eye_over(column: IVec2) -> Vec3 {
+    Vec3::new(column.x as f32 * 32.0 + 16.0, 90.0, column.y as f32 * 32.0 + 16.0)
+}
+
+/// Terrain that panics on `panics` and returns an error on `errs`, counting the calls per column.
+fn faulty_terrain(panics: IVec2, errs: IVec2) -> (Arc<ColumnSource>, Arc<Mutex<HashMap<NodeColumn, u32>>>) {
+    let calls: Arc<Mutex<HashMap<NodeColumn, u32>>> = Arc::default();
+    let terrain = TerrainColumns::new(SEED);
+    let counted = Arc::clone(&calls);
+    let source = move |c: NodeColumn| {
+        *counted.lock().unwrap().entry(c).or_default() += 1;
+        if c.xz == panics {
+            panic!("the disk went away under column {:?}", c.xz);
+        }
+        if c.xz == errs {
+            return Err(format!("corrupt record for column {:?}", c.xz).into());
+        }
+        Ok(terrain.node_column(c))
+    };
+    (Arc::new(source), calls)
+}
+
+fn quick_retries(view: u32) -> StreamSettings {
+    StreamSettings { retry_after: Duration::from_millis(5), ..StreamSettings::new(view) }
+}
+
+#[test]
+fn a_source_that_panics_or_fails_loses_only_its_columns_and_settle_returns() {
+    let (panics, errs) = (IVec2::new(1, 0), IVec2::new(-1, 1));
+    let (source, calls) = faulty_terrain(panics, errs);
+    let settings = quick_retries(VIEW);
+    let mut streamer = Streamer::new(settings, 2, source);
+    let mut sink = Sink::default();
+    let eye = eye_over(IVec2::ZERO);
+    streamer.settle(eye, &mut sink).expect("settles");
+
+    // Every wanted column is resident; the two bad ones with no nodes, and complete (drawn absent).
+    let wanted: HashSet<IVec2> =
+        columns_in_view(voxgpu::stream::ChunkManager::column_centre(IVec2::ZERO), VIEW).into_iter().collect();
+    assert!(wanted.contains(&panics) && wanted.contains(&errs));
+    let failed: HashMap<IVec2, String> =
+        streamer.manager.failed_columns().map(|(c, m)| (c.xz, m.to_string())).collect();
+    assert_eq!(failed.keys().copied().collect::<HashSet<_>>(), HashSet::from([panics, errs]));
+    assert!(failed[&panics].contains("panicked") && failed[&panics].contains("the disk went away"));
+    assert!(failed[&errs].contains("corrupt record"), "{}", failed[&errs]);
+    for xz in &wanted {
+        assert!(streamer.manager.is_resident(NodeColumn::new(0, *xz)), "{xz}");
+        assert!(sink.ready.contains(&NodeColumn::new(0, *xz)), "{xz} not marked complete");
+    }
+    assert!(sink.nodes.iter().all(|k| k.column().xz != panics && k.column().xz != errs));
+    // The good columns hold exactly what the generator makes.
+    let world = generate(
+        &WorldSource::Terrain,
+        &WorldParams { seed: SEED, center: eye.as_ivec3(), view_distance: VIEW },
+    )
+    .expect("terrain");
+    let expected: HashSet<NodeKey> = world
+        .chunks()
+        .filter(|(p, _)| IVec2::new(p.0.x, p.0.z) != panics && IVec2::new(p.0.x, p.0.z) != errs)
+        .map(|(p, _)| NodeKey::chunk(p))
+        .collect();
+    assert_eq!(sink.nodes, expected);
+    // Each bad column was tried exactly `attempts` times, every other once.
+    let counts = calls.lock().unwrap().clone();
+    for (column, n) in &counts {
+        let bad = column.xz == panics || column.xz == errs;
+        assert_eq!(*n, if bad { settings.attempts } else { 1 }, "{column:?}");
+    }
+    assert_eq!(counts.len(), wanted.len());
+
+    // Away and back: a failure is forgotten with its column, which is tried afresh.
+    streamer.settle(eye_over(IVec2::new(40, 0)), &mut sink).expect("settles away");
+    assert_eq!(streamer.manager.failed_columns().count(), 0);
+    streamer.settle(eye, &mut sink).expect("settles back");
+    assert_eq!(calls.lock().unwrap()[&NodeColumn::new(0, panics)], 2 * settings.attempts);
+    assert_eq!(streamer.manager.failed_columns().count(), 2);
+}
+
+#[test]
+fn jobs_of_columns_no_longer_wanted_are_cancelled_before_they_start() {
+    let started: Arc<Mutex<Vec<IVec2>>> = Arc::default();
+    let log = Arc::clone(&started);
+    let terrain = TerrainColumns::new(SEED);
+    let slow = move |c: NodeColumn| {
+        log.lock().unwrap().push(c.xz);
+        std::thread::sleep(Duration::from_millis(100));
+        Ok(terrain.node_column(c))
+    };
+    // 4 chunks: more columns than jobs in flight.
+    let settings = StreamSettings { max_in_flight: 16, ..StreamSettings::new(4) };
+    let mut streamer = Streamer::new(settings, 1, Arc::new(slow));
+    let mut sink = Sink::default();
+    let first = streamer.update(eye_over(IVec2::ZERO), &mut sink).unwrap();
+    assert_eq!(first.requested, 16);
+    // The camera jumps far away at once: none of the first columns is wanted any more.
+    let far = IVec2::new(100, 100);
+    let jumped = streamer.update(eye_over(far), &mut sink).unwrap();
+    streamer.settle(eye_over(far), &mut sink).expect("settles far away");
+    let near: Vec<IVec2> = started.lock().unwrap().iter().copied().filter(|c| c.x.abs() < 10).collect();
+    // One worker: the job it had started, and at most one more it took before the cancel.
+    assert!(near.len() <= 2, "generated {} stale columns: {near:?}", near.len());
+    assert!(jumped.cancelled >= 14, "cancelled {}", jumped.cancelled);
+    assert_eq!(streamer.cancelled as usize, jumped.cancelled);
+    let wanted: HashSet<IVec2> =
+        columns_in_view(voxgpu::stream::ChunkManager::column_centre(far), 4).into_iter().collect();
+    let resident: HashSet<IVec2> = streamer.manager.resident_columns().map(|c| c.xz).collect();
+    assert_eq!(resident, wanted);
+}
+
+/// A failed column is drawn as absent: the streamed renderer holds exactly the meshes of the
+/// world without that column, its neighbours' faces toward it shown.
+#[test]
+fn a_failed_column_is_drawn_as_absent_on_every_adapter() {
+    let (panics, errs) = (IVec2::new(0, 1), IVec2::new(99, 99));
+    let registry = BlockRegistry::builtin();
+    let eye = eye_over(IVec2::ZERO);
+    let world = generate(
+        &WorldSource::Terrain,
+        &WorldParams { seed: SEED, center: eye.as_ivec3(), view_distance: VIEW },
+    )
+    .expect("terrain");
+    let mut holed = World::new(world.registry.clone());
+    for (pos, chunk) in world.chunks().filter(|(p, _)| IVec2::new(p.0.x, p.0.z) != panics) {
+        holed.insert(pos, (**chunk).clone());
+    }
+    let camera = Camera::look_at(Vec3::new(-40.0, 110.0, 70.0), Vec3::new(16.0, 50.0, 40.0));
+    for gpu in common::gpu_contexts() {
+        let options = RendererOptions::new(96, 64, 200.0);
+        let mut streamed = Offscreen::new(&gpu, options.clone(), &registry).expect("renderer");
+        let (source, _) = faulty_terrain(panics, errs);
+        let mut streamer = Streamer::new(quick_retries(VIEW), 2, source);
+        streamer.settle(eye, &mut streamed).expect("settles");
+        streamed.settle(&camera).expect("frame");
+        let mut whole = common::renderer(&gpu, &holed, options);
+        whole.settle(&camera).expect("frame");
+        let as_sets = |r: &Offscreen| -> Vec<_> {
+            r.read_meshes().expect("meshes").into_iter().map(|m| (m.key, common::as_set(&m.mesh))).collect()
+        };
+        assert_eq!(as_sets(&streamed), as_sets(&whole), "{}", gpu.summary);
+        let difference = common::flip(&whole.read_image().unwrap(), &streamed.read_image().unwrap());
+        assert!(difference.passes(), "{}: {difference}", gpu.summary);
+    }
+}
+
+/// Two contexts on the same adapter: one to lose, one to recover on.
+fn pair(gpu: &GpuContext) -> GpuContext {
+    GpuContext::from_adapter(gpu.adapter.clone()).expect("a second device on the adapter")
+}
+
+/// A renderer whose device is destroyed mid-run reports the loss, then is rebuilt on a new
+/// device from what it holds on the CPU: the same nodes, levels and edits, the same meshes and
+/// the same picture, and streaming goes on.
+#[test]
+fn a_renderer_recovers_from_a_lost_device_with_every_node_and_edit() {
+    let registry = BlockRegistry::builtin();
+    for gpu in common::gpu_contexts() {
+        let lost = pair(&gpu);
+        let options = RendererOptions::new(96, 64, 400.0);
+        let mut renderer = Offscreen::new(&lost, options, &registry).expect("renderer");
+        // Terrain at 12 chunks: chunks and coarser nodes, with complete columns.
+        let columns = TerrainColumns::new(SEED);
+        let settings = StreamSettings { lod: renderer.lod(), ..StreamSettings::new(12) };
+        let mut streamer = Streamer::new(settings, 2, Arc::new(move |c| Ok(columns.node_column(c))));
+        let eye = Vec3::new(16.0, 120.0, 16.0);
+        let camera = Camera::look_at(eye, Vec3::new(60.0, 60.0, 50.0));
+        streamer.settle(eye, &mut renderer).expect("streams");
+        // Edits: a pillar in view, and a dug block.
+        let ground =
+            (0..200).rev().find(|&y| renderer.block(IVec3::new(40, y, 40)) != BlockId::AIR).expect("ground");
+        for y in 1..=6 {
+            renderer.set_block(IVec3::new(40, ground + y, 40), ids::BRICK).expect("edit");
+        }
+        renderer.set_block(IVec3::new(41, ground, 40), BlockId::AIR).expect("edit");
+        renderer.settle(&camera).expect("frame");
+        let before = renderer.read_image().expect("pixels");
+        let meshes = |r: &Offscreen| -> Vec<_> {
+            r.read_meshes()
+                .expect("meshes")
+                .into_iter()
+                .map(|m| (m.key, m.level, common::as_set(&m.mesh)))
+                .collect()
+        };
+        let meshes_before = meshes(&renderer);
+        let nodes_before = renderer.nodes_per_level();
+
+        lost.device.destroy();
+        let _ = lost.device.poll(wgpu::PollType::wait_indefinitely());
+        match renderer.render(&camera) {
+            Err(GpuError::DeviceLost(reason)) => assert!(reason.contains("Destroyed"), "{reason}"),
+            other => panic!("{}: a frame on a destroyed device gave {other:?}", gpu.summary),
+        }
+
+        let fresh = pair(&gpu);
+        renderer.recover(&fresh).expect("recovers");
+        assert_eq!(renderer.nodes_per_level(), nodes_before);
+        assert_eq!(renderer.block(IVec3::new(40, ground + 6, 40)), ids::BRICK);
+        renderer.settle(&camera).expect("frame on the new device");
+        assert_eq!(meshes(&renderer), meshes_before, "{}", gpu.summary);
+        // The opaque picture is the same bit for bit; the terrain's water is blended in an order
+        // that is not deterministic between chunks, so the frame is held to the golden-image
+        // thresholds rather than to every bit.
+        let after = renderer.read_image().unwrap();
+        let difference = common::flip(&before, &after);
+        assert!(difference.passes(), "{}: the picture changed: {difference}", gpu.summary);
+        // Streaming carries on into the recovered renderer.
+        let away = Vec3::new(400.0, 120.0, 16.0);
+        streamer.settle(away, &mut renderer).expect("streams after recovery");
+        renderer.settle(&Camera::look_at(away, away + Vec3::new(40.0, -50.0, 30.0))).expect("frame");
+    }
+}
