@@ -130,6 +130,10 @@ fn without_timestamps_profile_fails_in_one_line_and_rendering_still_works() {
             speed: None,
             camera: None,
             target: None,
+            soak: None,
+            soak_speed: 64.0,
+            soak_span: None,
+            plot: None,
             mesh: MeshArgs { lod: Switch::On, lod_distance: 128.0, ao: Switch::On },
             cull: CullArgs { cull: Switch::On, depth_prepass: Switch::Off, draw_submission: None },
             world: WorldArgs {
@@ -160,5 +164,69 @@ fn without_timestamps_profile_fails_in_one_line_and_rendering_still_works() {
         let image = r.read_image().expect("readback");
         let corner = *image.get_pixel(0, 0);
         assert!(image.pixels().any(|p| *p != corner), "the sphere is drawn");
+    }
+}
+
+/// The short soak: out and back over streamed terrain, a sample every second with positive
+/// figures, the start and the end settled at the same place holding the same nodes, and the plot
+/// written. The hour-scale runs are in docs/PERFORMANCE.md.
+#[test]
+fn a_short_soak_samples_every_second_and_comes_back_to_the_same_nodes_on_every_adapter() {
+    for gpu in common::gpu_contexts() {
+        let backend = format!("{:?}", gpu.summary.backend).to_lowercase();
+        let (json, plot) = (temp(&format!("soak-{backend}.json")), temp(&format!("soak-{backend}.png")));
+        let out = Command::new(env!("CARGO_BIN_EXE_voxgpu"))
+            .args([
+                "profile",
+                "--soak",
+                "4",
+                "--soak-speed",
+                "128",
+                "--soak-span",
+                "192",
+                "--view-distance",
+                "3",
+            ])
+            .args([
+                "--width",
+                "96",
+                "--height",
+                "54",
+                "--json",
+                json.to_str().unwrap(),
+                "--plot",
+                plot.to_str().unwrap(),
+            ])
+            .env("WGPU_BACKEND", &backend)
+            .output()
+            .expect("binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{backend}: {stderr}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON written")).expect("JSON");
+        let samples = report["samples"].as_array().expect("samples");
+        assert!(samples.len() >= 3, "{backend}: {} samples in 4 s", samples.len());
+        for (i, s) in samples.iter().enumerate() {
+            assert!(
+                (s["t"].as_f64().unwrap() - (i + 1) as f64).abs() < 0.9,
+                "{backend}: sample {i} at {}",
+                s["t"]
+            );
+            for key in ["nodes", "gpu_bytes", "quad_pages_used", "host_rss_bytes", "frames"] {
+                assert!(s[key].as_u64().is_some_and(|v| v > 0), "{backend}: sample {i} {key} = {}", s[key]);
+            }
+            assert!(s["frame_ms_mean"].as_f64().is_some_and(|v| v > 0.0), "{backend}: {s}");
+            assert!(s["frame_ms_max"].as_f64() >= s["frame_ms_mean"].as_f64(), "{backend}: {s}");
+            assert_eq!(s["gpu_ms_mean"].is_number(), gpu.caps.timestamps, "{backend}: {s}");
+        }
+        // Residency is a function of the camera's column: the same place holds the same nodes.
+        assert_eq!(report["end"]["nodes_per_level"], report["start"]["nodes_per_level"], "{backend}");
+        assert!(report["laps"].as_f64().unwrap() > 1.0, "{backend}: {}", report["laps"]);
+        let image = image::open(&plot).expect("the plot is a PNG");
+        assert!(
+            image.width() >= 800 && image.height() >= 600,
+            "{backend}: {:?}",
+            (image.width(), image.height())
+        );
     }
 }

@@ -5,8 +5,10 @@ mod bench;
 pub mod export;
 mod info;
 mod mesh_stats;
+mod plot;
 pub mod profile;
 mod render;
+pub mod soak;
 mod stats;
 #[cfg(feature = "viewer")]
 pub mod view;

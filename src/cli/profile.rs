@@ -43,12 +43,41 @@ pub struct ProfileArgs {
     /// With `--camera`: the point looked at.
     #[arg(long, value_parser = super::parse_vec3, allow_hyphen_values = true, requires = "camera")]
     pub target: Option<Vec3>,
+    /// A soak instead of the measured flight: fly out and back along +X for this many seconds,
+    /// streaming, and sample resident nodes, GPU buffers, quad pages, host memory and frame time
+    /// every second (into `--json`). Needs no timestamp queries.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=7 * 24 * 3600), conflicts_with_all = ["camera", "trace"])]
+    pub soak: Option<u32>,
+    /// With `--soak`: the camera's speed in blocks per second.
+    #[arg(long, default_value_t = 64.0, requires = "soak", value_parser = parse_soak_speed)]
+    pub soak_speed: f32,
+    /// With `--soak`: how far out the flight goes before it turns back, in blocks (default:
+    /// twice the view distance, at most 4096).
+    #[arg(long, requires = "soak", value_parser = parse_soak_span)]
+    pub soak_span: Option<f32>,
+    /// With `--soak`: a PNG plot of the samples over time.
+    #[arg(long, requires = "soak")]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub mesh: MeshArgs,
     #[command(flatten)]
     pub cull: CullArgs,
     #[command(flatten)]
     pub world: WorldArgs,
+}
+
+fn parse_soak_speed(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if v > 0.0 && v <= 100_000.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a speed in blocks per second above 0 and up to 100000")),
+    }
+}
+
+fn parse_soak_span(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if (1.0..=1_000_000.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?} is not a distance in blocks between 1 and 1000000")),
+    }
 }
 
 /// Median, 95th percentile and maximum of one series, in ms.
@@ -151,6 +180,13 @@ fn ground_height(world: &World, x: i32, z: i32) -> i32 {
 
 pub fn run(args: &ProfileArgs) -> Result<(), CliError> {
     let gpu = GpuContext::new()?;
+    if let Some(seconds) = args.soak {
+        let report = super::soak::run(&gpu, args, seconds)?;
+        if let Some(path) = &args.json {
+            write(path, serde_json::to_string_pretty(&report).expect("plain struct serialises"))?;
+        }
+        return Ok(());
+    }
     let report = profile(&gpu, args)?;
     print_table(&report);
     if let Some(path) = &args.json {
