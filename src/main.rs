@@ -8,6 +8,7 @@ use voxgpu::cli::{Cli, run};
 
 fn main() -> ExitCode {
     quiet_device_select();
+    quiet_generation_panics();
     // wgpu's EGL probe logs an error for each platform it tries before the one that works; that
     // is noise, not a failure, so it is off unless RUST_LOG asks for it. egui-wgpu warns that it
     // "prefers" a non-sRGB target; the viewer's overlay draws into the sRGB view of the surface,
@@ -63,4 +64,18 @@ fn quiet_device_select() {
         // read the environment while it changes.
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
+}
+
+/// A world source that panics on a generation worker fails only its column: the streamer catches
+/// the panic, retries the column, and reports it once in the log and the viewer's overlay when it
+/// gives up. The default panic hook would print each attempt's panic as well, so on those threads
+/// (named `voxgpu-gen-N`) it prints only with `RUST_BACKTRACE` set, for debugging.
+fn quiet_generation_panics() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let worker = std::thread::current().name().is_some_and(|n| n.starts_with("voxgpu-gen-"));
+        if !worker || std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+            report(info);
+        }
+    }));
 }

@@ -257,3 +257,55 @@ fn a_renderer_recovers_from_a_lost_device_with_every_node_and_edit() {
         renderer.settle(&Camera::look_at(away, away + Vec3::new(40.0, -50.0, 30.0))).expect("frame");
     }
 }
+
+/// The headless commands' paths on a lost device: `profile --soak` (which needs no timestamps,
+/// so it runs on GL too) and a session filled as `render` and `stats` fill theirs, each ending
+/// with `GpuError::DeviceLost`, one line, instead of a panic or a hang.
+#[test]
+fn headless_work_on_a_lost_device_fails_with_one_line() {
+    use voxgpu::cli::profile::ProfileArgs;
+    use voxgpu::cli::{CliError, CullArgs, MeshArgs, Switch, WorldArgs};
+    use voxgpu::session::{Residency, Session};
+    for gpu in common::gpu_contexts() {
+        let lost = pair(&gpu);
+        lost.device.destroy();
+        let _ = lost.device.poll(wgpu::PollType::wait_indefinitely());
+        let world = WorldArgs {
+            world: WorldSource::Terrain,
+            seed: SEED,
+            view_distance: Some(2),
+            gpu_memory_budget: voxgpu::cli::DEFAULT_GPU_BUDGET_MIB,
+            store: None,
+        };
+        let args = ProfileArgs {
+            frames: 1,
+            warmup: 0,
+            width: 32,
+            height: 32,
+            json: None,
+            trace: None,
+            speed: None,
+            camera: None,
+            target: None,
+            soak: Some(1),
+            soak_speed: 64.0,
+            soak_span: None,
+            plot: None,
+            mesh: MeshArgs { lod: Switch::On, lod_distance: 128.0, ao: Switch::On },
+            cull: CullArgs { cull: Switch::On, depth_prepass: Switch::Off, draw_submission: None },
+            world: world.clone(),
+        };
+        let err = voxgpu::cli::soak::run(&lost, &args, 1).expect_err("a lost device");
+        assert!(matches!(err, CliError::Gpu(GpuError::DeviceLost(_))), "{}: {err:?}", gpu.summary);
+        assert_eq!(err.to_string().lines().count(), 1, "{err}");
+
+        let mut session =
+            Session::open(&lost, world.config(), Residency::WholeWhereExact, (None, None), |fog| {
+                RendererOptions::new(32, 32, fog)
+            })
+            .expect("opening records no GPU work");
+        let err =
+            session.fill().and_then(|()| Ok(session.renderer.settle(&session.camera)?)).expect_err("lost");
+        assert!(err.to_string().contains("GPU device lost") && err.to_string().lines().count() == 1, "{err}");
+    }
+}

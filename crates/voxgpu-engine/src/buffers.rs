@@ -75,3 +75,27 @@ impl GrowableBuffer {
         Some(true)
     }
 }
+
+/// A buffer holding `contents` (its size rounded up to 4 bytes), written through the queue.
+/// wgpu's `create_buffer_init` maps the new buffer and panics when that fails, as it does on a
+/// lost device; this way a lost device is reported like every other call's, through the device's
+/// error handler, and the renderer can be made (and recovered) whatever the device's state.
+pub fn buffer_with(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    let size = (contents.len() as u64).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT).max(4);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: usage | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut padded = contents.to_vec();
+    padded.resize(size as usize, 0);
+    queue.write_buffer(&buffer, 0, &padded);
+    buffer
+}

@@ -342,6 +342,19 @@ impl GpuContext {
                 *slot = Some(what);
             }
         });
+        // Once the device is lost, every resource made on it is invalid, and using one is a
+        // validation error that only repeats the loss (already reported through `lost`, and
+        // handled by whoever watches it). Before that, an error is a bug, fatal as in wgpu's
+        // default handler.
+        let after_loss = Arc::clone(&lost);
+        device.on_uncaptured_error(Arc::new(move |error| {
+            if after_loss.lock().is_ok_and(|slot| slot.is_some()) {
+                log::debug!("after the device was lost: {error}");
+                return;
+            }
+            log::error!("Handling wgpu errors as fatal by default");
+            panic!("wgpu error: {error}\n");
+        }));
         Ok(Self { adapter, device, queue, caps, summary, lost })
     }
 }

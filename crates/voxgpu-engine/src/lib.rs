@@ -27,6 +27,12 @@
 //! - **Colour:** [`RendererOptions::color_format`], an sRGB format; the shaders write linear
 //!   colour.
 //!
+//! **Device loss.** The renderer keeps every node's cells on the CPU (edits included), so a lost
+//! device costs nothing but the GPU work to redo: once [`Renderer::prepare`] returns
+//! [`GpuError::DeviceLost`] (after [`Renderer::watch_device_loss`]; [`Offscreen`] watches
+//! [`GpuContext`]'s flag), make a new device and call [`Renderer::recover`] with it. A streaming
+//! manager feeding the renderer needs nothing.
+//!
 //! [`Offscreen`] is a renderer with its own targets, for headless rendering and screenshots.
 //! [`GpuContext`] picks an adapter and opens a device for those who do not bring their own.
 //!

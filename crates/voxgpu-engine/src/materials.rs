@@ -42,11 +42,7 @@ impl Materials {
             &atlas.rgba,
         );
         let storage = |label, contents: &[u8]| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage: wgpu::BufferUsages::STORAGE,
-            })
+            crate::buffers::buffer_with(device, queue, label, contents, wgpu::BufferUsages::STORAGE)
         };
         Self {
             blocks: storage("voxgpu.blocks", bytemuck::cast_slice(&blocks)),

@@ -99,12 +99,13 @@ impl QuadPool {
     }
 
     fn push_range(&self, device: &wgpu::Device, queue: &wgpu::Queue, first: u32, count: u32) {
-        use wgpu::util::DeviceExt;
-        let range = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("voxgpu.quad_pool.grow_range"),
-            contents: bytemuck::cast_slice(&[first, count]),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        let range = crate::buffers::buffer_with(
+            device,
+            queue,
+            "voxgpu.quad_pool.grow_range",
+            bytemuck::cast_slice(&[first, count]),
+            wgpu::BufferUsages::UNIFORM,
+        );
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("voxgpu.quad_pool.grow"),
             layout: &self.grow_layout,

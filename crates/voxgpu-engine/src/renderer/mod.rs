@@ -36,7 +36,6 @@ use std::sync::Arc;
 use web_time::Instant;
 
 use glam::IVec3;
-use wgpu::util::DeviceExt;
 
 use super::chunk_pool::{ChunkPool, Remesh};
 use super::counters::CounterReadback;
@@ -212,11 +211,7 @@ impl Renderer {
             });
         }
         let init = |label, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
+            super::buffers::buffer_with(&device, &queue, label, contents, usage)
         };
         let opaque = opaque_bits(registry);
         let storage = wgpu::BufferUsages::STORAGE;
