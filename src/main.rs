@@ -47,15 +47,16 @@ fn main() -> ExitCode {
 /// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` looks for the GPU a Wayland
 /// compositor runs on whenever the instance enables `VK_KHR_wayland_surface` (wgpu always does),
 /// by connecting to the default Wayland display. Without `XDG_RUNTIME_DIR` that connection cannot
-/// exist, and libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set in the environment.`
+/// exist (short of an absolute `WAYLAND_DISPLAY`), and libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set in the environment.`
 /// to stderr on each instance the program creates. On such a machine the layer has no compositor
 /// to find, so it is turned off through its own switch (`NODEVICE_SELECT=1`), unless the user has
 /// configured it (`NODEVICE_SELECT`, `MESA_VK_DEVICE_SELECT` or `DRI_PRIME` set). What that leaves
 /// out is the layer's X11 default-GPU guess, which matters only to a multi-GPU desktop with an X
 /// server and no runtime directory; wgpu chooses by power preference either way.
 fn quiet_device_select() {
-    let runtime_dir_valid =
-        std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|dir| std::path::Path::new(&dir).is_absolute());
+    let absolute = |name| std::env::var_os(name).is_some_and(|v| std::path::Path::new(&v).is_absolute());
+    // libwayland finds a display by an absolute `WAYLAND_DISPLAY` path without the directory.
+    let runtime_dir_valid = absolute("XDG_RUNTIME_DIR") || absolute("WAYLAND_DISPLAY");
     let configured = ["NODEVICE_SELECT", "MESA_VK_DEVICE_SELECT", "DRI_PRIME"]
         .iter()
         .any(|name| std::env::var_os(name).is_some());

@@ -151,6 +151,8 @@ fn info_and_render_print_nothing_on_stderr_on_every_adapter() {
                 .env_remove("WAYLAND_DISPLAY")
                 .env_remove("RUST_LOG")
                 .env_remove("NODEVICE_SELECT")
+                .env_remove("MESA_VK_DEVICE_SELECT")
+                .env_remove("DRI_PRIME")
                 .output()
                 .expect("binary runs");
             let stderr = String::from_utf8_lossy(&out.stderr);

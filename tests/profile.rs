@@ -205,13 +205,14 @@ fn a_short_soak_samples_every_second_and_comes_back_to_the_same_nodes_on_every_a
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON written")).expect("JSON");
         let samples = report["samples"].as_array().expect("samples");
-        assert!(samples.len() >= 3, "{backend}: {} samples in 4 s", samples.len());
+        assert!(samples.len() >= 2, "{backend}: {} samples in 4 s", samples.len());
+        let mut before = 0.0;
         for (i, s) in samples.iter().enumerate() {
-            assert!(
-                (s["t"].as_f64().unwrap() - (i + 1) as f64).abs() < 0.9,
-                "{backend}: sample {i} at {}",
-                s["t"]
-            );
+            // The first frame past each whole second, covering the time since the sample before.
+            let (t, window) = (s["t"].as_f64().unwrap(), s["window_s"].as_f64().unwrap());
+            assert!(t >= (i + 1) as f64 && t > before, "{backend}: sample {i}: {s}");
+            assert!((t - before - window).abs() < 1e-6, "{backend}: sample {i}: {s}");
+            before = t;
             for key in ["nodes", "gpu_bytes", "quad_pages_used", "host_rss_bytes", "frames"] {
                 assert!(s[key].as_u64().is_some_and(|v| v > 0), "{backend}: sample {i} {key} = {}", s[key]);
             }

@@ -46,7 +46,7 @@ pub struct ProfileArgs {
     /// A soak instead of the measured flight: fly out and back along +X for this many seconds,
     /// streaming, and sample resident nodes, GPU buffers, quad pages, host memory and frame time
     /// every second (into `--json`). Needs no timestamp queries.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=7 * 24 * 3600), conflicts_with_all = ["camera", "trace"])]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=7 * 24 * 3600), conflicts_with_all = ["camera", "trace", "frames", "warmup", "speed"])]
     pub soak: Option<u32>,
     /// With `--soak`: the camera's speed in blocks per second.
     #[arg(long, default_value_t = 64.0, requires = "soak", value_parser = parse_soak_speed)]

@@ -22,11 +22,16 @@ use crate::session::{Residency, Session};
 use crate::voxel::CHUNK_SIZE;
 use crate::worldgen::{self, WorldSource};
 
+/// Bytes of one quad page.
+const PAGE_BYTES: u64 = crate::gpu::PAGE_QUADS as u64 * crate::mesh::QUAD_BYTES as u64;
+
 /// One second of the flight (or the settled start and end).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Sample {
-    /// Seconds since the flight began.
+    /// Seconds since the flight began, and the seconds since the sample before (about one;
+    /// longer when a frame took longer than that).
     pub t: f64,
+    pub window_s: f64,
     /// The camera's distance out along the flight, in blocks.
     pub x: f64,
     /// Resident nodes, all levels, and per level (0: chunks).
@@ -39,12 +44,12 @@ pub struct Sample {
     pub quad_pages: u64,
     /// The process's resident set, in bytes (`VmRSS`; 0 where the system does not say).
     pub host_rss_bytes: u64,
-    /// Frames in this second, and their mean and longest time (stream, render, wait for the
+    /// Frames in the window, and their mean and longest time (stream, render, wait for the
     /// GPU), in ms.
     pub frames: u32,
     pub frame_ms_mean: f64,
     pub frame_ms_max: f64,
-    /// GPU time per frame from timestamp queries, mean over the second (none without them).
+    /// GPU time per frame from timestamp queries, mean over the window (none without them).
     pub gpu_ms_mean: Option<f64>,
     /// Columns wanted and not resident yet.
     pub missing_columns: usize,
@@ -122,7 +127,7 @@ pub fn run(gpu: &GpuContext, args: &ProfileArgs, seconds: u32) -> Result<SoakRep
     let began = Instant::now();
     let mut samples = Vec::new();
     let (mut times, mut gpu_times) = (Vec::new(), Vec::new());
-    let mut next_sample = 1.0;
+    let (mut next_sample, mut last_sample) = (1.0, 0.0);
     while began.elapsed() < Duration::from_secs(seconds as u64) {
         let frame_began = Instant::now();
         let t = began.elapsed().as_secs_f64();
@@ -136,6 +141,8 @@ pub fn run(gpu: &GpuContext, args: &ProfileArgs, seconds: u32) -> Result<SoakRep
         let now = began.elapsed().as_secs_f64();
         if now >= next_sample {
             let mut sample = measure(&session, &last, now, out_at(now));
+            sample.window_s = now - last_sample;
+            last_sample = now;
             sample.frames = times.len() as u32;
             sample.frame_ms_mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
             sample.frame_ms_max = times.iter().copied().fold(0.0, f64::max);
@@ -186,7 +193,7 @@ fn settled(session: &mut Session, camera: Camera, t: f64) -> Result<Sample, CliE
 
 fn measure(session: &Session, stats: &FrameStats, t: f64, x: f64) -> Sample {
     let renderer = &session.renderer;
-    let page_bytes = crate::gpu::PAGE_QUADS as u64 * crate::mesh::QUAD_BYTES as u64;
+    let page_bytes = PAGE_BYTES;
     Sample {
         t,
         x,
@@ -252,8 +259,10 @@ fn write_plot(r: &SoakReport, path: &PathBuf) -> Result<(), CliError> {
         series("mean", [40, 90, 200], &|s| s.frame_ms_mean),
         series("longest", [220, 120, 40], &|s| s.frame_ms_max),
     ];
-    if r.samples.iter().any(|s| s.gpu_ms_mean.is_some()) {
-        frame.push(series("GPU", [40, 160, 80], &|s| s.gpu_ms_mean.unwrap_or(0.0)));
+    // Only the samples that have GPU times (the first frames' arrive late).
+    let gpu: Vec<(f64, f64)> = r.samples.iter().filter_map(|s| s.gpu_ms_mean.map(|g| (s.t, g))).collect();
+    if !gpu.is_empty() {
+        frame.push(Series { name: "GPU".into(), color: [40, 160, 80], points: gpu });
     }
     let panels = [
         Panel {
@@ -267,7 +276,7 @@ fn write_plot(r: &SoakReport, path: &PathBuf) -> Result<(), CliError> {
             title: "memory, MiB".into(),
             series: vec![
                 series("GPU buffers", [40, 160, 80], &|s| mib(s.gpu_bytes)),
-                series("quad pages used", [220, 120, 40], &|s| mib(s.quad_pages_used * 2048)),
+                series("quad pages used", [220, 120, 40], &|s| mib(s.quad_pages_used * PAGE_BYTES)),
                 series("host RSS", [40, 90, 200], &|s| mib(s.host_rss_bytes)),
             ],
         },

@@ -156,19 +156,23 @@ impl ApplicationHandler for App {
                     event_loop.exit();
                     Ok(())
                 }
-                Err(e) => match viewer.lost_device(&e) {
-                    // The frame is dropped; the next one draws on the new device.
-                    Some(reason) => {
-                        let viewer = self.state.take().expect("the viewer is open");
-                        viewer.recover(&reason).map(|viewer| self.state = Some(viewer))
-                    }
-                    None => Err(e),
-                },
+                Err(e) => Err(e),
             },
             _ => Ok(()),
         };
-        if let Err(e) = result {
-            self.fail(event_loop, e);
+        let Err(error) = result else { return };
+        match viewer.lost_device(&error) {
+            // What the event was doing is dropped; the next frame draws on the new device.
+            Some(reason) => {
+                // Saved first: if recovery fails, the viewer is gone and its edits with it.
+                viewer.commit_edits();
+                let viewer = self.state.take().expect("the viewer is open");
+                match viewer.recover(&reason) {
+                    Ok(viewer) => self.state = Some(viewer),
+                    Err(e) => self.fail(event_loop, e),
+                }
+            }
+            None => self.fail(event_loop, error),
         }
     }
 
@@ -435,8 +439,9 @@ impl Viewer {
             }
             Action::LoseDevice => {
                 self.gpu.device.destroy();
-                // The loss is reported by the device's next maintenance; run it now.
-                let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+                // The loss is reported once the device's queue is empty; wait for that, so the
+                // check after the actions finds it.
+                let _ = self.gpu.device.poll(wgpu::PollType::wait_indefinitely());
             }
         }
         Ok(())
@@ -558,7 +563,8 @@ impl Viewer {
     fn faults(&self) -> Vec<String> {
         let mut faults = self.recoveries.clone();
         if let Some(streamer) = &self.streamer {
-            let failed: Vec<_> = streamer.manager.failed_columns().collect();
+            let mut failed: Vec<_> = streamer.manager.failed_columns().collect();
+            failed.sort_by_key(|(c, _)| (c.level, c.xz.x, c.xz.y));
             if let Some((column, message)) = failed.first() {
                 faults.push(format!(
                     "{} columns failed to generate, drawn absent (level {} ({}, {}): {message})",

@@ -334,6 +334,16 @@ impl ChunkPool {
         }
     }
 
+    /// Makes room for `slots` slots in every per-slot buffer up front.
+    pub fn reserve(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        slots: u64,
+    ) -> Result<(), GpuError> {
+        self.grow(device, queue, slots)
+    }
+
     fn grow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, slots: u64) -> Result<(), GpuError> {
         let mut grown = false;
         for buffer in [&mut self.voxels, &mut self.meta, &mut self.links_buffer, &mut self.faces] {

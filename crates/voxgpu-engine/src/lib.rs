@@ -31,7 +31,10 @@
 //! device costs nothing but the GPU work to redo: once [`Renderer::prepare`] returns
 //! [`GpuError::DeviceLost`] (after [`Renderer::watch_device_loss`]; [`Offscreen`] watches
 //! [`GpuContext`]'s flag), make a new device and call [`Renderer::recover`] with it. A streaming
-//! manager feeding the renderer needs nothing.
+//! manager feeding the renderer needs nothing. On a device of your own, set its lost callback to
+//! fill the watched flag, and give it an uncaptured-error handler that is not fatal once the
+//! flag is set: wgpu's default handler panics on the invalid-resource errors a lost device
+//! causes ([`GpuContext`] installs both).
 //!
 //! [`Offscreen`] is a renderer with its own targets, for headless rendering and screenshots.
 //! [`GpuContext`] picks an adapter and opens a device for those who do not bring their own.

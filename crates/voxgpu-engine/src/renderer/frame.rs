@@ -122,17 +122,26 @@ impl Renderer {
         }
     }
 
+    /// `Err(DeviceLost)` once the watched device-lost flag is set.
+    fn check_lost(&self) -> Result<(), GpuError> {
+        match &self.lost {
+            Some(lost) => check_device(lost),
+            None => Ok(()),
+        }
+    }
+
     /// The CPU half of a frame: takes the GPU counters that have arrived (growing the quad pool
     /// if the mesher was refused pages), sizes this frame's lists, and writes the camera and pass
     /// parameters through the queue. [`Self::record`] follows, before the next `prepare`.
     /// Fails with [`GpuError::DeviceLost`] once the device is lost.
     pub fn prepare(&mut self, camera: &Camera) -> Result<(), GpuError> {
         self.frame_submitted();
-        if let Some(lost) = &self.lost {
-            check_device(lost)?;
-        }
+        self.check_lost()?;
         let started = Instant::now();
-        if self.counters.poll(&self.device) {
+        let arrived = self.counters.poll(&self.device);
+        // The poll is where a device's loss is usually found (its callback runs inside it).
+        self.check_lost()?;
+        if arrived {
             self.handle_counters(self.counters.latest, self.counters.latest_frame)?;
         }
         let params = self.size_frame();
@@ -182,6 +191,9 @@ impl Renderer {
         targets: &Targets,
     ) -> Result<FrameStats, GpuError> {
         let Prepared { params, lod, started } = self.prepared.take().ok_or(GpuError::NotPrepared)?;
+        // The staging belt maps new buffers and panics when that fails, as it does on a lost
+        // device: nothing is recorded once the loss is known.
+        self.check_lost()?;
         self.record_uploads(encoder);
         self.draws.reset(encoder, self.submission);
         self.lod.prepare(&self.queue, encoder, &lod);

@@ -281,11 +281,15 @@ impl Renderer {
     /// other reason), from what it keeps on the CPU: every node's cells as they are now (edits
     /// included, and the nodes edits created), which columns are complete, and its options
     /// (size, mode, levels of detail, culling, selection, draw submission, profiling). Nothing
-    /// is read from the old device. Every GPU resource is made again and every node is re-meshed
-    /// by the next frame; [`Self::settle`] waits for that. A device-loss flag watched before is
-    /// dropped: watch the new device's with [`Self::watch_device_loss`].
+    /// is read from the old device. Every GPU resource is made again, the voxel pool and the
+    /// quad pool at the sizes they had grown to, and every node is re-meshed over the next frames
+    /// (`max_meshes_per_frame` a frame); [`Self::settle`] waits for that. Frame numbers start
+    /// again. A device-loss flag watched before is dropped: watch the new device's with
+    /// [`Self::watch_device_loss`].
     pub fn recover(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), GpuError> {
         let mut options = self.options.clone();
+        // The pools start at the size they had grown to, so the rebuild is not refused pages.
+        options.initial_quad_pages = options.initial_quad_pages.max(self.quad_pool.pages());
         // A submission chosen for the old device may not exist on the new one.
         options.draw_submission =
             options.draw_submission.filter(|s| s.is_supported(Capabilities::of(device.features())));
@@ -294,6 +298,7 @@ impl Renderer {
             // The new adapter may lack timestamps; frames go on unprofiled then.
             let _ = fresh.set_profiling(true);
         }
+        fresh.pool.reserve(device, queue, self.pool.slot_count() as u64)?;
         // Readiness first, so each node's readiness bits are right when its slot is made.
         for &column in self.pool.ready_columns() {
             fresh.pool.set_column_ready(column, true);

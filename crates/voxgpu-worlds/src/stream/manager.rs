@@ -1,4 +1,4 @@
-//! The chunk manager: residency around the camera as a pure state machine (see `stream/mod.rs`).
+//! The chunk manager: residency around the camera as a state machine (see `stream/mod.rs`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
@@ -30,7 +30,7 @@ pub struct StreamSettings {
     /// Attempts at a column whose source fails before it is marked failed (at least one).
     pub attempts: u32,
     /// The delay before the first retry of a failed column; each later retry waits four times
-    /// longer than the one before.
+    /// longer than the one before, at most 5 s.
     pub retry_after: Duration,
     /// Resident nodes at most (a GPU memory budget, or the adapter's pool limit, converted by the
     /// caller): the least urgent columns (farthest for their size) are not wanted once the
@@ -75,6 +75,10 @@ pub struct UpdateReport {
     /// the pool: [`super::Streamer`] fills it in).
     pub cancelled: usize,
 }
+
+/// The longest wait before a failed column is tried again, whatever `retry_after` and the
+/// number of attempts say.
+const MAX_RETRY_DELAY: Duration = Duration::from_secs(5);
 
 /// A column whose source failed: the attempts so far, when the next may start, and the last
 /// message. A failed column (no attempts left) stays here while it is wanted.
@@ -148,8 +152,8 @@ impl ChunkManager {
             .map(|(c, f)| (*c, f.message.as_str()))
     }
 
-    /// The tokens of the jobs forgotten since the last call (their columns left the wanted set),
-    /// for the pool to cancel those not started.
+    /// The tokens of the jobs the last update forgot (their columns left the wanted set), for
+    /// the pool to cancel those not started.
     pub fn take_forgotten(&mut self) -> HashSet<u64> {
         std::mem::take(&mut self.forgotten)
     }
@@ -227,6 +231,8 @@ impl ChunkManager {
     ) -> Result<(Vec<Job>, UpdateReport), S::Error> {
         let mut report = UpdateReport::default();
         self.fresh.clear();
+        // Tokens forgotten by an earlier update are of no use to a pool any more.
+        self.forgotten.clear();
         self.decide_residency(eye, sink, &mut report);
         for result in finished {
             self.accept(result, &mut report);
@@ -366,7 +372,8 @@ impl ChunkManager {
                 failure.attempts += 1;
                 failure.message = message;
                 if failure.attempts < self.settings.attempts.max(1) {
-                    let delay = self.settings.retry_after * 4u32.saturating_pow(failure.attempts - 1);
+                    let growth = 4u32.saturating_pow(failure.attempts - 1);
+                    let delay = (self.settings.retry_after * growth).min(MAX_RETRY_DELAY);
                     failure.retry_at = Instant::now() + delay;
                     report.retrying += 1;
                     return;
@@ -380,9 +387,12 @@ impl ChunkManager {
                     failure.message
                 );
                 report.failed += 1;
-                Vec::new()
+                // Resident with no nodes; not counted in the estimate of nodes per column.
+                self.ready.push_back((column, Vec::new()));
+                return;
             }
         };
+        self.failures.remove(&column);
         let seen = self.generated.entry(column.level).or_default();
         seen.0 += 1;
         seen.1 += chunks.len() as u64;

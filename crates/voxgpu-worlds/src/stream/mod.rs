@@ -1,6 +1,7 @@
 //! Streaming: which nodes are resident around a moving camera, generated off the render thread.
 //!
-//! - [`ChunkManager`] is a pure state machine with no GPU inside. Each update it takes the
+//! - [`ChunkManager`] is a state machine with no GPU and no threads inside (its only input besides
+//!   its calls is the clock, for the delay before a failed column is retried). Each update it takes the
 //!   camera's position and the generation results that arrived, and decides: which node columns
 //!   should be resident at each level ([`plan`]: chunks near the camera, coarser nodes out to
 //!   the view distance), which to ask the workers for (by distance over node size, so the
@@ -13,7 +14,8 @@
 //!   a time budget per update where there are no threads (the browser). A job is an owned
 //!   snapshot (a column and a token); its result comes back through a channel. Queued jobs of
 //!   columns no longer wanted are cancelled before they start.
-//! - **A failing source** (an error or a panic) fails only its column: the manager retries it
+//! - **A failing source** (an error, or a panic where panics unwind: not in the browser, whose
+//!   wasm build aborts on a panic) fails only its column: the manager retries it
 //!   after a growing delay, a bounded number of times ([`StreamSettings::attempts`]), then marks
 //!   it failed. A failed column counts as resident with no nodes, so it is drawn as absent (its
 //!   neighbours' faces toward it show), nothing waits on it, and it is reported once; it is tried
