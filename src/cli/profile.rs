@@ -66,6 +66,20 @@ pub struct ProfileArgs {
     pub world: WorldArgs,
 }
 
+impl ProfileArgs {
+    /// The renderer these flags ask for, fog ending at `fog_end` blocks.
+    pub fn renderer_options(&self, fog_end: f32) -> RendererOptions {
+        RendererOptions {
+            lod: self.mesh.lod_settings(),
+            ambient_occlusion: self.mesh.ambient_occlusion(),
+            culling: self.cull.culling(),
+            depth_prepass: self.cull.depth_prepass == super::Switch::On,
+            draw_submission: self.cull.draw_submission,
+            ..RendererOptions::new(self.width, self.height, fog_end)
+        }
+    }
+}
+
 fn parse_soak_speed(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(v) if v > 0.0 && v <= 100_000.0 => Ok(v),
@@ -204,14 +218,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let config = args.world.config();
     let mut session =
         Session::open(gpu, config.clone(), Residency::WholeWhereExact, (None, None), |fog_end| {
-            RendererOptions {
-                lod: args.mesh.lod_settings(),
-                ambient_occlusion: args.mesh.ambient_occlusion(),
-                culling: args.cull.culling(),
-                depth_prepass: args.cull.depth_prepass == super::Switch::On,
-                draw_submission: args.cull.draw_submission,
-                ..RendererOptions::new(args.width, args.height, fog_end)
-            }
+            args.renderer_options(fog_end)
         })?;
     // A streamed world's ground is read from the terrain, a whole one's from its chunks.
     let horizon = config.uses_nodes();

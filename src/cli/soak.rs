@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 use glam::Vec3;
 use serde::Serialize;
 
+use super::CliError;
 use super::plot::{self, Panel, Series};
 use super::profile::ProfileArgs;
-use super::{CliError, Switch};
 use crate::camera::Camera;
-use crate::gpu::{FrameStats, GpuContext, RendererOptions};
+use crate::gpu::{FrameStats, GpuContext};
 use crate::session::{Residency, Session};
 use crate::voxel::CHUNK_SIZE;
 use crate::worldgen::{self, WorldSource};
@@ -91,14 +91,7 @@ pub fn run(gpu: &GpuContext, args: &ProfileArgs, seconds: u32) -> Result<SoakRep
     let config = args.world.config();
     let mut session =
         Session::open(gpu, config.clone(), Residency::StreamTerrain, (None, None), |fog_end| {
-            RendererOptions {
-                lod: args.mesh.lod_settings(),
-                ambient_occlusion: args.mesh.ambient_occlusion(),
-                culling: args.cull.culling(),
-                depth_prepass: args.cull.depth_prepass == Switch::On,
-                draw_submission: args.cull.draw_submission,
-                ..RendererOptions::new(args.width, args.height, fog_end)
-            }
+            args.renderer_options(fog_end)
         })?;
     let view_blocks = config.view_distance as f32 * CHUNK_SIZE as f32;
     let span = args.soak_span.unwrap_or((2.0 * view_blocks).min(4096.0));
