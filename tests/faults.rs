@@ -274,44 +274,19 @@ fn a_renderer_recovers_from_a_lost_device_with_every_node_and_edit() {
 /// with `GpuError::DeviceLost`, one line, instead of a panic or a hang.
 #[test]
 fn headless_work_on_a_lost_device_fails_with_one_line() {
-    use voxgpu::cli::profile::ProfileArgs;
-    use voxgpu::cli::{CliError, CullArgs, MeshArgs, Switch, WorldArgs};
+    use voxgpu::cli::CliError;
     use voxgpu::session::{Residency, Session};
     for gpu in common::gpu_contexts() {
         let lost = pair(&gpu);
         lost.device.destroy();
         let _ = lost.device.poll(wgpu::PollType::wait_indefinitely());
-        let world = WorldArgs {
-            world: WorldSource::Terrain,
-            seed: SEED,
-            view_distance: Some(2),
-            gpu_memory_budget: voxgpu::cli::DEFAULT_GPU_BUDGET_MIB,
-            store: None,
-        };
-        let args = ProfileArgs {
-            frames: 1,
-            warmup: 0,
-            width: 32,
-            height: 32,
-            json: None,
-            trace: None,
-            speed: None,
-            camera: None,
-            target: None,
-            soak: Some(1),
-            soak_speed: 64.0,
-            soak_span: None,
-            plot: None,
-            mesh: MeshArgs { lod: Switch::On, lod_distance: 128.0, ao: Switch::On },
-            cull: CullArgs { cull: Switch::On, depth_prepass: Switch::Off, draw_submission: None },
-            world: world.clone(),
-        };
+        let args = common::profile_args("--soak 1 --width 32 --height 32 --seed 7 --view-distance 2");
         let err = voxgpu::cli::soak::run(&lost, &args, 1).expect_err("a lost device");
         assert!(matches!(err, CliError::Gpu(GpuError::DeviceLost(_))), "{}: {err:?}", gpu.summary);
         assert_eq!(err.to_string().lines().count(), 1, "{err}");
 
         let mut session =
-            Session::open(&lost, world.config(), Residency::WholeWhereExact, (None, None), |fog| {
+            Session::open(&lost, args.world.config(), Residency::WholeWhereExact, (None, None), |fog| {
                 RendererOptions::new(32, 32, fog)
             })
             .expect("opening records no GPU work");

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::cli::profile::{ProfileArgs, profile};
-use voxgpu::cli::{CliError, CullArgs, MeshArgs, Switch, WorldArgs};
+use voxgpu::cli::CliError;
+use voxgpu::cli::profile::profile;
 use voxgpu::gpu::{GpuContext, GpuError, Offscreen, RendererOptions, stage};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
@@ -120,30 +120,9 @@ fn without_timestamps_profile_fails_in_one_line_and_rendering_still_works() {
         })
         .expect("device without timestamps");
         assert!(!plain.caps.timestamps);
-        let args = ProfileArgs {
-            frames: 2,
-            warmup: 0,
-            width: 32,
-            height: 32,
-            json: None,
-            trace: None,
-            speed: None,
-            camera: None,
-            target: None,
-            soak: None,
-            soak_speed: 64.0,
-            soak_span: None,
-            plot: None,
-            mesh: MeshArgs { lod: Switch::On, lod_distance: 128.0, ao: Switch::On },
-            cull: CullArgs { cull: Switch::On, depth_prepass: Switch::Off, draw_submission: None },
-            world: WorldArgs {
-                world: WorldSource::Sphere,
-                seed: 1,
-                view_distance: Some(2),
-                gpu_memory_budget: voxgpu::cli::DEFAULT_GPU_BUDGET_MIB,
-                store: None,
-            },
-        };
+        let args = common::profile_args(
+            "--frames 2 --warmup 0 --width 32 --height 32 --world sphere --seed 1 --view-distance 2",
+        );
         let err = profile(&plain, &args).expect_err("no timestamps, no profile");
         assert!(matches!(err, CliError::Gpu(GpuError::NoTimestamps { .. })), "{err:?}");
         assert_eq!(err.to_string().lines().count(), 1);

@@ -289,3 +289,15 @@ pub fn renderer(
     }
     r
 }
+
+/// `voxgpu profile`'s flags (`flags`, split at whitespace) parsed as its command line parses them,
+/// defaults and checks included.
+pub fn profile_args(flags: &str) -> voxgpu::cli::profile::ProfileArgs {
+    #[derive(clap::Parser)]
+    struct Profile {
+        #[command(flatten)]
+        args: voxgpu::cli::profile::ProfileArgs,
+    }
+    let line = std::iter::once("profile").chain(flags.split_whitespace());
+    <Profile as clap::Parser>::try_parse_from(line).expect("valid profile flags").args
+}

@@ -337,7 +337,9 @@ impl GpuContext {
         device.set_device_lost_callback(move |reason, message| {
             let what =
                 if message.is_empty() { format!("{reason:?}") } else { format!("{reason:?}: {message}") };
-            log::error!("GPU device lost: {what}");
+            // Reported to the user by whoever watches the flag (the CLI's one error line, the
+            // viewer's recovery line), so only logged at info here.
+            log::info!("GPU device lost: {what}");
             if let Ok(mut slot) = flag.lock() {
                 *slot = Some(what);
             }
