@@ -63,7 +63,7 @@ fn scenes() -> Vec<Scene> {
     };
     let built = |name, source, setup| Scene { setup: Some(setup), ..full(name, source, terrain, None) };
     let wide = WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 5 };
-    let first_distance = |d| LodSettings { first_distance: d, ..LodSettings::default() };
+    let first_distance = |d| LodSettings::default().with_first_distance(d).expect("a distance LOD accepts");
     // Above the terrain at an angle, where every render mode is compared.
     let overview = Some((Vec3::new(-30.0, 110.0, -30.0), Vec3::new(10.0, 70.0, 10.0)));
     let mode = |name, mode, view| Scene { mode, ..full(name, WorldSource::Terrain, terrain, view) };

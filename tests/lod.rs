@@ -19,7 +19,7 @@ use voxgpu::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos, MIP_LEVELS, MipPyra
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 fn lod(first_distance: f32) -> LodSettings {
-    LodSettings { first_distance, ..LodSettings::default() }
+    LodSettings::default().with_first_distance(first_distance).expect("a distance LOD accepts")
 }
 
 fn small(settings: LodSettings) -> RendererOptions {

@@ -88,7 +88,7 @@ impl Nodes {
 }
 
 fn lod(first_distance: f32) -> LodSettings {
-    LodSettings { first_distance, ..LodSettings::default() }
+    LodSettings::default().with_first_distance(first_distance).expect("a distance LOD accepts")
 }
 
 fn states_of(gpu: &[GpuNodeState]) -> HashMap<NodeKey, NodeState> {

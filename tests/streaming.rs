@@ -228,7 +228,7 @@ fn a_flight_across_node_levels_stays_bounded_and_returns_to_the_same_state_and_p
     for gpu in common::gpu_contexts() {
         // No hysteresis: it makes levels depend on the path (its purpose, tested in lod.rs), and
         // this test wants the state at the start to be a function of the camera alone.
-        let lod = LodSettings { hysteresis: 0.0, ..LodSettings::default() };
+        let lod = LodSettings::default().with_hysteresis(0.0).expect("no hysteresis is allowed");
         let options = RendererOptions { lod, ..RendererOptions::new(64, 48, 800.0) };
         let mut renderer = Offscreen::new(&gpu, options, &registry).expect("renderer");
         let settings = StreamSettings { uploads_per_update: 400, lod, ..StreamSettings::new(17) };

@@ -178,7 +178,7 @@ pub struct MeshArgs {
     pub lod: Switch,
     /// Distance in blocks from the camera where level 1 begins; level L begins at twice the
     /// distance of level L-1.
-    #[arg(long, default_value_t = LodSettings::default().first_distance, value_parser = parse_lod_distance)]
+    #[arg(long, default_value_t = LodSettings::default().first_distance(), value_parser = parse_lod_distance)]
     pub lod_distance: f32,
     /// Ambient occlusion baked into the quads by the mesher.
     #[arg(long, value_enum, default_value_t = Switch::On)]
@@ -190,18 +190,24 @@ impl MeshArgs {
         self.ao == Switch::On
     }
 
+    /// The settings the flags ask for. `--lod-distance` went through [`parse_lod_distance`],
+    /// which accepts only distances `LodSettings` accepts.
     pub fn lod_settings(&self) -> LodSettings {
-        let on = LodSettings { first_distance: self.lod_distance, ..LodSettings::default() };
-        match self.lod {
-            Switch::On => on,
-            Switch::Off => LodSettings { max_level: 0, ..on },
-        }
+        let max_level = match self.lod {
+            Switch::On => LodSettings::default().max_level(),
+            Switch::Off => 0,
+        };
+        LodSettings::new(self.lod_distance, LodSettings::default().hysteresis(), max_level)
+            .expect("--lod-distance is checked by its parser")
     }
 }
 
+/// `--lod-distance`: a distance between 8 and 10⁶ blocks, which [`LodSettings::new`] accepts.
 fn parse_lod_distance(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
-        Ok(d) if (8.0..=1.0e6).contains(&d) => Ok(d),
+        Ok(d) if (8.0..=1.0e6).contains(&d) => {
+            LodSettings::default().with_first_distance(d).map(|l| l.first_distance()).map_err(|e| e.to_string())
+        }
         _ => Err(format!("{s:?} is not a distance in blocks between 8 and 1000000")),
     }
 }

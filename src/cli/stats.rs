@@ -174,7 +174,11 @@ pub fn run(args: &StatsArgs) -> Result<(), CliError> {
     let world = worldgen::generate(&args.world.world, &params)?;
     let (default_eye, target) = worldgen::default_view(&args.world.world, &world, &params);
     let eye = args.camera.unwrap_or(default_eye);
-    let on = LodSettings { max_level: LodSettings::default().max_level, ..args.mesh.lod_settings() };
+    let on = args
+        .mesh
+        .lod_settings()
+        .with_max_level(LodSettings::default().max_level())
+        .expect("the default max level is allowed");
     let camera = Camera::look_at(eye, target);
     let ao = args.mesh.ambient_occlusion();
     let (with_lod, without_lod) = match args.mesher {
@@ -197,7 +201,7 @@ pub fn run(args: &StatsArgs) -> Result<(), CliError> {
         lod: LodReport {
             enabled,
             camera: eye.to_array(),
-            first_distance: on.first_distance,
+            first_distance: on.first_distance(),
             levels,
             quads_lod_on: total(&with_lod),
             quads_lod_off: total(&without_lod),

@@ -34,18 +34,62 @@ pub const LEVELS: usize = 16;
 /// A chunk that has not been given a level yet (new in its slot).
 pub const LEVEL_UNSET: u32 = u32::MAX;
 
+/// The coarsest absolute level: the last one with a threshold. `shaders/lod.wgsl` clamps a node's
+/// coarsest level to `LEVEL_THRESHOLDS - 1u`, the same number (`LEVEL_THRESHOLDS` is checked
+/// against [`LEVELS`] by the engine's shader tests).
+pub const TOP_LEVEL: u32 = LEVELS as u32 - 1;
+/// Largest `first_distance` accepted: the top threshold (`first_distance × 2^(LEVELS-1)`) stays
+/// far inside `f32` range.
+pub const MAX_FIRST_DISTANCE: f32 = 1.0e12;
+/// Largest hysteresis accepted: below 1, so a band's widened low edge (`threshold × (1 - h)`)
+/// stays positive, and at most half, so a band never swallows the next one whole.
+pub const MAX_HYSTERESIS: f32 = 0.5;
+
+/// Why [`LodSettings::new`] refused its arguments; each prints as one line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LodError {
+    /// `first_distance` is not finite, not above zero, or above [`MAX_FIRST_DISTANCE`].
+    FirstDistance(f32),
+    /// `hysteresis` is not in `0..=MAX_HYSTERESIS`.
+    Hysteresis(f32),
+    /// `max_level` is above [`MAX_LEVEL`].
+    MaxLevel(u32),
+}
+
+impl std::fmt::Display for LodError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::FirstDistance(d) => {
+                write!(f, "LOD distance {d} is not a distance in blocks above 0 and at most {MAX_FIRST_DISTANCE:e}")
+            }
+            Self::Hysteresis(h) => write!(f, "LOD hysteresis {h} is not a fraction in 0..={MAX_HYSTERESIS}"),
+            Self::MaxLevel(l) => write!(
+                f,
+                "LOD max level {l} is above {MAX_LEVEL}, the coarsest mip a node has (1 cell across)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LodError {}
+
 /// How levels are chosen. `Default` is sized for the default view distance of 8 chunks: the
 /// nearest 4 chunks at full detail, the rest of the view at level 1.
+///
+/// Only [`LodSettings::new`] (and the `with_` methods, which go through it) makes one, so every
+/// value is one the GPU pass decides the same way as this twin: `max_level` at most
+/// [`MAX_LEVEL`] (the mesher on both sides has no mip above it, and every chunk's levels then have
+/// thresholds), a finite positive `first_distance`, and a hysteresis in `0..=MAX_HYSTERESIS`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LodSettings {
     /// Distance in blocks from the camera to a node's box where level 1 begins; level `L` begins
     /// at `first_distance × 2^(L-1)`.
-    pub first_distance: f32,
+    first_distance: f32,
     /// Widening of each level's band, as a fraction of the threshold, before a node leaves it.
-    pub hysteresis: f32,
+    hysteresis: f32,
     /// Coarsest mip level a node is meshed at above its own level; 0 turns per-node mips off
     /// (with chunks only, LOD off).
-    pub max_level: u32,
+    max_level: u32,
 }
 
 impl Default for LodSettings {
@@ -57,6 +101,51 @@ impl Default for LodSettings {
 impl LodSettings {
     /// Every chunk at full detail.
     pub const OFF: LodSettings = LodSettings { first_distance: 128.0, hysteresis: 0.1, max_level: 0 };
+
+    /// Settings from their three numbers, or the first one out of range.
+    pub fn new(first_distance: f32, hysteresis: f32, max_level: u32) -> Result<Self, LodError> {
+        // `contains` is false for NaN.
+        if !(first_distance > 0.0 && first_distance <= MAX_FIRST_DISTANCE) {
+            return Err(LodError::FirstDistance(first_distance));
+        }
+        if !(0.0..=MAX_HYSTERESIS).contains(&hysteresis) {
+            return Err(LodError::Hysteresis(hysteresis));
+        }
+        if max_level > MAX_LEVEL {
+            return Err(LodError::MaxLevel(max_level));
+        }
+        Ok(Self { first_distance, hysteresis, max_level })
+    }
+
+    /// These settings with level 1 beginning at `first_distance`.
+    pub fn with_first_distance(self, first_distance: f32) -> Result<Self, LodError> {
+        Self::new(first_distance, self.hysteresis, self.max_level)
+    }
+
+    /// These settings with `hysteresis`.
+    pub fn with_hysteresis(self, hysteresis: f32) -> Result<Self, LodError> {
+        Self::new(self.first_distance, hysteresis, self.max_level)
+    }
+
+    /// These settings with `max_level`.
+    pub fn with_max_level(self, max_level: u32) -> Result<Self, LodError> {
+        Self::new(self.first_distance, self.hysteresis, max_level)
+    }
+
+    /// Distance in blocks from the camera to a node's box where level 1 begins.
+    pub fn first_distance(&self) -> f32 {
+        self.first_distance
+    }
+
+    /// Widening of each level's band, as a fraction of the threshold.
+    pub fn hysteresis(&self) -> f32 {
+        self.hysteresis
+    }
+
+    /// Coarsest mip level a node is meshed at above its own level, at most [`MAX_LEVEL`].
+    pub fn max_level(&self) -> u32 {
+        self.max_level
+    }
 
     /// The settings with LOD on (the defaults) or off.
     pub fn enabled(on: bool) -> Self {
@@ -77,11 +166,13 @@ impl LodSettings {
     /// The level for `distance` with no history, for a chunk: the number of thresholds at or
     /// below it, up to `max_level`.
     pub fn plain_level(&self, distance: f32) -> u32 {
-        self.plain_level_in(distance, 0, self.max_level)
+        self.plain_level_in(distance, 0, self.highest(0))
     }
 
-    /// The level for `distance` with no history, within `[lowest, highest]`.
+    /// The level for `distance` with no history, within `[lowest, highest]`; `highest` is taken
+    /// at most [`TOP_LEVEL`], the coarsest level with a threshold.
     pub fn plain_level_in(&self, distance: f32, lowest: u32, highest: u32) -> u32 {
+        let highest = highest.min(TOP_LEVEL);
         let thresholds = self.thresholds();
         let mut level = lowest;
         while level < highest && distance >= thresholds[level as usize] {
@@ -93,12 +184,14 @@ impl LodSettings {
     /// The level for `distance` given a chunk's `current` level ([`LEVEL_UNSET`] for a new
     /// chunk).
     pub fn select(&self, distance: f32, current: u32) -> u32 {
-        self.select_in(distance, current, 0, self.max_level)
+        self.select_in(distance, current, 0, self.highest(0))
     }
 
     /// The level for `distance` given the `current` one, within `[lowest, highest]`. Twin of
-    /// `select_level` in `shaders/lod.wgsl`.
+    /// `select_level` in `shaders/lod.wgsl`. `highest` is taken at most [`TOP_LEVEL`], as every
+    /// caller of the shader's function clamps it.
     pub fn select_in(&self, distance: f32, current: u32, lowest: u32, highest: u32) -> u32 {
+        let highest = highest.min(TOP_LEVEL);
         if (lowest..=highest).contains(&current) {
             let (low, high) = self.band(current, lowest, highest);
             if distance >= low && high.is_none_or(|high| distance < high) {
@@ -108,9 +201,10 @@ impl LodSettings {
         self.plain_level_in(distance, lowest, highest)
     }
 
-    /// The coarsest absolute level a level-`node_level` node is meshed at.
+    /// The coarsest absolute level a level-`node_level` node is meshed at: the shader's
+    /// `min(node_level + max_level, LEVEL_THRESHOLDS - 1u)`.
     pub fn highest(&self, node_level: u32) -> u32 {
-        (node_level + self.max_level).min(LEVELS as u32 - 1)
+        node_level.saturating_add(self.max_level).min(TOP_LEVEL)
     }
 
     /// The mip a level-`node_level` node at `distance` is meshed at, given its current mip
@@ -321,6 +415,73 @@ mod tests {
         nodes.get_mut(&parent).expect("inserted").children = false;
         select_nodes(&s, Vec3::new(10.0, 10.0, 10.0), &nodes, &mut states);
         assert!(states[&parent].shown && parent.children().iter().all(|c| !states[c].shown));
+    }
+
+    #[test]
+    fn settings_the_gpu_cannot_follow_are_refused_at_construction() {
+        assert_eq!(LodSettings::new(128.0, 0.1, MAX_LEVEL), Ok(LodSettings::default()));
+        assert_eq!(LodSettings::new(128.0, 0.1, 0), Ok(LodSettings::OFF));
+        for level in [MAX_LEVEL + 1, TOP_LEVEL, LEVELS as u32, LEVELS as u32 + 1, u32::MAX] {
+            assert_eq!(LodSettings::new(128.0, 0.1, level), Err(LodError::MaxLevel(level)));
+        }
+        for d in [0.0, -1.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1.0e13] {
+            assert!(matches!(LodSettings::new(d, 0.1, 1), Err(LodError::FirstDistance(_))), "{d}");
+        }
+        for h in [-0.01, 0.6, 1.0, f32::NAN, f32::INFINITY] {
+            assert!(matches!(LodSettings::default().with_hysteresis(h), Err(LodError::Hysteresis(_))), "{h}");
+        }
+        for error in [LodSettings::default().with_max_level(16), LodSettings::default().with_first_distance(-2.0)] {
+            let line = error.expect_err("refused").to_string();
+            assert!(!line.is_empty() && !line.contains('\n'), "{line:?}");
+        }
+    }
+
+    /// `decide_shown`'s rule in `shaders/lod.wgsl`, transcribed: the coarsest level is
+    /// `min(node_level + max_level, LEVEL_THRESHOLDS - 1u)`, then `select_level`.
+    fn shader_level(s: &LodSettings, node_level: u32, distance: f32, current: u32) -> u32 {
+        let t = s.thresholds();
+        let highest = (node_level + s.max_level()).min(LEVELS as u32 - 1);
+        if current >= node_level && current <= highest {
+            let low = if current > node_level { t[current as usize - 1] * (1.0 - s.hysteresis()) } else { 0.0 };
+            let bounded = current < highest;
+            let high = if bounded { t[current as usize] * (1.0 + s.hysteresis()) } else { 0.0 };
+            if distance >= low && (!bounded || distance < high) {
+                return current;
+            }
+        }
+        let mut level = node_level;
+        while level < highest && distance >= t[level as usize] {
+            level += 1;
+        }
+        level
+    }
+
+    #[test]
+    fn at_the_coarsest_allowed_level_the_twin_decides_as_the_shader() {
+        let s = LodSettings::default().with_max_level(MAX_LEVEL).expect("the top allowed level");
+        let far = s.thresholds()[LEVELS - 1] * 4.0;
+        for node_level in 0..=crate::voxel::MAX_NODE_LEVEL {
+            for i in 0..=400 {
+                let distance = far * (i as f32 / 400.0).powi(4);
+                for current in [LEVEL_UNSET, node_level, node_level + 2, node_level + MAX_LEVEL, TOP_LEVEL] {
+                    let twin = if node_level == 0 {
+                        s.select(distance, current)
+                    } else {
+                        let mip = current.checked_sub(node_level).unwrap_or(LEVEL_UNSET);
+                        node_level + s.node_mip(node_level, distance, mip)
+                    };
+                    assert_eq!(twin, shader_level(&s, node_level, distance, current), "{node_level} {distance} {current}");
+                    assert!(twin <= TOP_LEVEL);
+                }
+            }
+        }
+        // Far away a chunk goes to MAX_LEVEL, a top-level node no further than TOP_LEVEL.
+        assert_eq!(s.select(far, LEVEL_UNSET), MAX_LEVEL);
+        let top = crate::voxel::MAX_NODE_LEVEL;
+        assert_eq!(top + s.node_mip(top, far, LEVEL_UNSET), TOP_LEVEL.min(top + MAX_LEVEL));
+        // The public band helpers never read past the thresholds, whatever range they are given.
+        assert_eq!(s.select_in(far, LEVEL_UNSET, 0, 17), TOP_LEVEL);
+        assert_eq!(s.plain_level_in(far, 0, u32::MAX), TOP_LEVEL);
     }
 
     #[test]

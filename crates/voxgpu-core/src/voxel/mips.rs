@@ -81,8 +81,17 @@ impl MipPyramid {
     }
 
     /// The block at `(x, y, z)` of `level`.
+    ///
+    /// # Panics
+    /// When a coordinate is `32 >> level` or more, in every build: it would otherwise name
+    /// another cell of the level.
+    #[track_caller]
     pub fn get(&self, level: usize, x: usize, y: usize, z: usize) -> BlockId {
         let size = CHUNK_SIZE >> level;
+        assert!(
+            x < size && y < size && z < size,
+            "cell ({x}, {y}, {z}) is outside mip level {level}: each coordinate must be in 0..{size}"
+        );
         self.level(level)[x + size * (y + size * z)]
     }
 }
@@ -139,6 +148,20 @@ mod tests {
             assert_eq!(plane.get(level, 0, 0, 0), GRASS, "level {level}");
         }
         assert!(MipPyramid::build(&line).level(1).iter().all(|b| b.is_air()));
+    }
+
+    #[test]
+    fn a_cell_outside_its_level_is_refused_not_aliased() {
+        let mut chunk = Chunk::empty();
+        // Level 1 is 16³: (16, 0, 0) would be cell (0, 1, 0), which is stone.
+        for x in 0..2 {
+            chunk.set(x, 2, 0, STONE);
+            chunk.set(x, 3, 0, STONE);
+        }
+        let pyramid = MipPyramid::build(&chunk);
+        assert_eq!(pyramid.get(1, 0, 1, 0), STONE);
+        let result = std::panic::catch_unwind(|| pyramid.get(1, 16, 0, 0));
+        assert!(result.is_err(), "read {:?} from outside level 1", result.ok());
     }
 
     #[test]

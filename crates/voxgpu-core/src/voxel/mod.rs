@@ -10,7 +10,7 @@ mod registry;
 mod world;
 
 pub use atlas::{ATLAS_COLUMNS, Atlas, FaceTiles, TILE_SIZE, Tile};
-pub use chunk::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, chunk_aabb, digest, voxel_index};
+pub use chunk::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, LocalPos, chunk_aabb, digest, voxel_index};
 pub use mips::{MIP_LEVELS, MipPyramid, cell_block, downsample};
 pub use node::{MAX_NODE_LEVEL, NodeColumn, NodeKey, node_from_children, octant};
 pub use raycast::{RayHit, raycast};

@@ -55,7 +55,7 @@ pub fn wanted_columns(centre: Vec2, view_distance: u32, lod: &LodSettings) -> Ve
     for level in (0..top).rev() {
         // Children of the parents that may be split: nearer than where the parent's level
         // (level + 1) begins, widened.
-        let reach = thresholds[level as usize] * (1.0 + lod.hysteresis) + EYE_SLACK;
+        let reach = thresholds[level as usize] * (1.0 + lod.hysteresis()) + EYE_SLACK;
         level_columns = level_columns
             .iter()
             .filter(|parent| parent.distance(centre) < reach)

@@ -5,7 +5,7 @@
 use glam::IVec3;
 
 use super::{WorldParams, builtin, columns_in_view};
-use voxgpu_core::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, World};
+use voxgpu_core::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, LocalPos, World};
 
 /// The y of flat's grass layer, which the default view stands on.
 pub(super) const FLAT_SURFACE: i32 = 15;
@@ -116,13 +116,8 @@ fn build_box(min: IVec3, max: IVec3, block: impl Fn(IVec3) -> BlockId) -> World 
 fn fill_chunk(pos: ChunkPos, block: impl Fn(IVec3) -> BlockId) -> Chunk {
     let mut chunk = Chunk::empty();
     let origin = pos.origin();
-    for z in 0..CHUNK_SIZE {
-        for y in 0..CHUNK_SIZE {
-            for x in 0..CHUNK_SIZE {
-                let p = origin + IVec3::new(x as i32, y as i32, z as i32);
-                chunk.set(x, y, z, block(p));
-            }
-        }
+    for local in LocalPos::all() {
+        chunk.set_local(local, block(origin + local.ivec3()));
     }
     chunk
 }

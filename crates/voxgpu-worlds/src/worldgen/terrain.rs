@@ -8,7 +8,7 @@ use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 use super::{WorldParams, builtin, columns_in_view};
 use caves::{CAVE_CELL, CaveLattice, carves, cave_value};
 use voxgpu_core::voxel::{
-    BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, NodeColumn, NodeKey, World, voxel_index,
+    BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, LocalPos, NodeColumn, NodeKey, World, voxel_index,
 };
 
 mod caves;
@@ -365,11 +365,7 @@ fn generate_chunk(
     }
     // Leaves first, only into air; then logs over anything. Either way round the overlap of
     // two trees resolves the same, so tree order does not matter.
-    let local = |p: IVec3| {
-        let l = p - origin;
-        (l.cmpge(IVec3::ZERO).all() && l.cmplt(IVec3::splat(SIZE)).all())
-            .then(|| voxel_index(l.x as usize, l.y as usize, l.z as usize))
-    };
+    let local = |p: IVec3| LocalPos::from_ivec3(p - origin).map(LocalPos::index);
     for leaf in trees.iter().flat_map(Tree::leaves).filter_map(local) {
         if voxels[leaf].is_air() {
             voxels[leaf] = builtin::LEAVES;
