@@ -175,3 +175,32 @@ fn the_depth_prepass_draws_the_same_picture() {
         }
     }
 }
+
+/// The same chunks, seen from the same place relative to them, at the origin and far from it:
+/// positions reach the GPU measured from the camera's block, so the frames are identical pixel for
+/// pixel 4,194,304 (2^22) and 9,961,472 blocks out (multiples of the 65,536-block period of the
+/// per-block brightness jitter, the one thing on screen that depends on the world position;
+/// 10,000,000 is as far as the camera flags allow, and f32 has the same one-block step there).
+#[test]
+fn the_same_chunks_far_from_the_origin_render_the_same_frame() {
+    let world = terrain();
+    for gpu in common::gpu_contexts() {
+        let render_at = |shift_blocks: i32| {
+            let mut r = Offscreen::new(&gpu, options(), &world.registry).expect("renderer");
+            let shift = IVec3::new(shift_blocks, 0, -shift_blocks);
+            for (pos, chunk) in world.chunks() {
+                let moved = voxgpu::voxel::ChunkPos(pos.0 + shift / 32);
+                r.insert_chunk(moved, Arc::clone(chunk)).expect("fits");
+            }
+            let offset = shift.as_vec3();
+            let c = camera();
+            r.settle(&Camera::look_at(c.eye + offset, c.target + offset)).expect("frame");
+            r.read_image().expect("readback")
+        };
+        let origin = render_at(0);
+        for blocks in [4_194_304, 9_961_472] {
+            let far = render_at(blocks);
+            assert_same(&format!("{blocks} blocks out"), &gpu, &origin, &far);
+        }
+    }
+}

@@ -11,11 +11,11 @@ use std::collections::BTreeSet;
 
 use glam::{IVec3, Vec3};
 use voxgpu::camera::Camera;
-use voxgpu::cull::{Frustum, sort_distance, transparent_sort_key};
+use voxgpu::cull::{Frustum, sort_distance, transparent_sort_key, transparent_tie_order};
 use voxgpu::gpu::RendererOptions;
 use voxgpu::lod::LodSettings;
 use voxgpu::mesh::Face;
-use voxgpu::voxel::{BlockInfo, BlockRegistry, ChunkPos, FaceTiles, Opacity, Tile, World, chunk_aabb};
+use voxgpu::voxel::{BlockInfo, BlockRegistry, ChunkPos, FaceTiles, NodeKey, Opacity, Tile, World, chunk_aabb};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 const W: u32 = 160;
@@ -50,10 +50,19 @@ fn the_transparent_list_is_sorted_back_to_front_by_chunk_distance() {
             .collect();
         assert!(with_water.len() >= 4, "the scene needs several chunks with water: {}", with_water.len());
         let mut compared = 0;
+        let mut tied_keys = 0;
         for camera in &cameras {
             r.render(camera).expect("frame");
             let order = r.read_transparent_order().expect("order");
-            assert!(order.windows(2).all(|w| w[0] <= w[1]), "not back to front: {order:?}");
+            // Back to front by key, and equal keys in the CPU twin's order of their nodes: a
+            // total order, whatever order the GPU's atomics ran in.
+            let in_order = |a: &(u32, NodeKey), b: &(u32, NodeKey)| {
+                a.0.cmp(&b.0).then(transparent_tie_order(a.1, b.1)) != std::cmp::Ordering::Greater
+            };
+            assert!(order.windows(2).all(|w| in_order(&w[0], &w[1])), "not in draw order: {order:?}");
+            let ties = order.windows(2).filter(|w| w[0].0 == w[1].0 && w[0].1 != w[1].1).count();
+            tied_keys += ties;
+            let order: Vec<u32> = order.iter().map(|e| e.0).collect();
             // The CPU twin: every face direction with transparent quads of every chunk in the
             // frustum, keyed by distance and face slot (chunks on a frustum plane or a distance
             // key boundary are left out, and counted).
@@ -79,6 +88,7 @@ fn the_transparent_list_is_sorted_back_to_front_by_chunk_distance() {
             compared += cpu_keys.len();
         }
         assert!(compared >= 6, "only {compared} transparent chunks in view");
+        assert!(tied_keys > 0, "the scene should hold groups of different chunks with equal keys");
     }
 }
 

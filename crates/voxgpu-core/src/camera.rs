@@ -3,9 +3,16 @@
 //! Projection is reverse-Z with an infinite far plane: depth 1 at the near plane falling towards
 //! 0 at infinity, in wgpu's `[0, 1]` clip range. Floating-point depth keeps its precision far away
 //! this way, which a long view distance needs. The depth buffer clears to 0 and tests `Greater`.
+//!
+//! Positions reach the GPU relative to the camera. An f32 world position 4,000,000 blocks out
+//! has a step of half a block, so a world-space matrix smears and sparkles there. Instead the
+//! renderer takes an integer *anchor*, the block the eye is in ([`Camera::anchor`]); a chunk's
+//! integer origin minus the anchor is exact, and only that small difference becomes f32. The
+//! matrices here ([`Camera::view_proj_from`]) measure from the anchor, so the same chunks at the
+//! origin and 10,000,000 blocks away, seen from the same offset, give the same frame.
 
 use glam::camera::rh::{proj::directx, view};
-use glam::{Mat4, Vec3};
+use glam::{IVec3, Mat4, Vec3};
 
 /// A perspective camera as plain data: eye and target in world blocks, the vertical field of view
 /// and the near plane. [`Camera::view_proj`] gives the matrix that the draw and the culling use.
@@ -49,9 +56,38 @@ impl Camera {
     }
 
     /// World-to-clip matrix, [`Camera::projection`] × [`Camera::view`], for a viewport of `aspect`
-    /// = width / height.
+    /// = width / height. Its precision is that of the world position in f32: the renderer uses
+    /// [`Camera::view_proj_from`].
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
         self.projection(aspect) * self.view()
+    }
+
+    /// The integer block the renderer measures positions from: the block the eye is in, `floor(eye)`
+    /// (saturated to the i32 range for eyes beyond it).
+    pub fn anchor(&self) -> IVec3 {
+        self.eye.floor().as_ivec3()
+    }
+
+    /// The eye measured from `anchor`, in blocks (in `[0, 1)` on each axis for
+    /// `anchor = self.anchor()`). Computed in f64, so it is the f32 nearest the exact difference.
+    pub fn eye_from(&self, anchor: IVec3) -> Vec3 {
+        (self.eye.as_dvec3() - anchor.as_dvec3()).as_vec3()
+    }
+
+    /// The view's rotation alone: world directions to view directions. Looking straight up or
+    /// down uses −Z as "up" on screen, as [`Camera::view`] does.
+    pub fn rotation(&self) -> Mat4 {
+        let forward = self.forward();
+        let up = if forward.cross(Vec3::Y).length_squared() < 1e-6 { Vec3::NEG_Z } else { Vec3::Y };
+        view::look_to_mat4(Vec3::ZERO, forward, up)
+    }
+
+    /// Clip matrix of points measured from `anchor` (world block `anchor` at the matrix's origin):
+    /// [`Camera::projection`] × the view with the eye at [`Camera::eye_from`]. A point `p` blocks
+    /// from the anchor lands where world point `anchor + p` lands under [`Camera::view_proj`], with
+    /// the precision of `p` rather than of the world position.
+    pub fn view_proj_from(&self, aspect: f32, anchor: IVec3) -> Mat4 {
+        self.projection(aspect) * self.rotation() * Mat4::from_translation(-self.eye_from(anchor))
     }
 }
 
@@ -87,6 +123,30 @@ mod tests {
         let cam = Camera::look_at(Vec3::ZERO, Vec3::X);
         let (_, w) = ndc(&cam, Vec3::new(-1.0, 0.0, 0.0));
         assert!(w < 0.0);
+    }
+
+    #[test]
+    fn anchored_matrices_place_points_as_the_world_matrix_does() {
+        let cam = Camera::look_at(Vec3::new(3.25, 70.5, -5.75), Vec3::new(40.0, 60.0, 20.0));
+        let anchor = cam.anchor();
+        assert_eq!(anchor, IVec3::new(3, 70, -6));
+        assert_eq!(cam.eye_from(anchor), Vec3::new(0.25, 0.5, 0.25));
+        for p in [Vec3::new(10.0, 65.0, 4.0), Vec3::new(35.0, 61.0, 18.0)] {
+            let world = cam.view_proj(1.5) * p.extend(1.0);
+            let anchored = cam.view_proj_from(1.5, anchor) * (p - anchor.as_vec3()).extend(1.0);
+            assert!((world - anchored).abs().max_element() < 1e-4, "{world} against {anchored}");
+        }
+    }
+
+    #[test]
+    fn far_from_the_origin_the_anchored_matrix_equals_the_one_at_the_origin() {
+        // The same view 10,000,000 blocks out, measured from its anchor, is the same matrix.
+        let near = Camera::look_at(Vec3::new(16.0, 80.0, 16.0), Vec3::new(100.0, 40.0, 70.0));
+        let shift = Vec3::splat(10_000_000.0);
+        let far = Camera::look_at(near.eye + shift, near.target + shift);
+        assert_eq!(far.anchor() - near.anchor(), IVec3::splat(10_000_000));
+        let (a, b) = (near.view_proj_from(1.5, near.anchor()), far.view_proj_from(1.5, far.anchor()));
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -107,13 +107,23 @@ pub fn sort_distance(distance: f32) -> f32 {
 
 /// The key the transparent draw list is sorted by, ascending, so that it draws back to front:
 /// the chunks far first by [`sort_distance`] of their centre, then within a chunk its face
-/// directions in [`face_draw_slot`] order. Every face direction of a chunk has its own key, so
-/// the order of the list, and with it the blended picture, does not depend on the order the
-/// GPU's atomics happened to run in. Twin of the cull shader's `sort_key`.
+/// directions in [`face_draw_slot`] order. Every face direction of a chunk has its own key;
+/// groups of different nodes with equal keys are drawn in [`transparent_tie_order`], so the
+/// order of the list, and with it the blended picture, does not depend on the order the GPU's
+/// atomics happened to run in. Twin of the cull shader's `sort_key`.
 pub fn transparent_sort_key(pos: ChunkPos, face: Face, eye: Vec3) -> u32 {
     let (low, high) = chunk_aabb(pos);
     let bucket = (sort_distance((0.5 * (low + high)).distance(eye)) as u32).min(SORT_DISTANCES - 1);
     (SORT_DISTANCES - 1 - bucket) * SORT_FACE_SLOTS + face_draw_slot(face, low, high, eye)
+}
+
+/// The order in which the transparent commands of two nodes with equal keys are drawn: by the
+/// node's origin (x, then y, then z), then by level. Distinct nodes never share both, so with
+/// the key this orders the transparent list totally. Twin of `drawn_before` in
+/// `shaders/transparent_sort.wgsl`.
+pub fn transparent_tie_order(a: crate::voxel::NodeKey, b: crate::voxel::NodeKey) -> std::cmp::Ordering {
+    let (p, q) = (a.origin(), b.origin());
+    (p.x, p.y, p.z, a.level).cmp(&(q.x, q.y, q.z, b.level))
 }
 
 /// Where a face direction of the box `[low, high]` is drawn among the box's six, 0 first. Faces

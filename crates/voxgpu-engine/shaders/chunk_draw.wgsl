@@ -38,7 +38,10 @@ const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
 struct VertexOut {
     // Invariant: the depth pre-pass and the opaque pass must compute the same depth.
     @builtin(position) @invariant clip: vec4<f32>,
-    @location(0) world: vec3<f32>,
+    // The position measured from camera.anchor, in blocks. Its fraction is the world position's
+    // (the anchor is a whole block), and its precision does not fall with distance from the
+    // world's origin.
+    @location(0) anchored: vec3<f32>,
     @location(1) @interpolate(flat) face: u32,
     @location(2) @interpolate(flat) block: u32,
     // The chunk's level of detail, and 1 for a skirt quad.
@@ -121,15 +124,15 @@ fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     // A positive face lies on the far side of its block: block i spans [i, i + 1).
     var local = min_block + axis_unit(axis) * f32(positive);
     local += axis_unit(u_axis) * offset.x + axis_unit(v_axis) * offset.y;
-    let world = vec3<f32>(chunk.origin) + local * f32(1u << chunk.lod);
+    let position = anchored(chunk.origin, camera.anchor) + local * f32(1u << chunk.lod);
 
     var out: VertexOut;
-    out.clip = camera.view_proj * vec4<f32>(world, 1.0);
+    out.clip = camera.view_proj * vec4<f32>(position, 1.0);
     out.skirt = quad_field(quad, QUAD_SKIRT_WORD, QUAD_SKIRT_SHIFT, QUAD_SKIRT_BITS);
     if out.skirt != 0u {
         out.clip.z *= 1.0 - SKIRT_DEPTH_BIAS;
     }
-    out.world = world;
+    out.anchored = position;
     out.face = face;
     out.block = quad_field(quad, QUAD_BLOCK_WORD, QUAD_BLOCK_SHIFT, QUAD_BLOCK_BITS);
     out.lod = chunk.lod;
@@ -146,11 +149,16 @@ fn face_shade(face: u32) -> f32 {
     return shade[face];
 }
 
-// A small per-block brightness jitter so greedy-merged surfaces still read as blocks.
-fn block_jitter(world: vec3<f32>, face: u32) -> f32 {
+// A small per-block brightness jitter so greedy-merged surfaces still read as blocks: a hash of
+// the world block, so it does not move with the camera. It repeats every 65,536 blocks along each
+// axis (far beyond what one view can compare): each coordinate is wrapped into [-32768, 32768)
+// by sign-extending its low 16 bits, so the same chunks moved by a multiple of 65,536 blocks draw
+// the very same frame.
+fn block_jitter(position: vec3<f32>, face: u32) -> f32 {
     // Step half a block inwards so the sample floors to the block that owns the face.
-    let cell = vec3<i32>(floor(world - face_normal(face) * 0.5));
-    var h = (u32(cell.x) * 73856093u) ^ (u32(cell.y) * 19349663u) ^ (u32(cell.z) * 83492791u);
+    let world = vec3<i32>(floor(position - face_normal(face) * 0.5)) + camera.anchor;
+    let cell = vec3<u32>((world << vec3<u32>(16u)) >> vec3<u32>(16u));
+    var h = (cell.x * 73856093u) ^ (cell.y * 19349663u) ^ (cell.z * 83492791u);
     h = (h ^ (h >> 13u)) * 1274126177u;
     return 0.94 + 0.12 * f32(h & 255u) / 255.0;
 }
@@ -188,12 +196,13 @@ fn albedo(in: VertexOut) -> vec4<f32> {
     } else if in.face == FACE_NEG_Y {
         tile = (info.y >> 16u) & 0xffu;
     }
-    // Tile coordinates in blocks: across and down a side, x and z on a top or bottom.
-    var st = in.world.xz;
+    // Tile coordinates in blocks: across and down a side, x and z on a top or bottom. Measured
+    // from the anchor, a whole block, so the tiles sit where world coordinates put them.
+    var st = in.anchored.xz;
     if face_axis(in.face) == 0u {
-        st = vec2<f32>(in.world.z, -in.world.y);
+        st = vec2<f32>(in.anchored.z, -in.anchored.y);
     } else if face_axis(in.face) == 2u {
-        st = vec2<f32>(in.world.x, -in.world.y);
+        st = vec2<f32>(in.anchored.x, -in.anchored.y);
     }
     let texels_per_pixel = max(fwidth(st.x), fwidth(st.y)) * f32(TILE_SIZE);
     let texel = min(vec2<u32>(fract(st) * f32(TILE_SIZE)), vec2<u32>(TILE_SIZE - 1u));
@@ -210,10 +219,10 @@ fn albedo(in: VertexOut) -> vec4<f32> {
 fn shade(in: VertexOut) -> vec4<f32> {
     let rgba = albedo(in);
     let occlusion = mix(AO_DARKEST, 1.0, in.ao);
-    var color = rgba.rgb * face_shade(in.face) * block_jitter(in.world, in.face) * occlusion;
+    var color = rgba.rgb * face_shade(in.face) * block_jitter(in.anchored, in.face) * occlusion;
     // Cylindrical fog: the world is loaded within a horizontal radius, so fade by horizontal
     // distance; looking straight down is then never fogged.
-    let distance = length(in.world.xz - camera.eye.xz);
+    let distance = length(in.anchored.xz - camera.eye.xz);
     let fog = clamp((distance - camera.fog_start) / max(camera.fog_end - camera.fog_start, 1.0), 0.0, 1.0);
     color = mix(color, camera.sky_color, fog * fog);
     return vec4<f32>(color, rgba.a);

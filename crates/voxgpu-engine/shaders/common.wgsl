@@ -122,6 +122,12 @@ fn node_size(record: ChunkMeta) -> f32 {
     return f32(CHUNK_SIZE << record.node_level);
 }
 
+// A world block position measured from `anchor`, in blocks: the integer difference is exact, and
+// exact in f32 within 2^24 blocks of the anchor.
+fn anchored(position: vec3<i32>, anchor: vec3<i32>) -> vec3<f32> {
+    return vec3<f32>(position - anchor);
+}
+
 // Per-chunk links for the mesher, indexed by slot. Rust twin: layouts::ChunkLinks. The CPU writes
 // `neighbours` and `state` when the chunk or a neighbour changes or leaves; the GPU clears the
 // DIRTY and VOXELS bits as it queues the work, and sets DIRTY when a level changes or pages ran
@@ -189,6 +195,7 @@ struct PassParams {
 
 // What the LOD pass selects levels from, written once per frame. Rust twin: layouts::LodParams.
 struct LodParams {
+    // The view's eye measured from `anchor` (the block the eye is in), in blocks.
     eye: vec3<f32>,
     // Widening of each level's band, as a fraction of its threshold.
     hysteresis: f32,
@@ -198,6 +205,8 @@ struct LodParams {
     max_level: u32,
     // The highest node level resident: its nodes have no parent to be covered by.
     top_level: u32,
+    // The block every position is measured from (Camera.anchor).
+    anchor: vec3<i32>,
 }
 // Absolute levels: node levels 0..=11 plus mips, capped at 16.
 const LEVEL_THRESHOLDS: u32 = 16u;
@@ -206,7 +215,9 @@ const LEVEL_THRESHOLDS: u32 = 16u;
 // or a frozen one). Rust twin: layouts::CullParams.
 struct CullParams {
     // Frustum planes (normal, d), normal · p + d >= 0 inside, normalised (cull.rs `Frustum`).
+    // In coordinates measured from `anchor`.
     planes: array<vec4<f32>, 6>,
+    // The culling camera's eye measured from `anchor`.
     eye: vec3<f32>,
     // CULL_FRUSTUM | CULL_FACES | CULL_PAGES: which tests run, and whether commands stop at pages.
     flags: u32,
@@ -215,6 +226,8 @@ struct CullParams {
     view_eye: vec3<f32>,
     // Distance keys per square root of a block (cull::SORT_SCALE).
     sort_scale: f32,
+    // The block every position is measured from (Camera.anchor).
+    anchor: vec3<i32>,
 }
 
 // The texture atlas: tiles of TILE_SIZE^2 texels, ATLAS_COLUMNS to a row; tile TILE_PLAIN is
@@ -232,6 +245,14 @@ const SORT_DISTANCES: u32 = 512u; // SORT_BUCKETS / SORT_FACE_SLOTS
 // its other entries SORT_FOLLOWER.
 const SORT_GROUP_SHIFT: u32 = 16u;
 const SORT_FOLLOWER: u32 = 0xffffffffu;
+// sort_keys holds five regions of draw_capacity words: the unsorted keys, the sorted keys, the
+// slot of each unsorted group's node (on its first entry), the unsorted index of each group by
+// its place within its key (on its first entry there), and the sorted entries' slots.
+const SORT_SORTED_REGION: u32 = 1u;
+const SORT_SLOTS_REGION: u32 = 2u;
+const SORT_BUCKETED_REGION: u32 = 3u;
+const SORT_SORTED_SLOTS_REGION: u32 = 4u;
+const SORT_KEY_REGIONS: u32 = 5u;
 
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_FACES: u32 = 2u;
@@ -239,19 +260,35 @@ const CULL_FACES: u32 = 2u;
 const CULL_PAGES: u32 = 4u;
 
 // Camera uniform. Rust twin: layouts::CameraUniform (encase).
+//
+// Every position on the GPU is measured from `anchor`, the block the eye is in: a chunk's integer
+// origin minus the anchor is exact, and only that small difference becomes f32, so the frame is
+// the same 10,000,000 blocks from the world's origin as at it.
 struct Camera {
+    // Anchored positions to clip space.
     view_proj: mat4x4<f32>,
+    // The eye measured from `anchor` (each coordinate in [0, 1)).
     eye: vec3<f32>,
     fog_start: f32,
     sky_color: vec3<f32>,
     fog_end: f32,
-    // Clip to world, for the sky's view rays.
-    inv_view_proj: mat4x4<f32>,
-    // The selected block's min corner (xyz) and 1 in w when one is selected.
+    // Clip space to view directions in world axes (the view's rotation alone), for the sky.
+    inv_rotation_proj: mat4x4<f32>,
+    // The selected block's min corner measured from `anchor` (xyz) and 1 in w when one is
+    // selected.
     selection: vec4<f32>,
+    anchor: vec3<i32>,
     // The draw lists' capacity when they are drawn instanced (one instance per page command,
     // chunk_draw.wgsl finds its quad through the list); 0 when each command is its own draw.
     page_list_capacity: u32,
+}
+
+// The index of an invocation of a one-dimensional job spread over a two-dimensional grid of
+// workgroups of `size` (`linear_dispatch` in src/pipelines.rs): one dimension may hold at most
+// 65,535 workgroups, so long jobs continue in the next row. Past the job's end it returns indices
+// the caller's bounds check rejects.
+fn linear_invocation(id: vec3<u32>, groups: vec3<u32>, size: u32) -> u32 {
+    return id.y * groups.x * size + id.x;
 }
 
 fn quad_field(quad: vec2<u32>, word: u32, shift: u32, bits: u32) -> u32 {

@@ -6,11 +6,12 @@
 //         lists).
 // Writes: args (opaque commands in [0, capacity), transparent in [capacity, 2 capacity)),
 //         counts (see COUNT_* below), visible (per slot: 1 when it has quads and is in view),
-//         sort_keys and sort_buckets (each transparent command's distance key, and the commands
-//         per key, for transparent_sort.wgsl).
+//         sort_keys and sort_buckets (each transparent command's distance key and its group's
+//         slot, and the commands per key, for transparent_sort.wgsl).
 //         A node's box is 32 * 2^node_level blocks wide; nodes not shown are skipped.
-// Dispatch: one invocation per (slot, face, kind), 64 per workgroup. The CPU zeroes counts, and
-//           on adapters without indirect count also the args, before.
+// Dispatch: one invocation per (slot, face, kind), 64 per workgroup, over a two-dimensional grid
+//           (`linear_invocation`). The CPU zeroes counts, and on adapters without indirect count
+//           also the args, before.
 //
 // A chunk outside the frustum draws nothing; a face direction pointing away from the eye along
 // its axis for the whole chunk box draws nothing. What is left becomes commands: one per run of
@@ -102,9 +103,10 @@ fn write_command(kind: u32, index: u32, first_quad: u32, quads: u32) {
 }
 
 @compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let face_index = id.x / 2u;
-    let kind = id.x % 2u;
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let invocation = linear_invocation(id, groups, 64u);
+    let face_index = invocation / 2u;
+    let kind = invocation % 2u;
     if face_index >= params.slot_count * 6u {
         return;
     }
@@ -112,7 +114,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let face = face_index % 6u;
     let record = chunks[slot];
     let size = node_size(record);
-    let low = vec3<f32>(record.origin);
+    // Positions measured from the anchor (the block the view's eye is in), as the planes and eyes
+    // are: exact integer differences, so culling keeps its precision far from the origin.
+    let low = anchored(record.origin, cull.anchor);
     let high = low + vec3<f32>(size);
     // A node not drawn (replaced by its children or covered by an ancestor) draws nothing, even
     // before the mesher has emptied its faces.
@@ -187,6 +191,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         for (var j = 1u; j < written; j++) {
             sort_keys[base + j] = SORT_FOLLOWER;
         }
+        // The group's node, which orders groups of equal keys (transparent_sort.wgsl `place`).
+        sort_keys[SORT_SLOTS_REGION * params.draw_capacity + base] = slot;
         atomicAdd(&sort_buckets[key], written);
     }
 }

@@ -35,15 +35,19 @@ fn box_distance(low: vec3<f32>, size: f32) -> f32 {
     return sqrt(gap.x * gap.x + gap.y * gap.y + gap.z * gap.z);
 }
 
-// Distance from the eye to the node's box.
+// Distance from the eye to the node's box. Boxes and eye are measured from the anchor: the
+// differences are those of world coordinates, rounded once, so they equal the CPU twin's
+// world-space arithmetic bit for bit (both operands of every subtraction are exact).
 fn node_distance(record: ChunkMeta) -> f32 {
-    return box_distance(vec3<f32>(record.origin), node_size(record));
+    return box_distance(anchored(record.origin, lod_params.anchor), node_size(record));
 }
 
-// Distance from the eye to the parent's box (twice the size, aligned).
+// Distance from the eye to the parent's box (twice the size, aligned: the origin rounded down to
+// a multiple of the power-of-two size, in integers).
 fn parent_distance(record: ChunkMeta) -> f32 {
-    let size = 2.0 * node_size(record);
-    return box_distance(floor(vec3<f32>(record.origin) / size) * size, size);
+    let size = 2 * (i32(CHUNK_SIZE) << record.node_level);
+    let parent = record.origin & vec3<i32>(-size);
+    return box_distance(anchored(parent, lod_params.anchor), f32(size));
 }
 
 // The level for a distance with no history: how many thresholds lie at or below it, within

@@ -1,7 +1,8 @@
 // Selection outline: the twelve edges of the selected block as a line list, inflated a little so
 // they do not z-fight with the block's faces. Line-list topology needs no optional feature.
 //
-// Reads:  camera (view-projection, selection: min corner and a shown flag).
+// Reads:  camera (view-projection, selection: min corner measured from the anchor and a shown
+//         flag).
 // Writes: colour of the outline pass, depth-tested against the scene, no depth write.
 // Drawn:  draw(0..24) in its own pass after the transparent one, when a block is selected.
 
@@ -20,8 +21,8 @@ fn vs_outline(@builtin(vertex_index) vertex: u32) -> @builtin(position) vec4<f32
     corner[axis] = f32(vertex % 2u);
     corner[(axis + 1u) % 3u] = f32(bits & 1u);
     corner[(axis + 2u) % 3u] = f32(bits >> 1u);
-    let world = camera.selection.xyz + corner * (1.0 + 2.0 * INFLATE) - vec3<f32>(INFLATE);
-    return camera.view_proj * vec4<f32>(world, 1.0);
+    let position = camera.selection.xyz + corner * (1.0 + 2.0 * INFLATE) - vec3<f32>(INFLATE);
+    return camera.view_proj * vec4<f32>(position, 1.0);
 }
 
 @fragment

@@ -3,7 +3,8 @@
 // colour, so distant terrain fades into it) to a deeper zenith, and a glow around the sun that
 // lights the faces (chunk_draw.wgsl `face_shade`).
 //
-// Reads:  camera (inverse view-projection, eye, sky colour).
+// Reads:  camera (inverse of the projection and the view's rotation, sky colour). The sky
+//         depends on where the camera looks, never on where it is.
 // Writes: colour where depth equals 0; no depth.
 // Drawn:  draw(0..3) at the end of the frame's first colour pass.
 
@@ -30,9 +31,9 @@ fn vs_sky(@builtin(vertex_index) vertex: u32) -> SkyOut {
 
 @fragment
 fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
-    // The view ray through this pixel: unproject a point in front of the eye.
-    let far = camera.inv_view_proj * vec4<f32>(in.ndc, 0.5, 1.0);
-    let dir = normalize(far.xyz / far.w - camera.eye);
+    // The view ray through this pixel: unproject a point in front of an eye at the origin.
+    let far = camera.inv_rotation_proj * vec4<f32>(in.ndc, 0.5, 1.0);
+    let dir = normalize(far.xyz / far.w);
     let up = clamp(dir.y, -1.0, 1.0);
     let zenith = camera.sky_color * vec3<f32>(0.35, 0.5, 0.8);
     var color = mix(camera.sky_color, zenith, smoothstep(0.0, 0.8, up));

@@ -11,7 +11,7 @@ use wgpu::util::DrawIndexedIndirectArgs;
 use wgpu_profiler::GpuProfiler;
 
 use super::layouts::{ChunkMeta, CullParams, FaceMesh, PassParams};
-use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
+use super::pipelines::{bind_group, compute_pipeline, dispatch_linear, storage_entry, uniform_entry};
 use super::profiling::stage;
 use super::shaders::{CULL, TRANSPARENT_SORT, shader_source};
 use voxgpu_core::cull::SORT_BUCKETS;
@@ -96,11 +96,19 @@ const ARGS_BYTES: u64 = size_of::<DrawIndexedIndirectArgs>() as u64;
 /// quads drawn, chunks tested, chunks visible.
 pub const COUNT_WORDS: u64 = 7;
 
-/// The most commands a draw list holds: the sort's scatter runs one invocation per list entry in
-/// workgroups of 64 along one dimension, which may have at most 65,535 workgroups, so the
-/// capacity (a power of two) stops at 2^21. Commands past it are dropped, never written out of
-/// bounds; 2^21 commands of one or more 256-quad pages each are over 500 million quads.
+/// The most commands a draw list holds (a power of two): 2^21 commands of one or more 256-quad
+/// pages each are over 500 million quads. Commands past it are dropped, never written out of
+/// bounds.
 pub const MAX_DRAW_COMMANDS: u32 = 1 << 21;
+
+/// Regions of `capacity` words in the sort's key buffer (`SORT_KEY_REGIONS` in
+/// `shaders/common.wgsl`): the unsorted keys, the sorted keys, the unsorted groups' slots, the
+/// groups by place within their key, the sorted entries' slots.
+pub const SORT_KEY_REGIONS: u32 = 5;
+/// Where the sorted keys start in the sort's key buffer, in regions of `capacity` words.
+pub const SORT_SORTED_REGION: u64 = 1;
+/// Where the sorted entries' slots start in the sort's key buffer, in regions of `capacity` words.
+pub const SORT_SORTED_SLOTS_REGION: u64 = 4;
 
 /// The opaque and transparent command lists (one buffer of three regions of `capacity` commands:
 /// opaque, transparent as the cull pass appends them, transparent sorted back to front), their
@@ -117,10 +125,12 @@ pub struct DrawLists {
     /// frustum culling is off).
     pub visible: wgpu::Buffer,
     visible_slots: u32,
-    /// Each transparent command's distance key: unsorted in `[0, capacity)`, sorted in
+    /// The transparent sort's words, in [`SORT_KEY_REGIONS`] regions of `capacity`: each
+    /// command's distance key unsorted in `[0, capacity)` and sorted in
     /// `[capacity, 2 capacity)`.
     pub sort_keys: wgpu::Buffer,
-    /// Transparent commands per key, then each key's next position (`transparent_sort.wgsl`).
+    /// Transparent commands per key, then each key's next position, and each key's first
+    /// position in the second half (`transparent_sort.wgsl`).
     sort_buckets: wgpu::Buffer,
     /// The instanced path's two draws (opaque, transparent), written by the sort's scan.
     instanced: wgpu::Buffer,
@@ -130,6 +140,7 @@ pub struct DrawLists {
     layout: wgpu::BindGroupLayout,
     sort_scan: wgpu::ComputePipeline,
     sort_scatter: wgpu::ComputePipeline,
+    sort_place: wgpu::ComputePipeline,
     sort_layout: wgpu::BindGroupLayout,
 }
 
@@ -142,7 +153,7 @@ pub struct CullBindGroups {
 fn sort_keys_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.sort.keys"),
-        size: 2 * 4 * capacity as u64,
+        size: SORT_KEY_REGIONS as u64 * 4 * capacity as u64,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     })
@@ -189,14 +200,16 @@ impl DrawLists {
                 storage_entry(1, false, ARGS_BYTES),
                 storage_entry(2, true, COUNT_WORDS * 4),
                 storage_entry(3, false, 4),
-                storage_entry(4, false, SORT_BUCKETS as u64 * 4),
+                storage_entry(4, false, 2 * SORT_BUCKETS as u64 * 4),
                 storage_entry(5, false, 2 * ARGS_BYTES),
+                storage_entry(6, true, size_of::<ChunkMeta>() as u64),
             ],
         });
         let sort_source = shader_source(TRANSPARENT_SORT);
         let sort_scan = compute_pipeline(device, "voxgpu.sort.scan", &sort_layout, &sort_source, "scan");
         let sort_scatter =
             compute_pipeline(device, "voxgpu.sort.scatter", &sort_layout, &sort_source, "scatter");
+        let sort_place = compute_pipeline(device, "voxgpu.sort.place", &sort_layout, &sort_source, "place");
         let counts = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("voxgpu.cull.counts"),
             size: COUNT_WORDS * 4,
@@ -222,7 +235,7 @@ impl DrawLists {
             sort_keys: sort_keys_buffer(device, capacity),
             sort_buckets: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("voxgpu.sort.buckets"),
-                size: SORT_BUCKETS as u64 * 4,
+                size: 2 * SORT_BUCKETS as u64 * 4,
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }),
@@ -237,6 +250,7 @@ impl DrawLists {
             layout,
             sort_scan,
             sort_scatter,
+            sort_place,
             sort_layout,
         }
     }
@@ -284,7 +298,7 @@ impl DrawLists {
             device,
             "voxgpu.sort",
             &self.sort_layout,
-            &[params, &self.args, &self.counts, &self.sort_keys, &self.sort_buckets, &self.instanced],
+            &[params, &self.args, &self.counts, &self.sort_keys, &self.sort_buckets, &self.instanced, meta],
         );
         CullBindGroups { cull, sort }
     }
@@ -299,8 +313,8 @@ impl DrawLists {
     }
 
     /// Records the `cull` pass, two invocations (opaque, transparent) per face of each slot, then
-    /// the transparent sort pass (`scan` with one workgroup, `scatter` with one invocation per
-    /// command of capacity): two profiled compute passes, three dispatches.
+    /// the transparent sort pass (`scan` with one workgroup, `scatter` and `place` with one
+    /// invocation per command of capacity): two profiled compute passes, four dispatches.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -316,7 +330,7 @@ impl DrawLists {
             });
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &groups.cull, &[]);
-            pass.dispatch_workgroups((slot_count * 12).div_ceil(64).max(1), 1, 1);
+            dispatch_linear(&mut pass, slot_count.saturating_mul(12), 64);
         }
         profiler.end_query(encoder, query);
         let query = profiler.begin_pass_query(stage::SORT, encoder);
@@ -329,7 +343,9 @@ impl DrawLists {
             pass.set_pipeline(&self.sort_scan);
             pass.dispatch_workgroups(1, 1, 1);
             pass.set_pipeline(&self.sort_scatter);
-            pass.dispatch_workgroups(self.capacity.div_ceil(64), 1, 1);
+            dispatch_linear(&mut pass, self.capacity, 64);
+            pass.set_pipeline(&self.sort_place);
+            dispatch_linear(&mut pass, self.capacity, 64);
         }
         profiler.end_query(encoder, query);
     }

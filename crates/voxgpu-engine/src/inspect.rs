@@ -1,6 +1,8 @@
 //! Reading GPU state back: every resident node's quads, pages and levels, which nodes are drawn,
 //! and a chunk's mip pyramid. For `stats`, tests and debugging; it waits for the GPU.
 
+use std::collections::HashMap;
+
 use super::layouts::{ChunkLinks, ChunkMeta, FaceMesh, SLOT_WORDS, level_base};
 use super::quad_pool::PAGE_QUADS_LOG2;
 use super::readback::read_buffer;
@@ -144,18 +146,31 @@ impl Renderer {
         Ok(Some(levels))
     }
 
-    /// The keys of the last frame's transparent draw list in the order it is drawn
-    /// ([`voxgpu_core::cull::transparent_sort_key`]: ascending is back to front).
-    pub fn read_transparent_order(&self) -> Result<Vec<u32>, GpuError> {
-        let (device, queue, _, _) = self.inspect_parts();
+    /// The last frame's transparent draw list in the order it is drawn: each entry's key
+    /// ([`voxgpu_core::cull::transparent_sort_key`]: ascending is back to front) and node (equal
+    /// keys in [`voxgpu_core::cull::transparent_tie_order`]).
+    pub fn read_transparent_order(&self) -> Result<Vec<(u32, NodeKey)>, GpuError> {
+        use crate::draw::{SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
+        let (device, queue, pool, _) = self.inspect_parts();
         let raw = read_buffer(device, queue, &self.draws.counts, 4, 4)?;
         let capacity = self.draws.capacity as u64;
         let count = (bytemuck::cast_slice::<u8, u32>(&raw)[0] as u64).min(capacity);
         if count == 0 {
             return Ok(Vec::new());
         }
-        let raw = read_buffer(device, queue, &self.draws.sort_keys, capacity * 4, count * 4)?;
-        Ok(bytemuck::cast_slice(&raw).to_vec())
+        let keys = read_buffer(device, queue, &self.draws.sort_keys, SORT_SORTED_REGION * capacity * 4, count * 4)?;
+        let slots =
+            read_buffer(device, queue, &self.draws.sort_keys, SORT_SORTED_SLOTS_REGION * capacity * 4, count * 4)?;
+        let node_of: HashMap<u32, NodeKey> = pool.node_slots().map(|(key, slot)| (slot, key)).collect();
+        let keys: &[u32] = bytemuck::cast_slice(&keys);
+        let slots: &[u32] = bytemuck::cast_slice(&slots);
+        keys.iter()
+            .zip(slots)
+            .map(|(&key, slot)| {
+                let node = node_of.get(slot).copied().ok_or_else(|| GpuError::Readback(format!("sorted transparent entry of slot {slot}, which holds no node")))?;
+                Ok((key, node))
+            })
+            .collect()
     }
 
     /// The chunks the last frame's cull pass found visible (with quads, in the frustum), sorted.

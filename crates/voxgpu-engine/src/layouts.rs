@@ -43,9 +43,10 @@ impl NodeFlags {
 /// hand-written padding.
 #[derive(Clone, Copy, Debug, PartialEq, encase::ShaderType)]
 pub struct CameraUniform {
-    /// World to clip space of the view camera (infinite reverse-Z: nearer is greater depth).
+    /// Anchored to clip space of the view camera (infinite reverse-Z: nearer is greater depth):
+    /// takes positions measured from `anchor` ([`voxgpu_core::camera::Camera::view_proj_from`]).
     pub view_proj: Mat4,
-    /// The view camera's position in world blocks.
+    /// The view camera's position measured from `anchor`, in blocks (each coordinate in `[0, 1)`).
     pub eye: Vec3,
     /// Horizontal distance from the eye in blocks where fog starts.
     pub fog_start: f32,
@@ -53,10 +54,16 @@ pub struct CameraUniform {
     pub sky_color: Vec3,
     /// Horizontal distance from the eye in blocks where fog reaches the sky colour.
     pub fog_end: f32,
-    /// Clip to world, for the sky's view rays.
-    pub inv_view_proj: Mat4,
-    /// The selected block's min corner (xyz), and 1 in w when one is selected.
+    /// Clip space to view directions in world axes: the inverse of the projection times the
+    /// view's rotation alone, so the sky does not depend on where the eye is.
+    pub inv_rotation_proj: Mat4,
+    /// The selected block's min corner measured from `anchor` (xyz), and 1 in w when one is
+    /// selected.
     pub selection: glam::Vec4,
+    /// The block every position on the GPU is measured from: the block the eye is in
+    /// ([`voxgpu_core::camera::Camera::anchor`]). Integer world positions minus the anchor are
+    /// exact, so the frame does not lose precision far from the world's origin.
+    pub anchor: glam::IVec3,
     /// The draw lists' capacity when they are drawn instanced
     /// ([`crate::DrawSubmission::Instanced`]); 0 when each command is its own draw.
     pub page_list_capacity: u32,
@@ -153,15 +160,21 @@ impl ChunkLinks {
 pub struct CullParams {
     /// Frustum planes `(normal, d)`, inside where `normal · p + d ≥ 0` ([`voxgpu_core::cull::Frustum`]).
     pub planes: [[f32; 4]; 6],
-    /// The culling camera's position in world blocks, which face directions are tested against.
+    /// The culling camera's position measured from `anchor`, in blocks: face directions are
+    /// tested against it.
     pub eye: [f32; 3],
     /// [`CullParams::FRUSTUM`] | [`CullParams::FACES`] | [`CullParams::PAGES`]: which tests run,
     /// and whether commands stop at pages.
     pub flags: u32,
-    /// The view's eye, which transparent commands are sorted by distance from.
+    /// The view's eye measured from `anchor`: transparent commands are sorted by distance from it.
     pub view_eye: [f32; 3],
     /// Distance keys per square root of a block ([`voxgpu_core::cull::SORT_SCALE`]).
     pub sort_scale: f32,
+    /// The block positions are measured from ([`CameraUniform::anchor`]); the planes too are in
+    /// these coordinates.
+    pub anchor: [i32; 3],
+    /// Pads the record to the WGSL struct's size; zero.
+    pub _pad: u32,
 }
 
 impl CullParams {
@@ -174,14 +187,24 @@ impl CullParams {
     /// draw path draws one page per instance).
     pub const PAGES: u32 = 4;
 
-    /// Culls with `frustum` from `eye`, sorts transparent commands by distance from `view_eye`.
-    pub fn new(frustum: &voxgpu_core::cull::Frustum, eye: Vec3, flags: u32, view_eye: Vec3) -> Self {
+    /// Culls with the frustum of `cull_camera` at `aspect` from its eye and sorts transparent
+    /// commands by distance from `view`'s eye, every position measured from `anchor`.
+    pub fn new(
+        cull_camera: &voxgpu_core::camera::Camera,
+        aspect: f32,
+        flags: u32,
+        view: &voxgpu_core::camera::Camera,
+        anchor: glam::IVec3,
+    ) -> Self {
+        let frustum = voxgpu_core::cull::Frustum::from_view_proj(cull_camera.view_proj_from(aspect, anchor));
         Self {
             planes: frustum.planes.map(|p| p.to_array()),
-            eye: eye.to_array(),
+            eye: cull_camera.eye_from(anchor).to_array(),
             flags,
-            view_eye: view_eye.to_array(),
+            view_eye: view.eye_from(anchor).to_array(),
             sort_scale: voxgpu_core::cull::SORT_SCALE,
+            anchor: anchor.to_array(),
+            _pad: 0,
         }
     }
 }
@@ -191,7 +214,8 @@ impl CullParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct LodParams {
-    /// The view camera's position in world blocks, which node distances are measured from.
+    /// The view camera's position measured from `anchor`, in blocks: node distances are measured
+    /// from it.
     pub eye: [f32; 3],
     /// Widening of each level's distance band, as a fraction of its threshold
     /// ([`voxgpu_core::lod::LodSettings::hysteresis`]).
@@ -202,19 +226,30 @@ pub struct LodParams {
     pub max_level: u32,
     /// The highest node level resident: its nodes have no parent to be covered by.
     pub top_level: u32,
-    /// Pads the record to the WGSL struct's size (a multiple of its 16-byte alignment); zero.
+    /// Pads `anchor` to its 16-byte alignment; zero.
     pub _pad: [u32; 2],
+    /// The block positions are measured from ([`CameraUniform::anchor`]).
+    pub anchor: [i32; 3],
+    /// Pads the record to the WGSL struct's size (a multiple of its 16-byte alignment); zero.
+    pub _pad_end: u32,
 }
 
 impl LodParams {
-    /// This frame's parameters: `settings` seen from `eye`, with `top_level` the highest node
-    /// level resident.
-    pub fn new(settings: &voxgpu_core::lod::LodSettings, eye: Vec3, top_level: u32) -> Self {
+    /// This frame's parameters: `settings` seen from `camera`, positions measured from `anchor`,
+    /// with `top_level` the highest node level resident.
+    pub fn new(
+        settings: &voxgpu_core::lod::LodSettings,
+        camera: &voxgpu_core::camera::Camera,
+        anchor: glam::IVec3,
+        top_level: u32,
+    ) -> Self {
         Self {
-            eye: eye.to_array(),
-            hysteresis: settings.hysteresis,
+            eye: camera.eye_from(anchor).to_array(),
+            anchor: anchor.to_array(),
+            _pad_end: 0,
+            hysteresis: settings.hysteresis(),
             thresholds: settings.thresholds(),
-            max_level: settings.max_level,
+            max_level: settings.max_level(),
             top_level,
             _pad: [0; 2],
         }

@@ -54,6 +54,26 @@ pub fn uniform_entry(binding: u32, size: u64) -> wgpu::BindGroupLayoutEntry {
 }
 
 /// A compute pipeline from a complete WGSL source and its own bind group 0.
+/// The most workgroups one dimension of a dispatch may have (WebGPU's and Vulkan's minimum).
+pub const MAX_DISPATCH_DIMENSION: u32 = 65535;
+
+/// Workgroup counts `(x, y)` for `invocations` of a one-dimensional job in workgroups of
+/// `workgroup_size`, spread over rows of at most [`MAX_DISPATCH_DIMENSION`] workgroups so no
+/// dimension passes the limit (at least one workgroup). The shader finds its index with
+/// `linear_invocation` (`shaders/common.wgsl`): `id.y × x × size + id.x`; the last row's
+/// invocations past `invocations` are rejected by its bounds check.
+pub fn linear_dispatch(invocations: u32, workgroup_size: u32) -> (u32, u32) {
+    let groups = invocations.div_ceil(workgroup_size).max(1);
+    let rows = groups.div_ceil(MAX_DISPATCH_DIMENSION);
+    (groups.div_ceil(rows), rows)
+}
+
+/// Records a one-dimensional job of `invocations` over [`linear_dispatch`]'s grid.
+pub fn dispatch_linear(pass: &mut wgpu::ComputePass<'_>, invocations: u32, workgroup_size: u32) {
+    let (x, y) = linear_dispatch(invocations, workgroup_size);
+    pass.dispatch_workgroups(x, y, 1);
+}
+
 pub fn compute_pipeline(
     device: &wgpu::Device,
     label: &str,
@@ -303,4 +323,23 @@ fn simple_pipeline(
         multiview_mask: None,
         cache: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_linear_dispatch_covers_every_invocation_within_the_dimension_limit() {
+        // 349,525 slots of 12 invocations (the cull pass) need 65,536 workgroups of 64: one past
+        // what one dimension holds.
+        for invocations in [0, 1, 64, 65, 64 * 65535, 64 * 65535 + 1, 349_525 * 12, 4_000_000 * 12, u32::MAX] {
+            let (x, y) = linear_dispatch(invocations, 64);
+            assert!(x >= 1 && y >= 1 && x <= MAX_DISPATCH_DIMENSION && y <= MAX_DISPATCH_DIMENSION);
+            let covered = x as u64 * y as u64 * 64;
+            assert!(covered >= invocations as u64, "{invocations}: {x} x {y}");
+            // Less than one row of workgroups to spare.
+            assert!(covered < invocations as u64 + 64 * x as u64 + 64, "{invocations}: {x} x {y}");
+        }
+    }
 }

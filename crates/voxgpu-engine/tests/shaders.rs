@@ -121,8 +121,9 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         fog_start: 104.0,
         sky_color: Vec3::new(105.0, 106.0, 107.0),
         fog_end: 108.0,
-        inv_view_proj: Mat4::from_cols_array(&std::array::from_fn(|i| i as f32 + 201.0)),
+        inv_rotation_proj: Mat4::from_cols_array(&std::array::from_fn(|i| i as f32 + 201.0)),
         selection: glam::Vec4::new(301.0, 302.0, 303.0, 1.0),
+        anchor: glam::IVec3::new(501, 502, 503),
         page_list_capacity: 401,
     };
     let bytes = uniform.to_bytes();
@@ -139,8 +140,10 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         ("fog_start", vec![uniform.fog_start]),
         ("sky_color", uniform.sky_color.to_array().to_vec()),
         ("fog_end", vec![uniform.fog_end]),
-        ("inv_view_proj", uniform.inv_view_proj.to_cols_array().to_vec()),
+        ("inv_rotation_proj", uniform.inv_rotation_proj.to_cols_array().to_vec()),
         ("selection", uniform.selection.to_array().to_vec()),
+        // Compared as the f32s with the same bits.
+        ("anchor", uniform.anchor.to_array().map(|v| f32::from_bits(v as u32)).to_vec()),
         // Compared as the f32 with the same bits.
         ("page_list_capacity", vec![f32::from_bits(uniform.page_list_capacity)]),
     ];
@@ -211,6 +214,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
             ("thresholds", offset_of!(voxgpu_engine::low_level::LodParams, thresholds)),
             ("max_level", offset_of!(voxgpu_engine::low_level::LodParams, max_level)),
             ("top_level", offset_of!(voxgpu_engine::low_level::LodParams, top_level)),
+            ("anchor", offset_of!(voxgpu_engine::low_level::LodParams, anchor)),
         ],
         size_of::<voxgpu_engine::low_level::LodParams>(),
     );
@@ -222,6 +226,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
             ("flags", offset_of!(voxgpu_engine::low_level::CullParams, flags)),
             ("view_eye", offset_of!(voxgpu_engine::low_level::CullParams, view_eye)),
             ("sort_scale", offset_of!(voxgpu_engine::low_level::CullParams, sort_scale)),
+            ("anchor", offset_of!(voxgpu_engine::low_level::CullParams, anchor)),
         ],
         size_of::<voxgpu_engine::low_level::CullParams>(),
     );
@@ -257,6 +262,9 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("SORT_BUCKETS", voxgpu_core::cull::SORT_BUCKETS),
         ("SORT_FACE_SLOTS", voxgpu_core::cull::SORT_FACE_SLOTS),
         ("SORT_DISTANCES", voxgpu_core::cull::SORT_DISTANCES),
+        ("SORT_KEY_REGIONS", voxgpu_engine::low_level::SORT_KEY_REGIONS),
+        ("SORT_SORTED_REGION", voxgpu_engine::low_level::SORT_SORTED_REGION as u32),
+        ("SORT_SORTED_SLOTS_REGION", voxgpu_engine::low_level::SORT_SORTED_SLOTS_REGION as u32),
         ("TILE_SIZE", voxgpu_core::voxel::TILE_SIZE as u32),
         ("ATLAS_COLUMNS", voxgpu_core::voxel::ATLAS_COLUMNS as u32),
         ("TILE_PLAIN", voxgpu_core::voxel::Tile::Plain as u32),
