@@ -8,7 +8,8 @@ use voxgpu::cli::{Cli, run};
 
 fn main() -> ExitCode {
     cap_malloc_arenas();
-    quiet_device_select();
+    // SAFETY: first thing in `main`, before any other thread exists.
+    unsafe { voxgpu::gpu::GpuContext::quiet_device_select() };
     quiet_generation_panics();
     // wgpu's EGL probe logs an error for each platform it tries before the one that works; that
     // is noise, not a failure, so it is off unless RUST_LOG asks for it. egui-wgpu warns that it
@@ -42,29 +43,6 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-/// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` looks for the GPU a Wayland
-/// compositor runs on whenever the instance enables `VK_KHR_wayland_surface` (wgpu always does),
-/// by connecting to the default Wayland display. Without `XDG_RUNTIME_DIR` that connection cannot
-/// exist (short of an absolute `WAYLAND_DISPLAY`), and libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set in the environment.`
-/// to stderr on each instance the program creates. On such a machine the layer has no compositor
-/// to find, so it is turned off through its own switch (`NODEVICE_SELECT=1`), unless the user has
-/// configured it (`NODEVICE_SELECT`, `MESA_VK_DEVICE_SELECT` or `DRI_PRIME` set). What that leaves
-/// out is the layer's X11 default-GPU guess, which matters only to a multi-GPU desktop with an X
-/// server and no runtime directory; wgpu chooses by power preference either way.
-fn quiet_device_select() {
-    let absolute = |name| std::env::var_os(name).is_some_and(|v| std::path::Path::new(&v).is_absolute());
-    // libwayland finds a display by an absolute `WAYLAND_DISPLAY` path without the directory.
-    let runtime_dir_valid = absolute("XDG_RUNTIME_DIR") || absolute("WAYLAND_DISPLAY");
-    let configured = ["NODEVICE_SELECT", "MESA_VK_DEVICE_SELECT", "DRI_PRIME"]
-        .iter()
-        .any(|name| std::env::var_os(name).is_some());
-    if !runtime_dir_valid && !configured {
-        // SAFETY: called first thing in `main`, before any thread exists, so no other thread can
-        // read the environment while it changes.
-        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
 }
 

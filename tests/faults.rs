@@ -295,3 +295,78 @@ fn headless_work_on_a_lost_device_fails_with_one_line() {
         assert!(err.to_string().contains("GPU device lost") && err.to_string().lines().count() == 1, "{err}");
     }
 }
+
+/// A frame recorded into the caller's encoder with edits, a removal and a newcomer, and the
+/// encoder dropped unsubmitted: the next `prepare` names the missing submission once, and the
+/// renderer goes on to hold every one of those changes (and one made after the drop) exactly,
+/// node for node, as a renderer given the final world from the start.
+#[test]
+fn a_dropped_frame_encoder_loses_no_upload_and_the_next_prepare_names_it() {
+    use voxgpu::gpu::{COLOR_FORMAT, DEPTH_FORMAT, Renderer, Targets};
+    use voxgpu::voxel::ChunkPos;
+    let world = common::opaque_terrain(SEED, VIEW);
+    let camera = Camera::look_at(Vec3::new(-30.0, 120.0, -30.0), Vec3::new(32.0, 40.0, 32.0));
+    let ground = |w: &World, x: i32, z: i32| (0..256).rev().find(|&y| !w.block(IVec3::new(x, y, z)).is_air());
+    let edit = IVec3::new(5, ground(&world, 5, 9).expect("ground") + 1, 9);
+    let later = IVec3::new(40, ground(&world, 40, 3).expect("ground"), 3);
+    let departed = world.sorted_positions()[3];
+    let newcomer = ChunkPos::new(9, 0, 9);
+    let mut expected = world.clone();
+    expected.set_block(edit, ids::BRICK);
+    expected.set_block(later, BlockId::AIR);
+    expected.remove(departed);
+    expected.insert(newcomer, Chunk::filled(ids::SAND));
+    let options = RendererOptions {
+        lod: voxgpu::lod::LodSettings::OFF,
+        color_format: COLOR_FORMAT,
+        ..RendererOptions::new(48, 32, 300.0)
+    };
+    for gpu in common::gpu_contexts() {
+        let mut r = Renderer::new(&gpu.device, &gpu.queue, options.clone(), &world.registry).expect("renderer");
+        let texture = |format, usage| {
+            gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: None,
+                size: wgpu::Extent3d { width: 48, height: 32, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let color = texture(COLOR_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT);
+        let depth = texture(DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT);
+        let (color, depth) = (color.create_view(&Default::default()), depth.create_view(&Default::default()));
+        let targets = Targets { color: &color, depth: &depth, clear: true };
+        for (pos, chunk) in world.chunks() {
+            r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
+        }
+        r.settle(&camera, &targets).expect("settles");
+
+        r.set_block(edit, ids::BRICK).expect("edit");
+        r.remove_chunk(departed);
+        r.insert_chunk(newcomer, Arc::new(Chunk::filled(ids::SAND))).expect("chunk fits");
+        r.prepare(&camera).expect("prepare");
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        r.record(&mut encoder, &targets).expect("record");
+        drop(encoder);
+        r.set_block(later, BlockId::AIR).expect("edit after the dropped frame");
+        match r.prepare(&camera) {
+            Err(GpuError::FrameNotSubmitted) => {}
+            other => panic!("{}: prepare after a dropped encoder gave {other:?}", gpu.summary),
+        }
+        r.settle(&camera, &targets).expect("settles after the dropped frame");
+
+        let got = r.read_meshes().expect("meshes");
+        assert_eq!(got.len(), expected.len(), "{}: resident nodes", gpu.summary);
+        for m in &got {
+            assert!(
+                common::as_set(&m.mesh) == common::as_set(&voxgpu::mesh::mesh_world_chunk(&expected, m.pos)),
+                "{} {:?}: the mesh is not the final world's",
+                gpu.summary,
+                m.pos
+            );
+        }
+    }
+}

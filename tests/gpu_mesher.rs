@@ -253,3 +253,65 @@ fn a_departed_chunks_quads_never_show_under_a_newcomer_when_the_budget_is_full()
         r.settle(&camera()).expect("settles");
     }
 }
+
+#[test]
+fn a_camera_jump_reuses_the_departed_nodes_slots_and_grows_no_pool() {
+    // 48 nodes, then all of them removed and 48 others inserted with no frame in between, as a
+    // streamer's settle after a jump does. The voxel pool starts with 64 slots: 48 fresh slots
+    // on top of the 48 waiting for their release would grow it. The newcomers are the departed
+    // chunks far away, in the same layout, so they need exactly the same pages; each lands in a
+    // departed node's slot holding another chunk's quads until it is meshed.
+    const N: i32 = 48;
+    let mut rng = Rng(41);
+    let chunks: Vec<Chunk> = (0..N).map(|_| random_chunk(&mut rng, 5)).collect();
+    let at = |i: i32, shift: i32| ChunkPos::new(i % 8 + shift, 0, i / 8);
+    let world_at = |shift: i32| world_of((0..N).map(|i| (at(i, shift), chunks[i as usize].clone())).collect());
+    let (first, second) = (world_at(0), world_at(100));
+    for gpu in common::gpu_contexts() {
+        // A few re-meshes per frame, so newcomers wait in their slots over several frames.
+        let options = RendererOptions { max_meshes_per_frame: 4, ..small() };
+        let mut r = Offscreen::new(&gpu, options, &first.registry).expect("renderer");
+        for (pos, chunk) in first.chunks() {
+            r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
+        }
+        let before = r.settle(&camera()).expect("settles");
+        assert_eq!(before.slots, N as u32, "{}", gpu.summary);
+
+        for pos in first.sorted_positions() {
+            r.remove_chunk(pos);
+        }
+        for pos in second.sorted_positions() {
+            r.insert_chunk(pos, Arc::clone(second.chunk(pos).expect("listed"))).expect("chunk fits");
+        }
+        for frame in 0..3 {
+            r.render(&camera()).expect("frame");
+            for m in r.read_meshes().expect("readback") {
+                let quads = common::as_set(&m.mesh);
+                assert!(
+                    quads.is_empty() || quads == common::as_set(&mesh_world_chunk(&second, m.pos)),
+                    "{} frame {frame}: {:?} shows quads not its own",
+                    gpu.summary,
+                    m.pos
+                );
+            }
+        }
+        let after = r.settle(&camera()).expect("settles");
+        assert_eq!(after.slots, N as u32, "{}: voxel pool slots after the jump", gpu.summary);
+        assert_eq!(
+            (after.gpu_bytes, after.quad_buffer_bytes),
+            (before.gpu_bytes, before.quad_buffer_bytes),
+            "{}: GPU buffer bytes and quad buffer bytes after the jump",
+            gpu.summary
+        );
+        let meshes = r.read_meshes().expect("readback");
+        assert_eq!(meshes.len(), N as usize);
+        for m in &meshes {
+            assert!(
+                common::as_set(&m.mesh) == common::as_set(&mesh_world_chunk(&second, m.pos)),
+                "{} {:?}: mesh after the jump",
+                gpu.summary,
+                m.pos
+            );
+        }
+    }
+}

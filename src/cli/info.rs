@@ -1,4 +1,5 @@
-//! `voxgpu info`: adapters, the chosen one, and the optional features.
+//! `voxgpu info`: adapters (each one the renderer cannot run on with the reason), the chosen
+//! one, and the optional features.
 
 use super::CliError;
 use crate::gpu::{DrawSubmission, GpuContext, list_adapters};
@@ -6,7 +7,10 @@ use crate::gpu::{DrawSubmission, GpuContext, list_adapters};
 pub fn run() -> Result<(), CliError> {
     println!("adapters:");
     for a in list_adapters() {
-        println!("  {a}");
+        match &a.refused {
+            None => println!("  {a}"),
+            Some(why) => println!("  {a}: refused, missing {why}"),
+        }
     }
     let gpu = GpuContext::new()?;
     println!("chosen: {}", gpu.summary);

@@ -120,6 +120,7 @@ pub fn naive_world_areas(world: &World) -> [u64; 6] {
 /// `VOXGPU_REQUIRE_BACKENDS=vulkan,gl` (set by `.ci/run` once lavapipe is installed) each named
 /// backend must be present.
 pub fn gpu_contexts() -> Vec<GpuContext> {
+    quiet_device_select();
     let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN | wgpu::Backends::GL);
     let mut contexts: Vec<GpuContext> = GpuContext::all(backends)
         .into_iter()
@@ -140,6 +141,15 @@ pub fn gpu_contexts() -> Vec<GpuContext> {
         eprintln!("no adapter found; GPU checks NOT run (VOXGPU_ALLOW_NO_GPU=1)");
     }
     contexts
+}
+
+/// What the `voxgpu` binary does at start, so that the tests' own processes print no Mesa
+/// device-select lines either: called before any test creates a wgpu instance.
+pub fn quiet_device_select() {
+    // SAFETY: every test makes its instances after this (through `gpu_contexts`), and the first
+    // call sets the variable before any of them; other threads use the environment only through
+    // `std::env`.
+    unsafe { GpuContext::quiet_device_select() };
 }
 
 /// The documented opt-out for machines with no adapter at all.
@@ -300,4 +310,25 @@ pub fn profile_args(flags: &str) -> voxgpu::cli::profile::ProfileArgs {
     }
     let line = std::iter::once("profile").chain(flags.split_whitespace());
     <Profile as clap::Parser>::try_parse_from(line).expect("valid profile flags").args
+}
+
+/// The wgpu errors a device reports, collected instead of wgpu's panic: a test making many calls
+/// checks after each and fails with the call that caused one.
+#[derive(Clone, Default)]
+pub struct WgpuErrors(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl WgpuErrors {
+    /// Sends `device`'s uncaptured errors (validation, out of memory, internal) here, replacing
+    /// its handler.
+    pub fn watch(&self, device: &wgpu::Device) {
+        let errors = std::sync::Arc::clone(&self.0);
+        device.on_uncaptured_error(std::sync::Arc::new(move |error: wgpu::Error| {
+            errors.lock().unwrap_or_else(|e| e.into_inner()).push(error.to_string());
+        }));
+    }
+
+    /// The errors reported since the last call.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }

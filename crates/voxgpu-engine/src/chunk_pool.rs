@@ -10,7 +10,17 @@
 //! chunk leaves, its slot is marked evicted and held back; the next frame's collect pass takes
 //! evicted slots before any dirty one, its release pass frees their pages and its mesh pass empties
 //! their face records. Only after that frame is the slot handed out again, so a new chunk can
-//! never be drawn with the old one's quads.
+//! never be drawn with the old one's quads. When a node needs a slot before then and none is
+//! free (a camera jump: every node removed and as many inserted between two frames), the pool
+//! stages a release ([`Staged::Release`]) instead of growing: the frame records, between the
+//! writes staged before it and those after, a release-only mesher run over every evicted slot,
+//! and the quarantined slots are handed out to the writes after it. So the pools never grow
+//! beyond what the larger of the departing and arriving node sets needs.
+//!
+//! The writes a frame records are kept until its submission is confirmed
+//! ([`ChunkPool::confirm`]); when the frame's encoder was dropped instead, [`ChunkPool::replay`]
+//! stages them again ahead of any later write, with the request bits they carried, and the
+//! eviction bookkeeping waits for a frame that ran.
 //!
 //! State bits ([`ChunkState`]) are requests from the CPU to the GPU. The CPU copy of a slot's
 //! links accumulates the bits asked for since the last frame, so the last staged write of a frame
@@ -40,6 +50,25 @@ enum Target {
     Voxels,
     Meta,
     Links,
+}
+
+/// A release of every evicted slot, recorded between staged writes: the writes before it reach
+/// the GPU first (the evictions among them), then a release-only mesher run frees every evicted
+/// slot's pages and empties its face records, then the writes after it (nodes in the released
+/// slots) land.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Release {
+    /// Evicted slots on the GPU at this point: the run's work list holds six jobs for each.
+    pub evicted: u32,
+    /// The slot range the run's collect pass walks.
+    pub slot_count: u32,
+}
+
+/// One entry of the upload stream, in the order made.
+#[derive(Clone, Debug)]
+enum Staged {
+    Write(Target, u64, Vec<u8>),
+    Release(Release),
 }
 
 /// Who re-meshes a chunk's neighbours when it arrives or leaves.
@@ -82,7 +111,11 @@ pub struct ChunkPool {
     /// Slots whose links were written since the last upload: their request bits are dropped
     /// from the CPU copy once the frame has recorded the writes.
     requested: Vec<u32>,
-    staged: Vec<(Target, u64, Vec<u8>)>,
+    staged: Vec<Staged>,
+    /// What the last recorded frame uploaded, until its submission is confirmed: the entries,
+    /// and the request bits each written slot carried.
+    unconfirmed: Vec<Staged>,
+    unconfirmed_requests: Vec<(u32, u32)>,
     pub voxels: GrowableBuffer,
     pub meta: GrowableBuffer,
     pub links_buffer: GrowableBuffer,
@@ -105,6 +138,8 @@ impl ChunkPool {
             unreleased: 0,
             requested: Vec::new(),
             staged: Vec::new(),
+            unconfirmed: Vec::new(),
+            unconfirmed_requests: Vec::new(),
             voxels: GrowableBuffer::new(
                 device,
                 "voxgpu.voxel_pool",
@@ -231,6 +266,9 @@ impl ChunkPool {
         queue: &wgpu::Queue,
         key: NodeKey,
     ) -> Result<u32, GpuError> {
+        if self.free_slots.is_empty() {
+            self.release_quarantine();
+        }
         let slot = match self.free_slots.pop() {
             Some(slot) => slot,
             None => {
@@ -497,14 +535,64 @@ impl ChunkPool {
         self.unreleased
     }
 
-    /// Called after a frame is submitted whose work list had room for `evicted_room` evicted
-    /// chunks. Evicted slots are collected before dirty ones, so that frame released
-    /// `min(unreleased, evicted_room)` of them, in an order the CPU does not know; once none is
-    /// left unreleased, every quarantined slot can be reused.
-    pub fn frame_submitted(&mut self, evicted_room: u32) {
+    /// Makes the quarantined slots reusable now, by staging a release of every evicted slot
+    /// after the writes staged so far: the writes after it may go to those slots. Nothing
+    /// happens with nothing quarantined, in the browser (whose writes all land before the
+    /// frame's commands, so none could follow the release), or with more evicted slots than one
+    /// run's work list holds (the pool grows then, as before).
+    fn release_quarantine(&mut self) {
+        if self.quarantine.is_empty()
+            || cfg!(target_arch = "wasm32")
+            || self.unreleased > crate::mesher::MAX_CHUNKS_PER_FRAME
+        {
+            return;
+        }
+        let release = Release { evicted: self.unreleased, slot_count: self.slot_count() };
+        self.staged.push(Staged::Release(release));
+        self.unreleased = 0;
+        self.free_slots.append(&mut self.quarantine);
+    }
+
+    /// The largest release staged for the next frame, if any: what its release runs' work list
+    /// must hold.
+    pub fn staged_release(&self) -> Option<Release> {
+        self.staged
+            .iter()
+            .filter_map(|s| match s {
+                Staged::Release(r) => Some(*r),
+                Staged::Write(..) => None,
+            })
+            .max_by_key(|r| (r.evicted, r.slot_count))
+    }
+
+    /// Called once the frame that recorded the uploads last is known to be submitted, its work
+    /// list having had room for `evicted_room` evicted chunks. Evicted slots are collected
+    /// before dirty ones, so that frame released `min(unreleased, evicted_room)` of them, in an
+    /// order the CPU does not know; once none is left unreleased, every quarantined slot can be
+    /// reused. The frame's uploads are on the GPU: they are not kept any longer.
+    pub fn confirm(&mut self, evicted_room: u32) {
+        self.unconfirmed.clear();
+        self.unconfirmed_requests.clear();
         self.unreleased -= self.unreleased.min(evicted_room);
         if self.unreleased == 0 {
             self.free_slots.append(&mut self.quarantine);
+        }
+    }
+
+    /// The frame that recorded the uploads last was never submitted: its uploads (and releases)
+    /// are staged again ahead of everything staged since, and the request bits its writes carried
+    /// are asked for again, so later writes of the same slots carry them too. Nothing of its
+    /// eviction bookkeeping had been applied ([`Self::confirm`] does that).
+    pub fn replay(&mut self) {
+        let mut staged = std::mem::take(&mut self.unconfirmed);
+        staged.append(&mut self.staged);
+        self.staged = staged;
+        for (slot, bits) in std::mem::take(&mut self.unconfirmed_requests) {
+            let links = &mut self.links[slot as usize];
+            if links.state & ChunkState::RESIDENT != 0 {
+                links.state |= bits;
+                self.requested.push(slot);
+            }
         }
     }
 
@@ -549,23 +637,36 @@ impl ChunkPool {
     }
 
     fn stage(&mut self, target: Target, offset: u64, bytes: &[u8]) {
-        self.staged.push((target, offset, bytes.to_vec()));
+        self.staged.push(Staged::Write(target, offset, bytes.to_vec()));
     }
 
-    /// Records every staged write as a copy through `belt`, in the order they were made.
-    /// Returns the bytes uploaded.
+    /// Records every staged write as a copy through `belt`, in the order they were made, and
+    /// each staged release where it stands with `release` (which records the release-only run).
+    /// Returns the bytes uploaded. The entries are kept until [`Self::confirm`] or
+    /// [`Self::replay`].
     ///
     /// In the browser the writes go through `queue.write_buffer` instead, which runs before the
     /// encoder's commands as these copies would: a staging belt there maps and copies each
-    /// chunk through JavaScript twice, where `writeBuffer` copies once from wasm memory.
+    /// chunk through JavaScript twice, where `writeBuffer` copies once from wasm memory. No
+    /// release is staged there.
     pub fn record_uploads(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         belt: &mut wgpu::util::StagingBelt,
         queue: &wgpu::Queue,
+        mut release: impl FnMut(&mut wgpu::CommandEncoder, &mut wgpu::util::StagingBelt, Release),
     ) -> u64 {
         let mut uploaded = 0;
-        for (target, offset, bytes) in self.staged.drain(..) {
+        // A frame recorded over an unconfirmed one (timed_remesh) confirms nothing: keep both.
+        let staged = std::mem::take(&mut self.staged);
+        for entry in &staged {
+            let (target, offset, bytes) = match entry {
+                Staged::Write(target, offset, bytes) => (*target, *offset, bytes),
+                Staged::Release(r) => {
+                    release(encoder, belt, *r);
+                    continue;
+                }
+            };
             uploaded += bytes.len() as u64;
             let buffer = match target {
                 Target::Voxels => &self.voxels.buffer,
@@ -573,15 +674,19 @@ impl ChunkPool {
                 Target::Links => &self.links_buffer.buffer,
             };
             if cfg!(target_arch = "wasm32") {
-                queue.write_buffer(buffer, offset, &bytes);
+                queue.write_buffer(buffer, offset, bytes);
                 continue;
             }
             let Some(size) = wgpu::BufferSize::new(bytes.len() as u64) else { continue };
-            belt.write_buffer(encoder, buffer, offset, size).copy_from_slice(&bytes);
+            belt.write_buffer(encoder, buffer, offset, size).copy_from_slice(bytes);
         }
-        // The GPU has the requests now; keep only what the slot is.
+        self.unconfirmed.extend(staged);
+        // The GPU has the requests now; keep only what the slot is (and, until the frame is
+        // confirmed, what it asked for).
         for slot in self.requested.drain(..) {
-            self.links[slot as usize].state &= ChunkState::STANDING;
+            let state = &mut self.links[slot as usize].state;
+            self.unconfirmed_requests.push((slot, *state & !ChunkState::STANDING));
+            *state &= ChunkState::STANDING;
         }
         uploaded
     }

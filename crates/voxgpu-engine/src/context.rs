@@ -41,6 +41,54 @@ pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
 /// Storage buffers one shader stage binds at most (the mesher's passes).
 pub const STORAGE_BUFFERS_PER_STAGE: u32 = 9;
 
+/// The oldest OpenGL (desktop) and OpenGL ES contexts whose shading language wgpu can write
+/// compute shaders in: naga's GLSL writer needs GLSL 4.20 or GLSL ES 3.10 for them. wgpu's GL
+/// backend asks for a 3.3 context, and a driver offering `GL_ARB_compute_shader` there (NVIDIA's
+/// does) reports `COMPUTE_SHADERS` and real compute limits, so only the version tells that
+/// the first compute pipeline would fail.
+const MIN_DESKTOP_GL: (u32, u32) = (4, 2);
+const MIN_GLES: (u32, u32) = (3, 1);
+
+/// The OpenGL version a GL adapter's `driver_info` (the context's `GL_VERSION`) names, and
+/// whether it is OpenGL ES: `"3.3.0 NVIDIA 570.124.06"`, `"4.5 (Core Profile) Mesa 24.2.8"`,
+/// `"OpenGL ES 3.2 Mesa 24.2.8"`. `None` when it names none.
+fn gl_version(driver_info: &str) -> Option<(bool, (u32, u32))> {
+    let (es, rest) = match driver_info.find("OpenGL ES ") {
+        Some(at) => (true, &driver_info[at + "OpenGL ES ".len()..]),
+        None => (false, driver_info),
+    };
+    let mut numbers = rest.split(|c: char| !c.is_ascii_digit());
+    let major = numbers.next()?.parse().ok()?;
+    let minor = numbers.next()?.parse().ok()?;
+    Some((es, (major, minor)))
+}
+
+/// Whether the renderer can run on an adapter, from what the adapter reports (no device is
+/// made): the [`REQUIRED_DOWNLEVEL`] abilities, on OpenGL a context new enough for compute
+/// shaders (OpenGL 4.2 or OpenGL ES 3.1), and the limits [`required_limits`] asks for. `Ok` is
+/// those limits; `Err` names what is missing, in one line.
+pub(crate) fn check_adapter(
+    info: &wgpu::AdapterInfo,
+    downlevel: &wgpu::DownlevelCapabilities,
+    limits: &wgpu::Limits,
+) -> Result<wgpu::Limits, String> {
+    let missing = REQUIRED_DOWNLEVEL - downlevel.flags;
+    if !missing.is_empty() {
+        return Err(format!("{missing:?}"));
+    }
+    if info.backend == wgpu::Backend::Gl
+        && let Some((es, version)) = gl_version(&info.driver_info)
+        && version < if es { MIN_GLES } else { MIN_DESKTOP_GL }
+    {
+        let name = if es { "OpenGL ES" } else { "OpenGL" };
+        return Err(format!(
+            "compute shaders: wgpu writes them for OpenGL {}.{} or OpenGL ES {}.{} and up, and this is an {name} {}.{} context",
+            MIN_DESKTOP_GL.0, MIN_DESKTOP_GL.1, MIN_GLES.0, MIN_GLES.1, version.0, version.1
+        ));
+    }
+    required_limits(limits)
+}
+
 /// The device limits the renderer needs, on an adapter with `adapter` limits: wgpu's defaults
 /// (lowered to the adapter's where it offers less, so a device can always be made), with the
 /// storage buffers per stage and the workgroup memory the mesher needs, and the adapter's own
@@ -135,6 +183,9 @@ pub struct AdapterSummary {
     pub device_type: wgpu::DeviceType,
     /// Driver name and driver info joined by a space, trimmed; empty when the driver gives none.
     pub driver: String,
+    /// Why the renderer cannot run on it (what [`GpuContext::from_adapter`] would refuse it
+    /// for, in one line), or `None` when it can.
+    pub refused: Option<String>,
 }
 
 impl std::fmt::Display for AdapterSummary {
@@ -150,8 +201,10 @@ impl std::fmt::Display for AdapterSummary {
 impl AdapterSummary {
     fn of(adapter: &wgpu::Adapter) -> Self {
         let info = adapter.get_info();
+        let refused =
+            check_adapter(&info, &adapter.get_downlevel_capabilities(), &adapter.limits()).err();
         let driver = format!("{} {}", info.driver, info.driver_info).trim().to_string();
-        Self { name: info.name, backend: info.backend, device_type: info.device_type, driver }
+        Self { name: info.name, backend: info.backend, device_type: info.device_type, driver, refused }
     }
 }
 
@@ -216,6 +269,46 @@ pub fn list_adapters() -> Vec<AdapterSummary> {
 }
 
 impl GpuContext {
+    /// Keeps Mesa's device-select Vulkan layer from printing a line per Vulkan instance on a
+    /// machine without a usable `XDG_RUNTIME_DIR`, as the `voxgpu` binary does at start; a game
+    /// (or a test harness) embedding the engine calls it before creating any wgpu instance.
+    ///
+    /// The implicit layer `VK_LAYER_MESA_device_select` looks for the GPU a Wayland compositor
+    /// runs on whenever the instance enables `VK_KHR_wayland_surface` (wgpu always does), by
+    /// connecting to the default Wayland display. Without `XDG_RUNTIME_DIR` (short of an
+    /// absolute `WAYLAND_DISPLAY`) that connection cannot exist, and libwayland prints `error:
+    /// XDG_RUNTIME_DIR is invalid or not set in the environment.` on stderr for each instance.
+    /// There the layer has no compositor to find, so this sets its own switch,
+    /// `NODEVICE_SELECT=1`, unless the user configured it (`NODEVICE_SELECT`,
+    /// `MESA_VK_DEVICE_SELECT` or `DRI_PRIME` set). What that leaves out is the layer's X11
+    /// default-GPU guess, which matters only to a multi-GPU desktop with an X server and no
+    /// runtime directory; wgpu chooses by power preference either way. Only the first call in a
+    /// process does anything.
+    ///
+    /// # Safety
+    ///
+    /// It may set an environment variable: no other thread may read or write the environment
+    /// through anything but `std::env` while it runs (a Vulkan or GL driver does, inside instance
+    /// creation). Call it first thing in `main`, or, where threads already run (a test harness),
+    /// before any of them creates an instance.
+    pub unsafe fn quiet_device_select() {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let absolute =
+                |name| std::env::var_os(name).is_some_and(|v| std::path::Path::new(&v).is_absolute());
+            // libwayland finds a display by an absolute `WAYLAND_DISPLAY` path without the directory.
+            let runtime_dir_valid = absolute("XDG_RUNTIME_DIR") || absolute("WAYLAND_DISPLAY");
+            let configured = ["NODEVICE_SELECT", "MESA_VK_DEVICE_SELECT", "DRI_PRIME"]
+                .iter()
+                .any(|name| std::env::var_os(name).is_some());
+            if !runtime_dir_valid && !configured {
+                // SAFETY: the caller guarantees no other thread touches the environment but
+                // through `std::env`, whose calls are serialised with this one.
+                unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+            }
+        });
+    }
+
     /// Chooses an adapter the way wgpu's environment variables say and opens a device on it.
     pub fn new() -> Result<Self, GpuError> {
         let tiers = backend_tiers();
@@ -313,14 +406,9 @@ impl GpuContext {
         choose: impl FnOnce(Capabilities) -> Capabilities,
     ) -> Result<Self, GpuError> {
         let summary = AdapterSummary::of(&adapter);
-        let missing = REQUIRED_DOWNLEVEL - adapter.get_downlevel_capabilities().flags;
-        if !missing.is_empty() {
-            return Err(GpuError::Unsupported {
-                adapter: summary.to_string(),
-                missing: format!("{missing:?}"),
-            });
-        }
-        let limits = required_limits(&adapter.limits())
+        // Before any device or pipeline: an adapter that cannot run the renderer is refused in
+        // one line, not by a panic inside wgpu at the first compute pipeline.
+        let limits = check_adapter(&adapter.get_info(), &adapter.get_downlevel_capabilities(), &adapter.limits())
             .map_err(|missing| GpuError::Unsupported { adapter: summary.to_string(), missing })?;
         let caps = choose(Capabilities::of(adapter.features()));
         let caps = Capabilities::of(caps.features() & adapter.features());
@@ -366,5 +454,127 @@ pub fn check_device(lost: &Mutex<Option<String>>) -> Result<(), GpuError> {
     match lost.lock().ok().and_then(|slot| slot.clone()) {
         Some(message) => Err(GpuError::DeviceLost(message)),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The downlevel flags wgpu-hal's GL backend (`gles/adapter.rs`, `expose`) reports for a
+    /// context with compute shaders and storage buffers, by the core version or the ARB
+    /// extensions, and with `GL_ARB_draw_indirect`.
+    fn gl_flags_with_compute() -> wgpu::DownlevelFlags {
+        use wgpu::DownlevelFlags as F;
+        F::NON_POWER_OF_TWO_MIPMAPPED_TEXTURES
+            | F::COMPARISON_SAMPLERS
+            | F::SHADER_F16_IN_F32
+            | F::MSL2_1
+            | F::COMPUTE_SHADERS
+            | F::FRAGMENT_WRITABLE_STORAGE
+            | F::INDIRECT_EXECUTION
+            | F::BASE_VERTEX
+            | F::VERTEX_STORAGE
+            | F::FRAGMENT_STORAGE
+    }
+
+    /// Limits of a GL context with compute: storage blocks and compute limits as NVIDIA's and
+    /// Mesa's drivers report them (16 storage blocks per stage, 48 KiB of shared memory).
+    fn gl_limits_with_compute() -> wgpu::Limits {
+        wgpu::Limits {
+            max_storage_buffers_per_shader_stage: 16,
+            max_storage_buffer_binding_size: 1 << 27,
+            max_compute_workgroup_storage_size: 49152,
+            max_compute_invocations_per_workgroup: 1024,
+            max_compute_workgroup_size_x: 1024,
+            max_compute_workgroup_size_y: 1024,
+            max_compute_workgroup_size_z: 64,
+            max_compute_workgroups_per_dimension: 65535,
+            ..wgpu::Limits::default()
+        }
+    }
+
+    fn gl_info(name: &str, driver_info: &str) -> wgpu::AdapterInfo {
+        wgpu::AdapterInfo {
+            name: name.into(),
+            driver_info: driver_info.into(),
+            ..wgpu::AdapterInfo::new(wgpu::DeviceType::Other, wgpu::Backend::Gl)
+        }
+    }
+
+    fn downlevel(flags: wgpu::DownlevelFlags) -> wgpu::DownlevelCapabilities {
+        // wgpu-hal's GL backend reports shader model 5 whatever the context's version.
+        wgpu::DownlevelCapabilities { flags, shader_model: wgpu::ShaderModel::Sm5, ..Default::default() }
+    }
+
+    #[test]
+    fn an_opengl_3_3_context_is_refused_though_its_driver_offers_compute_extensions() {
+        // NVIDIA's driver answers wgpu's request for a 3.3 core context with a 3.3 context that
+        // offers GL_ARB_compute_shader and GL_ARB_shader_storage_buffer_object: wgpu-hal then
+        // sets COMPUTE_SHADERS and VERTEX_STORAGE and queries real compute limits, so only the
+        // version (GLSL 3.30, below the 4.20 naga writes compute shaders for) says no.
+        let info = gl_info("NVIDIA H200/PCIe/SSE2", "3.3.0 NVIDIA 570.124.06");
+        let refused = check_adapter(&info, &downlevel(gl_flags_with_compute()), &gl_limits_with_compute())
+            .expect_err("GLSL 3.30 has no compute shaders");
+        assert!(refused.contains("OpenGL 3.3 context"), "{refused}");
+        assert!(!refused.contains('\n'), "one line: {refused}");
+    }
+
+    #[test]
+    fn an_opengl_3_3_context_without_the_extensions_lacks_compute_flags() {
+        // Without the ARB extensions wgpu-hal leaves the compute flags out and reports zero
+        // compute limits: the downlevel check refuses it first.
+        use wgpu::DownlevelFlags as F;
+        let flags = gl_flags_with_compute()
+            - (F::COMPUTE_SHADERS | F::INDIRECT_EXECUTION | F::VERTEX_STORAGE | F::FRAGMENT_STORAGE);
+        let limits = wgpu::Limits {
+            max_storage_buffers_per_shader_stage: 0,
+            max_compute_workgroup_storage_size: 0,
+            max_compute_invocations_per_workgroup: 0,
+            max_compute_workgroups_per_dimension: 0,
+            ..gl_limits_with_compute()
+        };
+        let refused = check_adapter(&gl_info("Some GPU", "3.3.0 Some Driver"), &downlevel(flags), &limits)
+            .expect_err("no compute shaders");
+        assert!(refused.contains("COMPUTE_SHADERS"), "{refused}");
+    }
+
+    #[test]
+    fn opengl_4_2_and_up_and_opengl_es_3_1_and_up_pass() {
+        for version in [
+            "4.2.0 NVIDIA 570.124.06",
+            "4.5 (Core Profile) Mesa 24.2.8-1ubuntu1~24.04.1",
+            "4.6.0 NVIDIA 570.124.06",
+            "OpenGL ES 3.1 Mesa 24.2.8",
+            "OpenGL ES 3.2 NVIDIA 570.124.06",
+        ] {
+            let info = gl_info("a GL adapter", version);
+            let checked = check_adapter(&info, &downlevel(gl_flags_with_compute()), &gl_limits_with_compute());
+            assert!(checked.is_ok(), "{version}: {checked:?}");
+        }
+        let es_3_0 = gl_info("a GLES adapter", "OpenGL ES 3.0 Mesa 24.2.8");
+        let refused = check_adapter(&es_3_0, &downlevel(gl_flags_with_compute()), &gl_limits_with_compute());
+        assert!(refused.is_err_and(|r| r.contains("OpenGL ES 3.0 context")));
+        // The version is a GL matter: Vulkan's driver info names the driver's own version.
+        let vulkan = wgpu::AdapterInfo {
+            driver_info: "Mesa 3.3.0".into(),
+            ..wgpu::AdapterInfo::new(wgpu::DeviceType::Cpu, wgpu::Backend::Vulkan)
+        };
+        let all = downlevel(wgpu::DownlevelFlags::all());
+        assert!(check_adapter(&vulkan, &all, &gl_limits_with_compute()).is_ok());
+    }
+
+    #[test]
+    fn every_adapter_present_passes_the_check() {
+        // SAFETY: this test's instance is made after it; other tests here make none.
+        unsafe { GpuContext::quiet_device_select() };
+        let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN | wgpu::Backends::GL);
+        let adapters = pollster::block_on(instance(backends).enumerate_adapters(backends));
+        let opted_out = std::env::var("VOXGPU_ALLOW_NO_GPU").as_deref() == Ok("1");
+        assert!(!adapters.is_empty() || opted_out, "no adapter found (VOXGPU_ALLOW_NO_GPU=1 opts out)");
+        for adapter in adapters {
+            let summary = AdapterSummary::of(&adapter);
+            assert_eq!(summary.refused, None, "{summary}");
+        }
     }
 }

@@ -82,6 +82,18 @@ pub enum GpuError {
     /// `Renderer::record` was called without a `prepare` before it.
     #[error("a frame was recorded without prepare() before it")]
     NotPrepared,
+    /// `Renderer::prepare` (or `timed_remesh`) found the frame recorded last never confirmed
+    /// with `Renderer::frame_submitted`: its encoder is taken as dropped and its uploads are
+    /// queued again, so the next `prepare` goes on with nothing lost.
+    #[error(
+        "the frame recorded last was not confirmed with frame_submitted() before the next prepare(); its encoder is taken as dropped and its uploads are queued again"
+    )]
+    FrameNotSubmitted,
+    /// `Renderer::prepare` was given a camera (or the frozen culling camera) with a NaN or
+    /// infinite eye, target, field of view or near plane, or whose view-projection or its inverse
+    /// is not finite (a zero field of view or near plane).
+    #[error("the camera is not finite: NaN or infinite eye, target, field of view or near plane, or a degenerate projection")]
+    InvalidCamera,
     /// Mapping the readback buffer failed, usually because the device was lost.
     #[error("reading the frame back failed: {0}")]
     Readback(String),

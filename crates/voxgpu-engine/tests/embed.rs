@@ -24,6 +24,10 @@ const W: u32 = 160;
 const H: u32 = 120;
 
 fn devices() -> Vec<(String, wgpu::Device, wgpu::Queue)> {
+    // What the `voxgpu` binary does, so this process prints no Mesa device-select lines.
+    // SAFETY: every test here makes its instance in this function, after this call; the first
+    // call sets the variable before any instance exists.
+    unsafe { voxgpu_engine::GpuContext::quiet_device_select() };
     let backends = wgpu::Backends::VULKAN | wgpu::Backends::GL;
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
     let adapters = pollster::block_on(instance.enumerate_adapters(backends));

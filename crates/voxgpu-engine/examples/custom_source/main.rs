@@ -84,6 +84,8 @@ pub fn fly(
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
+    // SAFETY: first thing in `main`, before any other thread exists.
+    unsafe { GpuContext::quiet_device_select() };
     let out = std::env::args().nth(1).unwrap_or_else(|| "custom_source.png".into());
     let gpu = GpuContext::new()?;
     let Pixels { width, height, rgba } = fly(&gpu, 640, 360, 240, 2.0)?;

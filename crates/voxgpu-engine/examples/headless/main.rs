@@ -28,6 +28,8 @@ pub fn render(gpu: &GpuContext, width: u32, height: u32) -> Result<Pixels, Box<d
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
+    // SAFETY: first thing in `main`, before any other thread exists.
+    unsafe { GpuContext::quiet_device_select() };
     let out = std::env::args().nth(1).unwrap_or_else(|| "headless.png".into());
     let gpu = GpuContext::new()?;
     let Pixels { width, height, rgba } = render(&gpu, 640, 360)?;

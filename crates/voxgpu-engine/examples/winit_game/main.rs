@@ -184,6 +184,8 @@ impl ApplicationHandler for App {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
+    // SAFETY: first thing in `main`, before any other thread exists.
+    unsafe { voxgpu_engine::GpuContext::quiet_device_select() };
     let event_loop = EventLoop::new()?;
     let mut app = App::default();
     event_loop.run_app(&mut app)?;

@@ -18,7 +18,6 @@ use crate::pipelines::draw_bind_group;
 use crate::profiling::stage;
 use crate::{FrameStats, GpuError};
 use voxgpu_core::camera::Camera;
-use voxgpu_core::cull::Frustum;
 
 impl Renderer {
     /// Grows the quad pool when the mesher of frame `frame` reported pages it could not get.
@@ -133,9 +132,32 @@ impl Renderer {
     /// The CPU half of a frame: takes the GPU counters that have arrived (growing the quad pool
     /// if the mesher was refused pages), sizes this frame's lists, and writes the camera and pass
     /// parameters through the queue. [`Self::record`] follows, before the next `prepare`.
-    /// Fails with [`GpuError::DeviceLost`] once the device is lost.
+    /// Fails with [`GpuError::DeviceLost`] once the device is lost, and once with
+    /// [`GpuError::FrameNotSubmitted`] when the frame recorded last was not confirmed with
+    /// [`Self::frame_submitted`] (its uploads are then queued again; see [`Self::record`]).
+    ///
+    /// A camera that is not finite (NaN or infinite eye, target, field of view or near plane, or
+    /// a view-projection or inverse that is not: a zero field of view or near plane), or such a
+    /// frozen culling camera, fails with [`GpuError::InvalidCamera`] and changes nothing: the
+    /// last good camera stays, and a [`Self::record`] after it records the frame an earlier
+    /// `prepare` set up if that one is still unrecorded, and fails with
+    /// [`GpuError::NotPrepared`] otherwise.
     pub fn prepare(&mut self, camera: &Camera) -> Result<(), GpuError> {
-        self.frame_submitted();
+        // Checked before anything is touched: a NaN would reach the camera uniform, the frustum
+        // planes and every LOD distance, and a refused frame must leave the renderer as it was.
+        let (width, height) = self.size();
+        let finite = |c: &Camera| {
+            let view_proj = c.view_proj(width as f32 / height as f32);
+            [c.fov_y_degrees, c.near].iter().all(|v| v.is_finite())
+                && c.eye.is_finite()
+                && c.target.is_finite()
+                && view_proj.is_finite()
+                && view_proj.inverse().is_finite()
+        };
+        if !finite(camera) || self.options.culling.frozen.is_some_and(|c| !finite(&c)) {
+            return Err(GpuError::InvalidCamera);
+        }
+        self.check_submitted()?;
         self.check_lost()?;
         let started = Instant::now();
         let arrived = self.counters.poll(&self.device);
@@ -147,12 +169,17 @@ impl Renderer {
         let params = self.size_frame();
         let (width, height) = self.size();
         let aspect = width as f32 / height as f32;
-        let view_proj = camera.view_proj(aspect);
+        // Every position the GPU sees is measured from the block the eye is in (`Camera::anchor`).
+        let anchor = camera.anchor();
+        let selection = self.options.selection.map_or(glam::Vec4::ZERO, |b| {
+            (b.as_i64vec3() - anchor.as_i64vec3()).as_vec3().extend(1.0)
+        });
         let uniform = CameraUniform {
-            view_proj,
-            inv_view_proj: view_proj.inverse(),
-            selection: self.options.selection.map_or(glam::Vec4::ZERO, |b| b.as_vec3().extend(1.0)),
-            eye: camera.eye,
+            view_proj: camera.view_proj_from(aspect, anchor),
+            inv_rotation_proj: (camera.projection(aspect) * camera.rotation()).inverse(),
+            selection,
+            anchor,
+            eye: camera.eye_from(anchor),
             fog_start: self.options.fog_end * self.options.fog_start_fraction,
             sky_color: self.options.sky_color,
             fog_end: self.options.fog_end,
@@ -164,15 +191,14 @@ impl Renderer {
         self.queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
         let culling = self.options.culling;
         let cull_camera = culling.frozen.unwrap_or(*camera);
-        let frustum = Frustum::from_view_proj(cull_camera.view_proj(aspect));
         let flags = (CullParams::FRUSTUM * culling.frustum as u32)
             | (CullParams::FACES * culling.faces as u32)
             | (CullParams::PAGES * (self.submission == DrawSubmission::Instanced) as u32);
-        let cull = CullParams::new(&frustum, cull_camera.eye, flags, camera.eye);
+        let cull = CullParams::new(&cull_camera, aspect, flags, camera, anchor);
         self.queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
         self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
-        let lod = LodParams::new(&self.options.lod, camera.eye, self.pool.top_level());
+        let lod = LodParams::new(&self.options.lod, camera, anchor, self.pool.top_level());
         self.prepared = Some(Prepared { params, lod, started });
         Ok(())
     }
@@ -181,10 +207,14 @@ impl Renderer {
     /// (levels of detail, mips, meshing, culling, the transparent sort) and the render passes
     /// into `targets`. GPU-counted stats are a frame or two old.
     ///
-    /// The encoder carries the frame's uploads (edits, new chunks) and counter copies, so the
-    /// caller must submit it, and before the next `prepare`; then call
-    /// [`Self::frame_submitted`] (the next `prepare` takes the frame as submitted otherwise).
-    /// An encoder dropped unsubmitted loses those uploads.
+    /// The encoder carries the frame's uploads (edits, new chunks, evictions) and counter
+    /// copies, so the caller submits it and then calls [`Self::frame_submitted`], before the next
+    /// `prepare`. The renderer keeps the frame's uploads until then. A `prepare` that finds the
+    /// last recorded frame unconfirmed takes its encoder as dropped: it queues those uploads
+    /// again, ahead of any made since, and fails once with [`GpuError::FrameNotSubmitted`]; the
+    /// `prepare` after it goes on, and the next frame shows every edit. So a dropped encoder
+    /// loses nothing, and a missing `frame_submitted` (whose frame the renderer cannot tell from
+    /// a dropped one) is reported at its next frame instead of re-uploading silently.
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -230,10 +260,63 @@ impl Renderer {
         Ok(stats)
     }
 
-    /// Records the staged voxel and record writes as the frame's first commands.
-    fn record_uploads(&mut self, encoder: &mut wgpu::CommandEncoder) {
+    /// Records the staged voxel and record writes as the frame's first commands, and between
+    /// them each staged release: a release-only mesher run on buffers of its own (pass
+    /// parameters and work list written by copies in the encoder), whose work list holds six
+    /// jobs per evicted slot, so every evicted slot is collected, its pages freed and its faces
+    /// emptied before the writes after it put new nodes into those slots.
+    pub(super) fn record_uploads(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        let groups = self.pool.staged_release().map(|largest| {
+            let jobs = 6 * largest.evicted.max(1);
+            if jobs > self.release_jobs {
+                self.release_jobs = jobs.next_multiple_of(6 * 64);
+                self.release_work = work_buffer(&self.device, self.release_jobs);
+            }
+            let (pool, quads) = (&self.pool, &self.quad_pool);
+            self.mesher.bind_groups(
+                &self.device,
+                &MeshBuffers {
+                    params: &self.release_params,
+                    work: &self.release_work,
+                    voxels: &pool.voxels.buffer,
+                    links: &pool.links_buffer.buffer,
+                    opaque_bits: &self.opaque_bits,
+                    quads: &quads.quads.buffer,
+                    page_owner: &quads.page_owner.buffer,
+                    allocator: &quads.allocator.buffer,
+                    faces: &pool.faces.buffer,
+                    meta: &pool.meta.buffer,
+                },
+            )
+        });
+        let ambient_occlusion = self.options.ambient_occlusion as u32;
+        let (mesher, release_profiler) = (&self.mesher, &self.release_profiler);
+        let (params, work) = (&self.release_params, &self.release_work);
         let mut scope = self.profiling.profiler.scope(stage::UPLOAD, encoder);
-        self.uploaded_bytes = self.pool.record_uploads(&mut scope, &mut self.belt, &self.queue);
+        self.uploaded_bytes =
+            self.pool.record_uploads(&mut scope, &mut self.belt, &self.queue, |encoder, belt, release| {
+                let run = PassParams {
+                    slot_count: release.slot_count,
+                    max_jobs: 6 * release.evicted,
+                    draw_capacity: 0,
+                    chunk_size: voxgpu_core::voxel::CHUNK_SIZE as u32,
+                    ambient_occlusion,
+                };
+                let mut write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
+                    let size = wgpu::BufferSize::new(bytes.len() as u64).expect("not empty");
+                    belt.write_buffer(encoder, buffer, 0, size).copy_from_slice(bytes);
+                };
+                write(params, bytemuck::bytes_of(&run));
+                write(work, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
+                let groups = groups.as_ref().expect("made for the staged releases");
+                mesher.record(encoder, release_profiler, groups, work, release.slot_count);
+            });
+        drop(scope);
+        if groups.is_some() {
+            // Its scopes are debug groups only; closing its frame drops them.
+            let _ = self.release_profiler.end_frame();
+            let _ = self.release_profiler.process_finished_frame(1.0);
+        }
     }
 
     /// Ends a recording: resolves the profiler's queries and closes the staging belt, whose
@@ -248,14 +331,33 @@ impl Renderer {
     ) {
         self.profiling.profiler.resolve_queries(encoder);
         self.belt.finish();
-        self.pool.frame_submitted(self.evicted_room);
         self.frame_index += 1;
-        self.unsubmitted = Some(Recorded { counters, cpu_ms: started.elapsed().as_secs_f64() * 1e3 });
+        self.unsubmitted = Some(Recorded {
+            counters,
+            cpu_ms: started.elapsed().as_secs_f64() * 1e3,
+            evicted_room: self.evicted_room,
+        });
+    }
+
+    /// `Err(FrameNotSubmitted)` when the last recorded frame was never confirmed with
+    /// [`Self::frame_submitted`]: its encoder is taken as dropped, its uploads are queued again
+    /// (ahead of those made since), its eviction bookkeeping is not applied, its frame number is
+    /// given back and its staging memory recalled. Profiler timings of that frame, when
+    /// profiling, are not meaningful (its queries were never resolved).
+    pub(super) fn check_submitted(&mut self) -> Result<(), GpuError> {
+        let Some(recorded) = self.unsubmitted.take() else { return Ok(()) };
+        self.pool.replay();
+        self.belt.recall();
+        self.frame_index -= 1;
+        let _ = self.profiling.end_frame((recorded.cpu_ms, 0.0));
+        Err(GpuError::FrameNotSubmitted)
     }
 
     /// Tells the renderer that the encoder of the last [`Self::record`] has been submitted: it
-    /// then asks for that frame's counters and timings and recycles its staging memory. Calling
-    /// it again, or when nothing was recorded, does nothing.
+    /// then applies that frame's evictions (their slots can be reused), drops the copies of its
+    /// uploads, asks for its counters and timings and recycles its staging memory. Calling it
+    /// again, or when nothing was recorded, does nothing. Without it the next `prepare` fails
+    /// with [`GpuError::FrameNotSubmitted`] (see [`Self::record`]).
     pub fn frame_submitted(&mut self) {
         // Errors of the profiler's frame end surface through `set_profiling`'s callers; a frame
         // loop that never profiles has none.
@@ -264,6 +366,7 @@ impl Renderer {
 
     pub(super) fn after_submit(&mut self, submit_ms: f64) -> Result<(), GpuError> {
         let Some(recorded) = self.unsubmitted.take() else { return Ok(()) };
+        self.pool.confirm(recorded.evicted_room);
         self.belt.recall();
         // The belt keeps every staging chunk it ever needed: after a burst (a world loaded at
         // once is gigabytes) start a fresh one, so the burst's staging memory is freed.

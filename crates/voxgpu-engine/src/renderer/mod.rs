@@ -99,6 +99,14 @@ pub struct Renderer {
     work: wgpu::Buffer,
     work_jobs: u32,
     work_generation: u64,
+    /// The pass parameters and work list of the release-only mesher runs recorded between a
+    /// frame's uploads (`ChunkPool`'s staged releases), apart from the frame's own, which they
+    /// would overwrite; written by copies in the encoder, so each run sees its own.
+    release_params: wgpu::Buffer,
+    release_work: wgpu::Buffer,
+    release_jobs: u32,
+    /// Scopes of the release runs: never timed (a frame's profile names each stage once).
+    release_profiler: wgpu_profiler::GpuProfiler,
     camera: wgpu::Buffer,
     opaque_bits: wgpu::Buffer,
     materials: Materials,
@@ -141,6 +149,8 @@ struct Recorded {
     counters: Option<usize>,
     /// Milliseconds from `prepare` to the end of `record`.
     cpu_ms: f64,
+    /// Evicted chunks its work list had room for: how many it released.
+    evicted_room: u32,
 }
 
 /// The colour and depth views a frame is drawn into, both `width × height` of the renderer's
@@ -243,6 +253,19 @@ impl Renderer {
             work: work_buffer(&device, 6),
             work_jobs: 6,
             work_generation: 0,
+            release_params: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.release.pass_params"),
+                size: size_of::<PassParams>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            release_work: work_buffer(&device, 6),
+            release_jobs: 6,
+            release_profiler: wgpu_profiler::GpuProfiler::new(
+                &device,
+                wgpu_profiler::GpuProfilerSettings { enable_timer_queries: false, ..Default::default() },
+            )
+            .expect("default settings are valid"),
             camera: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("voxgpu.camera"),
                 size: <CameraUniform as encase::ShaderType>::min_size().get(),

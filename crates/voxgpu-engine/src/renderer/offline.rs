@@ -64,7 +64,7 @@ impl Renderer {
     /// its profiled passes on a real GPU, the wall clock around submit-and-wait on a software
     /// adapter (whose pass timestamps do not enclose the work). Waits for the GPU.
     pub fn timed_remesh(&mut self) -> Result<f64, GpuError> {
-        self.frame_submitted();
+        self.check_submitted()?;
         let was_profiling = self.profiling.enabled();
         let wall_clock = self.device_type == wgpu::DeviceType::Cpu;
         if !wall_clock {
@@ -78,7 +78,7 @@ impl Renderer {
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.bench") });
-        self.pool.record_uploads(&mut encoder, &mut self.belt, &self.queue);
+        self.record_uploads(&mut encoder);
         let frame = self.frame.as_ref().expect("prepared");
         self.mesher.record(
             &mut encoder,
