@@ -83,6 +83,24 @@ impl WorldConfig {
         Ok(())
     }
 
+    /// Opens the world store this configuration names, where one exists, and takes its world
+    /// (source and seed) in place of the flags'. `None` without a store, or where none exists
+    /// yet: [`SessionPlan::with_store`] creates it once the world has been built. A front end
+    /// that needs the store's world before it plans (the viewer, to choose its view distance)
+    /// calls this and hands the store on, so the store is opened, and its integrity checked,
+    /// once.
+    pub fn open_store(&mut self) -> Result<Option<Store>, SessionError> {
+        match &self.store {
+            Some(path) if Store::exists_at(path)? => {
+                let store = Store::open(path)?;
+                self.source = store.meta().source.parse()?;
+                self.seed = store.meta().seed;
+                Ok(Some(store))
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// The distance where fog reaches the sky colour: one chunk past the view distance.
     pub fn fog_end(&self) -> f32 {
         (self.view_distance as f32 + 1.0) * CHUNK_SIZE as f32
@@ -205,18 +223,20 @@ impl SessionPlan {
         view: (Option<Vec3>, Option<Vec3>),
     ) -> Result<Self, SessionError> {
         let mut config = config;
-        // An existing store says which world it is. A new one is created only once the world
-        // has been built, so a configuration that fails creates nothing.
-        let mut store = match &config.store {
-            Some(path) if Store::exists_at(path)? => {
-                let store = Store::open(path)?;
-                config.source = store.meta().source.parse()?;
-                config.seed = store.meta().seed;
-                let overlay = store.overlay()?;
-                Some((store, Arc::new(RwLock::new(overlay))))
-            }
-            _ => None,
-        };
+        let store = config.open_store()?;
+        Self::with_store(config, store, residency, view)
+    }
+
+    /// [`Self::new`] for a `config` whose store [`WorldConfig::open_store`] has opened already:
+    /// `store` is what it returned.
+    pub fn with_store(
+        config: WorldConfig,
+        store: Option<Store>,
+        residency: Residency,
+        view: (Option<Vec3>, Option<Vec3>),
+    ) -> Result<Self, SessionError> {
+        // An existing store has said which world it is. A new one is created only once the
+        // world has been built, so a configuration that fails creates nothing.
         config.check()?;
         if let (Some(eye), Some(target)) = view
             && (target - eye).length_squared() < 1e-6
@@ -229,6 +249,15 @@ impl SessionPlan {
         // A streamed world needs only the ground under the default camera from here.
         let built = if streams { WorldParams { view_distance: 1, ..params } } else { params };
         let mut world = worldgen::generate(&config.source, &built)?;
+        // The stored chunks are read against the world's own registry (a `.vox` world's is its
+        // palette): a block id it does not have is damage, refused before anything is drawn.
+        let mut store = match store {
+            Some(store) => {
+                let overlay = store.overlay(&world.registry)?;
+                Some((store, Arc::new(RwLock::new(overlay))))
+            }
+            None => None,
+        };
         // The stored edits replace what was generated, for the part generated here: all of a
         // bounded world, the columns built of an unbounded one.
         let unbounded = matches!(config.source, WorldSource::Terrain | WorldSource::Flat);

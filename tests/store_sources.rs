@@ -87,3 +87,66 @@ fn every_source_round_trips_through_the_store() {
         let _ = std::fs::remove_dir_all(&path);
     }
 }
+
+/// A front end that needs the store's world before planning (the viewer) opens the store once
+/// with `WorldConfig::open_store` and hands it to the plan. The store stays held (exclusively)
+/// from that open to the session, so a second open on the way would be refused as in use.
+#[test]
+fn a_store_opened_before_planning_is_not_opened_again() {
+    let path = std::env::temp_dir().join(format!("voxgpu-store-sources-{}-once", std::process::id()));
+    let _ = std::fs::remove_dir_all(&path);
+    let mut edited = voxgpu::voxel::Chunk::empty();
+    edited.set(1, 2, 3, voxgpu::voxel::blocks::BRICK);
+    let at = ChunkPos(IVec3::new(0, 0, 0));
+    {
+        let meta = StoreMeta { source: WorldSource::Sphere.to_string(), seed: 8 };
+        let (mut store, _) = Store::open_or_create(&path, &meta).expect("created");
+        store.commit([(at, &edited)]).expect("committed");
+    }
+    let mut flags = config(&WorldSource::Flat, Some(path.clone()));
+    let store = flags.open_store().expect("opens").expect("exists");
+    assert_eq!((&flags.source, flags.seed), (&WorldSource::Sphere, 8), "the store's world");
+    assert!(
+        matches!(Store::open(&path), Err(voxgpu::store::StoreError::InUse { .. })),
+        "held from the first open on"
+    );
+    let plan =
+        SessionPlan::with_store(flags, Some(store), Residency::WholeWhereExact, (Some(Vec3::ONE), None))
+            .expect("planned with the store already open");
+    assert_eq!(plan.world().chunk(at).expect("the edit").voxels(), edited.voxels());
+    drop(plan);
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// A stored chunk with a block id the world's registry lacks (here past a `.vox` world's 256
+/// palette blocks) is refused through the session's set-up, as damage, and left as it is.
+#[test]
+fn a_stored_block_the_world_lacks_is_refused_through_the_session() {
+    let path = std::env::temp_dir().join(format!("voxgpu-store-sources-{}-unknown", std::process::id()));
+    let _ = std::fs::remove_dir_all(&path);
+    let model = WorldSource::Vox(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/sample.vox").into());
+    let mut bad = voxgpu::voxel::Chunk::empty();
+    bad.set(0, 0, 0, BlockId(256));
+    {
+        let meta = StoreMeta { source: model.to_string(), seed: 0 };
+        let (mut store, _) = Store::open_or_create(&path, &meta).expect("created");
+        store.commit([(ChunkPos(IVec3::ZERO), &bad)]).expect("committed");
+    }
+    let database = path.join(voxgpu::store::DATABASE_FILE);
+    let before = std::fs::read(&database).expect("read");
+    let err = SessionPlan::new(
+        config(&WorldSource::Flat, Some(path.clone())),
+        Residency::WholeWhereExact,
+        (None, None),
+    )
+    .err()
+    .expect("refused");
+    let line = err.to_string();
+    assert!(
+        matches!(err, voxgpu::session::SessionError::Store(voxgpu::store::StoreError::Corrupt { .. })),
+        "{line}"
+    );
+    assert!(line.contains("block id 256") && line.contains("damaged") && !line.contains('\n'), "{line}");
+    assert_eq!(std::fs::read(&database).expect("read"), before, "left as it was");
+    let _ = std::fs::remove_dir_all(&path);
+}

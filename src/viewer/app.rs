@@ -21,7 +21,7 @@ use crate::gpu::{
     Culling, FrameStats, GpuContext, Offscreen, Presented, Presenter, RenderMode, RendererOptions,
 };
 use crate::lod::LodSettings;
-use crate::session::{Persistence, Residency, Session};
+use crate::session::{Persistence, Residency, Session, SessionPlan};
 use crate::stream::Streamer;
 use crate::voxel::{BlockId, CHUNK_SIZE};
 use crate::voxel::{ChunkPos, NodeColumn};
@@ -216,16 +216,10 @@ impl Viewer {
         // The view distance: as given, or the horizon on a discrete GPU and a small default on
         // others (software adapters draw every quad on the CPU).
         let mut world = args.world.clone();
-        // The world an existing store holds decides, not the flags.
-        let source = match &world.store {
-            Some(path) if voxgpu_store::Store::exists_at(path).unwrap_or(false) => {
-                voxgpu_store::Store::open(path)
-                    .ok()
-                    .and_then(|s| s.meta().source.parse().ok())
-                    .unwrap_or_else(|| world.source.clone())
-            }
-            _ => world.source.clone(),
-        };
+        // The world an existing store holds decides, not the flags. The store opened here is
+        // the session's: opened, and its integrity checked, once.
+        let store = world.open_store()?;
+        let source = world.source.clone();
         let chosen_by = if args.view_distance_given {
             "--view-distance"
         } else if gpu.summary.device_type == wgpu::DeviceType::DiscreteGpu && source == WorldSource::Terrain {
@@ -236,14 +230,12 @@ impl Viewer {
         };
         let lod = args.lod;
         // Terrain streams around the camera; the other sources are small and loaded whole.
-        let mut session =
-            Session::open(&gpu, world, Residency::StreamTerrain, (args.camera, args.target), |fog_end| {
-                RendererOptions {
-                    lod,
-                    ambient_occlusion: args.ambient_occlusion,
-                    ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
-                }
-            })?;
+        let plan = SessionPlan::with_store(world, store, Residency::StreamTerrain, (args.camera, args.target))?;
+        let mut session = plan.open(&gpu, |fog_end| RendererOptions {
+            lod,
+            ambient_occlusion: args.ambient_occlusion,
+            ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
+        })?;
         // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
         let _ = session.renderer.set_profiling(true);
         session.update()?;

@@ -7,7 +7,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{IVec2, IVec3};
-use voxgpu_core::voxel::{BlockId, Chunk, ChunkPos};
+use voxgpu_core::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos};
 use voxgpu_store::{DATABASE_FILE, Store, StoreMeta};
 use voxgpu_worlds::worldgen::TerrainColumns;
 
@@ -81,10 +81,11 @@ fn bench(c: &mut Criterion) {
     );
     let mut group = c.benchmark_group("reopen");
     group.sample_size(10);
+    let registry = BlockRegistry::builtin();
     group.bench_function("open + integrity check + overlay of 10,000 chunks", |b| {
         b.iter(|| {
             let store = Store::open(&path).expect("reopens");
-            let overlay = store.overlay().expect("overlay");
+            let overlay = store.overlay(&registry).expect("overlay");
             assert_eq!(overlay.len(), 10_000);
         })
     });

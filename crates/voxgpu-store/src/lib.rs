@@ -16,8 +16,10 @@
 //!   once, so a second process is refused ([`StoreError::InUse`], naming the holder from its
 //!   `holder` file). The operating system releases the lock when the holder dies.
 //! - **Refusal without damage.** A directory that is not a store, a database that is not one of
-//!   ours, a newer format version or a failed integrity check are refused before anything is
-//!   written.
+//!   ours, a newer format version, a failed integrity check, tables other than the store's own
+//!   or values of the wrong type in them are refused before anything is written; so is a chunk
+//!   that does not decode or holds a block id the world's registry does not have, when the
+//!   chunks are read ([`Store::overlay`]).
 
 #![warn(missing_docs)]
 
@@ -28,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use glam::{IVec2, IVec3};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, params};
-use voxgpu_core::voxel::{Chunk, ChunkPos};
+use voxgpu_core::voxel::{BlockRegistry, Chunk, ChunkPos};
 
 pub use codec::{decode_chunk, encode_chunk};
 
@@ -172,15 +174,31 @@ impl Overlay {
 }
 
 fn io(path: &Path, e: impl std::fmt::Display) -> StoreError {
-    StoreError::Io { path: path.to_path_buf(), reason: e.to_string() }
+    StoreError::Io { path: path.to_path_buf(), reason: one_line(&e.to_string()) }
+}
+
+/// `text` with every run of white space (line breaks included) made one space: SQLite's
+/// messages quote what a damaged file holds, and an error prints as one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Maps an SQLite error to the store's own, by what it means for the user.
 fn sql(path: &Path, e: rusqlite::Error) -> StoreError {
+    // A value of the wrong type in the store's own tables is damage, not an I/O failure.
+    if let rusqlite::Error::InvalidColumnType(..)
+    | rusqlite::Error::FromSqlConversionFailure(..)
+    | rusqlite::Error::IntegralValueOutOfRange(..) = e
+    {
+        return StoreError::Corrupt {
+            path: path.to_path_buf(),
+            reason: one_line(&format!("a stored value: {e}")),
+        };
+    }
     match e.sqlite_error_code() {
         Some(ErrorCode::DiskFull) => StoreError::Full { path: path.to_path_buf() },
         Some(ErrorCode::DatabaseCorrupt) | Some(ErrorCode::NotADatabase) => {
-            StoreError::Corrupt { path: path.to_path_buf(), reason: e.to_string() }
+            StoreError::Corrupt { path: path.to_path_buf(), reason: one_line(&e.to_string()) }
         }
         Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => {
             StoreError::InUse { path: path.to_path_buf(), holder: holder(path) }
@@ -196,7 +214,7 @@ fn sql(path: &Path, e: rusqlite::Error) -> StoreError {
 fn holder(path: &Path) -> String {
     std::fs::read_to_string(path.join(HOLDER_FILE))
         .ok()
-        .map(|s| s.trim().to_string())
+        .map(|s| one_line(&s))
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "another process".into())
 }
@@ -248,6 +266,10 @@ impl Store {
         let check = |e| sql(path, e);
         // A store in use is refused at once, not after SQLite's default wait.
         conn.busy_timeout(std::time::Duration::ZERO).map_err(check)?;
+        // Exclusive before the first read: SQLite then keeps the write-ahead log's index in
+        // this process's memory and takes the database's exclusive lock with the first read,
+        // without writing anything, and exclusive mode keeps it until the store is closed.
+        conn.pragma_update(None, "locking_mode", "EXCLUSIVE").map_err(check)?;
         // Ours at all? Both are read from the header, before anything is written.
         let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(check)?;
         if app != APPLICATION_ID {
@@ -260,9 +282,12 @@ impl Store {
         if version > FORMAT_VERSION {
             return Err(StoreError::NewerFormat { path: path.into(), found: version });
         }
-        let store = Self::lock(conn, path)?;
-        store.integrity_check()?;
-        Ok(store)
+        // Everything that can refuse the store reads only: a write transaction, even an empty
+        // one, may rewrite a damaged file's header.
+        integrity(&conn, path)?;
+        check_schema(&conn, path)?;
+        let meta = read_meta(&conn, path)?;
+        Self::lock(conn, path, meta)
     }
 
     /// Creates a store directory at `path` (which must not hold anything) for `meta`. The store
@@ -318,11 +343,10 @@ impl Store {
         conn.close().map_err(|(_, e)| sql(dir, e))
     }
 
-    /// Takes the exclusive lock (WAL, exclusive locking mode, a write transaction at once),
-    /// reads the metadata, and records this process as the holder.
-    fn lock(conn: Connection, path: &Path) -> Result<Self, StoreError> {
+    /// Keeps the store found sound in WAL mode, under the exclusive lock its first read took,
+    /// and records this process as the holder. Writes nothing to the database.
+    fn lock(conn: Connection, path: &Path, meta: StoreMeta) -> Result<Self, StoreError> {
         let check = |e| sql(path, e);
-        conn.pragma_update(None, "locking_mode", "EXCLUSIVE").map_err(check)?;
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(check)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(io(
@@ -331,20 +355,6 @@ impl Store {
             ));
         }
         conn.pragma_update(None, "synchronous", "FULL").map_err(check)?;
-        // An immediate transaction takes the write lock now, and exclusive mode keeps it.
-        conn.execute_batch("BEGIN IMMEDIATE; COMMIT;").map_err(check)?;
-        let meta_value = |key: &str| -> rusqlite::Result<Option<String>> {
-            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()
-        };
-        let source = meta_value("source").map_err(check)?;
-        let seed = meta_value("seed").map_err(check)?.and_then(|s| s.parse().ok());
-        let (Some(source), Some(seed)) = (source, seed) else {
-            return Err(StoreError::Corrupt {
-                path: path.into(),
-                reason: "no world source or seed recorded".into(),
-            });
-        };
-        let meta = StoreMeta { source, seed };
         // Last, so that no failure above leaves a holder file naming a process without the lock.
         let holder = format!(
             "process {} ({})",
@@ -365,16 +375,10 @@ impl Store {
         &self.meta
     }
 
-    /// SQLite's full integrity check; `Err(Corrupt)` names the first problem.
+    /// SQLite's full integrity check; `Err(Corrupt)` names the first problem (on one line, with
+    /// the count of the others).
     pub fn integrity_check(&self) -> Result<(), StoreError> {
-        let result: String = self
-            .conn
-            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-            .map_err(|e| sql(&self.path, e))?;
-        if result != "ok" {
-            return Err(StoreError::Corrupt { path: self.path.clone(), reason: result });
-        }
-        Ok(())
+        integrity(&self.conn, &self.path)
     }
 
     /// Writes `chunks` (each replacing the stored chunk at its position) in one transaction:
@@ -397,8 +401,10 @@ impl Store {
         tx.commit().map_err(|e| sql(&path, e))
     }
 
-    /// Every stored chunk, compressed, as an overlay for the world's source.
-    pub fn overlay(&self) -> Result<Overlay, StoreError> {
+    /// Every stored chunk, compressed, as an overlay for the world's source, whose blocks
+    /// `registry` names. A chunk that does not decode, or holds a block the registry does not
+    /// have, is damage: `Err(Corrupt)`, and the store is left as it is.
+    pub fn overlay(&self, registry: &BlockRegistry) -> Result<Overlay, StoreError> {
         let path = &self.path;
         let mut statement =
             self.conn.prepare("SELECT x, y, z, data FROM chunks").map_err(|e| sql(path, e))?;
@@ -410,11 +416,20 @@ impl Store {
         let mut overlay = Overlay::default();
         for row in rows {
             let (pos, data) = row.map_err(|e| sql(path, e))?;
-            // A row that does not decode is damage the integrity check cannot see.
-            decode_chunk(&data).map_err(|reason| StoreError::Corrupt {
+            // A row that does not decode, or names blocks the world does not have, is damage
+            // the integrity check cannot see.
+            let damaged = |reason| StoreError::Corrupt {
                 path: path.clone(),
                 reason: format!("chunk {:?}: {reason}", pos.0.to_array()),
-            })?;
+            };
+            let chunk = decode_chunk(&data).map_err(damaged)?;
+            if let Some((at, id)) = codec::unknown_block(&chunk, registry) {
+                return Err(damaged(format!(
+                    "block id {} at {at:?}, which the world's {} blocks do not include",
+                    id.0,
+                    registry.len()
+                )));
+            }
             overlay.insert_encoded(pos, data);
         }
         Ok(overlay)
@@ -440,6 +455,78 @@ impl Store {
     pub fn limit_pages(&self, pages: u32) -> Result<(), StoreError> {
         self.conn.pragma_update(None, "max_page_count", pages).map_err(|e| sql(&self.path, e))
     }
+}
+
+/// SQLite's full integrity check of `conn` (the store at `path`). Reads only.
+fn integrity(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let result: String =
+        conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).map_err(|e| sql(path, e))?;
+    if result != "ok" {
+        // SQLite lists the problems one per line, under a `*** in database main ***` heading.
+        let problems: Vec<&str> =
+            result.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("***")).collect();
+        let reason = match problems.as_slice() {
+            [] => one_line(&result),
+            [one] => one_line(one),
+            [first, rest @ ..] => format!("{}, and {} more problems", one_line(first), rest.len()),
+        };
+        return Err(StoreError::Corrupt { path: path.into(), reason });
+    }
+    Ok(())
+}
+
+/// The world's source and seed, from `meta`; `Err(Corrupt)` where either is missing. Reads only.
+fn read_meta(conn: &Connection, path: &Path) -> Result<StoreMeta, StoreError> {
+    let meta_value = |key: &str| -> rusqlite::Result<Option<String>> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()
+    };
+    let source = meta_value("source").map_err(|e| sql(path, e))?;
+    let seed = meta_value("seed").map_err(|e| sql(path, e))?.and_then(|s| s.parse().ok());
+    let (Some(source), Some(seed)) = (source, seed) else {
+        return Err(StoreError::Corrupt {
+            path: path.into(),
+            reason: "no world source or seed recorded".into(),
+        });
+    };
+    Ok(StoreMeta { source, seed })
+}
+
+/// The columns of the store's two tables, as `build` creates them: (name, declared type).
+const SCHEMA: [(&str, &[(&str, &str)]); 2] = [
+    ("meta", &[("key", "TEXT"), ("value", "TEXT")]),
+    ("chunks", &[("x", "INTEGER"), ("y", "INTEGER"), ("z", "INTEGER"), ("data", "BLOB")]),
+];
+
+/// Refuses (`Corrupt`) a database whose `meta` or `chunks` table is missing or has other
+/// columns than the store's. Reads only.
+fn check_schema(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let check = |e| sql(path, e);
+    let mut statement =
+        conn.prepare("SELECT name, type FROM pragma_table_info(?1) ORDER BY cid").map_err(check)?;
+    for (table, expected) in SCHEMA {
+        let columns: Vec<(String, String)> = statement
+            .query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(check)?
+            .collect::<Result<_, _>>()
+            .map_err(check)?;
+        let matches = columns.len() == expected.len()
+            && columns
+                .iter()
+                .zip(expected)
+                .all(|((n, t), (en, et))| n.eq_ignore_ascii_case(en) && t.eq_ignore_ascii_case(et));
+        if !matches {
+            let spell = |columns: Vec<String>| columns.join(", ");
+            let reason = if columns.is_empty() {
+                format!("no table {table}")
+            } else {
+                let found = spell(columns.iter().map(|(n, t)| format!("{n} {t}")).collect());
+                let want = spell(expected.iter().map(|(n, t)| format!("{n} {t}")).collect());
+                format!("table {table} has columns ({found}), not ({want})")
+            };
+            return Err(StoreError::Corrupt { path: path.into(), reason });
+        }
+    }
+    Ok(())
 }
 
 impl Drop for Store {

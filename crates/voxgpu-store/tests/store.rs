@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use glam::{IVec2, IVec3};
-use voxgpu_core::voxel::{BlockId, Chunk, ChunkPos, blocks};
+use voxgpu_core::voxel::{BlockId, BlockRegistry, Chunk, ChunkPos, blocks};
 use voxgpu_store::{DATABASE_FILE, Store, StoreError, StoreMeta, decode_chunk, encode_chunk};
 
 fn temp(name: &str) -> PathBuf {
@@ -49,7 +49,7 @@ fn chunks_round_trip_through_the_codec_and_the_store() {
     assert!(!created);
     assert_eq!(store.meta(), &meta(), "the store keeps the world it was created for");
     store.integrity_check().expect("intact");
-    let overlay = store.overlay().expect("overlay");
+    let overlay = store.overlay(&BlockRegistry::builtin()).expect("overlay");
     assert_eq!(overlay.len(), 20);
     assert!(overlay.get(edits[0].0).expect("stored").is_empty(), "an emptied chunk is stored as air");
     for (pos, c) in &edits[1..] {
@@ -219,7 +219,7 @@ fn a_full_disk_fails_the_batch_and_keeps_what_was_stored() {
     }
     let store = Store::open(&path).expect("reopens");
     store.integrity_check().expect("intact");
-    let overlay = store.overlay().expect("overlay");
+    let overlay = store.overlay(&BlockRegistry::builtin()).expect("overlay");
     assert_eq!(overlay.len(), 5, "the failed batch left nothing behind");
     for (pos, c) in &first {
         assert_eq!(overlay.get(*pos).expect("kept").voxels(), c.voxels());
@@ -238,4 +238,90 @@ fn noisy(seed: u32) -> Chunk {
         *v = BlockId((state % 11) as u16 + 1);
     }
     c
+}
+
+/// Asserts that `err` says, in one line, that the store at `path` is damaged.
+fn assert_damaged(err: &StoreError, path: &std::path::Path) {
+    let line = err.to_string();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{line}");
+    assert!(!line.contains('\n'), "one line: {line}");
+    assert!(line.contains(&path.display().to_string()) && line.contains("damaged"), "{line}");
+}
+
+#[test]
+fn a_chunk_with_blocks_the_world_lacks_is_refused_as_damage_and_left_alone() {
+    let registry = BlockRegistry::builtin();
+    let last = BlockId(registry.len() as u16 - 1);
+    for (name, unknown) in [("id-65535", BlockId(u16::MAX)), ("id-past-the-registry", BlockId(last.0 + 1))] {
+        let path = temp(name);
+        {
+            let (mut store, _) = Store::open_or_create(&path, &meta()).expect("created");
+            let mut known = chunk(1);
+            known.set(0, 0, 0, last);
+            let mut bad = chunk(2);
+            bad.set(3, 4, 5, unknown);
+            store.commit([(ChunkPos(IVec3::ZERO), &known)]).expect("a known chunk");
+            store.commit([(ChunkPos(IVec3::new(0, 1, 0)), &bad)]).expect("written as given");
+        }
+        let database = path.join(DATABASE_FILE);
+        let before = std::fs::read(&database).expect("read");
+        let store = Store::open(&path).expect("the database itself is sound");
+        let err = store.overlay(&registry).expect_err("refused");
+        assert_damaged(&err, &path);
+        assert!(err.to_string().contains(&format!("block id {}", unknown.0)), "{err}");
+        drop(store);
+        assert_eq!(std::fs::read(&database).expect("read"), before, "{name}: left as it was");
+        // A registry that has the id (a larger one, as another world's) reads the same rows.
+        let mut larger = BlockRegistry::builtin();
+        while larger.len() <= unknown.0 as usize {
+            larger.register(registry.get(last).expect("registered").clone());
+        }
+        let store = Store::open(&path).expect("reopens");
+        assert_eq!(store.overlay(&larger).expect("every id known").len(), 2);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&path);
+    }
+}
+
+#[test]
+fn a_store_with_the_wrong_tables_is_refused_as_damage_and_left_alone() {
+    // Each damage, made with SQLite itself (so the file stays a sound database), and whether
+    // open or reading the chunks refuses it.
+    let damages: [(&str, &str, bool); 6] = [
+        ("no-meta", "DROP TABLE meta", true),
+        ("no-chunks", "DROP TABLE chunks", true),
+        (
+            "text-x",
+            "DROP TABLE chunks; CREATE TABLE chunks (x TEXT NOT NULL, y INTEGER NOT NULL,
+             z INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (x, y, z)) WITHOUT ROWID;
+             INSERT INTO chunks VALUES ('x', 0, 0, x'00')",
+            true,
+        ),
+        ("missing-column", "ALTER TABLE meta DROP COLUMN value", true),
+        ("text-in-x", "INSERT INTO chunks VALUES ('east', 0, 0, x'00')", false),
+        ("text-data", "INSERT INTO chunks VALUES (1, 2, 3, 'not a chunk')", false),
+    ];
+    for (name, statement, at_open) in damages {
+        let path = temp(name);
+        drop(Store::create(&path, &meta()).expect("created"));
+        let database = path.join(DATABASE_FILE);
+        let conn = rusqlite::Connection::open(&database).expect("sqlite");
+        conn.execute_batch(statement).unwrap_or_else(|e| panic!("{name}: {e}"));
+        drop(conn);
+        let before = std::fs::read(&database).expect("read");
+        let err = match Store::open(&path) {
+            Err(err) => {
+                assert!(at_open, "{name}: refused at open: {err}");
+                err
+            }
+            Ok(store) => {
+                assert!(!at_open, "{name}: opened");
+                store.overlay(&BlockRegistry::builtin()).expect_err("refused")
+            }
+        };
+        assert_damaged(&err, &path);
+        assert_eq!(std::fs::read(&database).expect("read"), before, "{name}: left as it was");
+        assert!(!path.join(voxgpu_store::HOLDER_FILE).exists(), "{name}: no holder left behind");
+        let _ = std::fs::remove_dir_all(&path);
+    }
 }

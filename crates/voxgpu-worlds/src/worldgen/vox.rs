@@ -28,6 +28,10 @@ const DEFAULT_ALPHA: u8 = 128;
 /// Scene-graph nodes visited before the file is called malformed. A valid graph is a tree, so
 /// this only stops cycles and exponential sharing in hostile files.
 const MAX_NODE_VISITS: usize = 1 << 16;
+/// Voxels placed, summed over every model instance, before the file is called malformed: a
+/// quarter of the largest model's volume ([`MAX_MODEL_EXTENT`]³). Instances may share one model,
+/// so a small hostile file could otherwise place billions of voxels.
+const MAX_PLACED_VOXELS: usize = 1 << 28;
 
 /// Loads `path` as a world: models placed by the scene graph, Y up, min corner at the origin.
 ///
@@ -57,6 +61,8 @@ fn malformed(path: &Path, reason: impl Into<String>) -> WorldError {
 /// axes (Z up). i64 so hostile translations cannot overflow before the extent check.
 struct Placement<'a> {
     model: &'a Model,
+    /// The model's index in the file.
+    index: usize,
     rotation: Rotation,
     translation: I64Vec3,
 }
@@ -107,9 +113,18 @@ impl Rotation {
 /// Builds the world for parsed file `data`; `path` only names the file in errors.
 fn build_world(data: &DotVoxData, path: &Path) -> Result<World, WorldError> {
     let placements = placements(data, path)?;
+    let placed = placements.iter().map(|p| p.model.voxels.len()).fold(0usize, usize::saturating_add);
+    if placed > MAX_PLACED_VOXELS {
+        return Err(malformed(
+            path,
+            format!("its model instances place {placed} voxels, more than {MAX_PLACED_VOXELS}"),
+        ));
+    }
+    // Bounds per model, not per instance: instances share models.
+    let bounds_of: Vec<Option<(I64Vec3, I64Vec3)>> = data.models.iter().map(model_bounds).collect();
     let mut bounds: Option<(I64Vec3, I64Vec3)> = None;
     for placement in &placements {
-        let Some((lo, hi)) = model_bounds(placement.model) else {
+        let Some((lo, hi)) = bounds_of[placement.index] else {
             continue;
         };
         // A signed permutation maps a box to a box, so two opposite corners bound the image.
@@ -155,7 +170,12 @@ fn model_bounds(model: &Model) -> Option<(I64Vec3, I64Vec3)> {
 fn placements<'a>(data: &'a DotVoxData, path: &Path) -> Result<Vec<Placement<'a>>, WorldError> {
     if data.scenes.is_empty() {
         let model = data.models.first().ok_or_else(|| malformed(path, "no voxels"))?;
-        return Ok(vec![Placement { model, rotation: Rotation::IDENTITY, translation: I64Vec3::ZERO }]);
+        return Ok(vec![Placement {
+            model,
+            index: 0,
+            rotation: Rotation::IDENTITY,
+            translation: I64Vec3::ZERO,
+        }]);
     }
     let mut found = Vec::new();
     let mut stack = vec![(0u32, Rotation::IDENTITY, I64Vec3::ZERO)];
@@ -182,6 +202,11 @@ fn placements<'a>(data: &'a DotVoxData, path: &Path) -> Result<Vec<Placement<'a>
             }
             SceneNode::Group { attributes, children } => {
                 if !is_hidden(attributes) {
+                    // Every node stacked is visited: past the limit now, the walk would be
+                    // refused later, after the stack had grown by a group's children per visit.
+                    if visits + stack.len() + children.len() > MAX_NODE_VISITS {
+                        return Err(malformed(path, "scene graph has a cycle or is too large"));
+                    }
                     stack.extend(children.iter().rev().map(|&c| (c, rotation, translation)));
                 }
             }
@@ -192,7 +217,7 @@ fn placements<'a>(data: &'a DotVoxData, path: &Path) -> Result<Vec<Placement<'a>
                     let model = data.models.get(id).ok_or_else(|| {
                         malformed(path, format!("scene graph refers to missing model {id}"))
                     })?;
-                    found.push(Placement { model, rotation, translation });
+                    found.push(Placement { model, index: id, rotation, translation });
                 }
             }
         }
