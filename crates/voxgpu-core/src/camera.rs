@@ -14,6 +14,11 @@
 use glam::camera::rh::{proj::directx, view};
 use glam::{IVec3, Mat4, Vec3};
 
+/// The farthest an eye may be from the world's origin along any axis, in blocks: positions are
+/// measured from the eye's block in i32 on the GPU, and this keeps every difference between a
+/// drawn node and the anchor far inside the i32 range.
+pub const MAX_EYE_COORDINATE: f32 = (1u32 << 30) as f32;
+
 /// A perspective camera as plain data: eye and target in world blocks, the vertical field of view
 /// and the near plane. [`Camera::view_proj`] gives the matrix that the draw and the culling use.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,6 +65,20 @@ impl Camera {
     /// [`Camera::view_proj_from`].
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
         self.projection(aspect) * self.view()
+    }
+
+    /// Whether this camera can be drawn at `aspect`: a finite eye within [`MAX_EYE_COORDINATE`]
+    /// of the origin, a finite target, field of view and near plane, and a finite view-projection
+    /// with a finite inverse (a zero field of view or near plane has none).
+    pub fn is_drawable(&self, aspect: f32) -> bool {
+        let view_proj = self.view_proj(aspect);
+        self.fov_y_degrees.is_finite()
+            && self.near.is_finite()
+            && self.eye.is_finite()
+            && self.eye.abs().max_element() <= MAX_EYE_COORDINATE
+            && self.target.is_finite()
+            && view_proj.is_finite()
+            && view_proj.inverse().is_finite()
     }
 
     /// The integer block the renderer measures positions from: the block the eye is in, `floor(eye)`
@@ -147,6 +166,25 @@ mod tests {
         assert_eq!(far.anchor() - near.anchor(), IVec3::splat(10_000_000));
         let (a, b) = (near.view_proj_from(1.5, near.anchor()), far.view_proj_from(1.5, far.anchor()));
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn cameras_that_cannot_be_drawn_are_told_apart() {
+        let good = Camera::look_at(Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 0.0, 3.0));
+        assert!(good.is_drawable(1.5));
+        let far = Vec3::splat(MAX_EYE_COORDINATE);
+        assert!(Camera::look_at(far, far + Vec3::X).is_drawable(1.5));
+        let bad = [
+            Camera::look_at(Vec3::new(f32::NAN, 0.0, 0.0), Vec3::X),
+            Camera::look_at(Vec3::ZERO, Vec3::new(0.0, f32::INFINITY, 0.0)),
+            Camera::look_at(Vec3::new(2.0 * MAX_EYE_COORDINATE, 0.0, 0.0), Vec3::ZERO),
+            Camera { fov_y_degrees: 0.0, ..good },
+            Camera { near: 0.0, ..good },
+            Camera { near: f32::NAN, ..good },
+        ];
+        for camera in bad {
+            assert!(!camera.is_drawable(1.5), "{camera:?}");
+        }
     }
 
     #[test]

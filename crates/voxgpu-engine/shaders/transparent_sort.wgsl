@@ -20,8 +20,10 @@
 // different nodes with equal keys are drawn in the order of their node's origin (x, then y, then
 // z) and level, so the order is total: the same frame comes out whatever order the GPU's atomics
 // ran in, run after run. `scatter` gathers each key's groups in an arbitrary order; `place` ranks
-// each group among those of its key, a walk over that key's groups (a few per key: a key spans
-// a distance of about its square root in blocks).
+// each group among those of its key, a walk over that key's groups: work quadratic in the groups
+// of one key, which stay few (a key spans a distance of about its square root in blocks, and the
+// nodes there grow with the distance). Software adapters that stop a shader's loops after 65,535
+// iterations would misplace a key holding more groups than that.
 
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read_write> args: array<DrawArgs>;
@@ -87,8 +89,9 @@ fn group_head(id: vec3<u32>, groups: vec3<u32>) -> u32 {
 
 // Whether the group at unsorted entry `a` is drawn before the one at `b` of the same key: the
 // node with the lesser origin (x, then y, then z), then the lesser level. Twin of cull.rs
-// `transparent_tie_order`. Two groups of one key are never of one node (each face direction of a
-// node has its own face slot), so this is a total order.
+// `transparent_tie_order`. Two groups of one key are never of one drawn node (each face direction
+// of a node has its own face slot), so this orders them totally; the unsorted position decides
+// last, so even groups of equal nodes never take the same place.
 fn drawn_before(a: u32, b: u32) -> bool {
     let capacity = params.draw_capacity;
     let p = chunks[sort_keys[SORT_SLOTS_REGION * capacity + a]];
@@ -102,7 +105,10 @@ fn drawn_before(a: u32, b: u32) -> bool {
     if p.origin.z != q.origin.z {
         return p.origin.z < q.origin.z;
     }
-    return p.node_level < q.node_level;
+    if p.node_level != q.node_level {
+        return p.node_level < q.node_level;
+    }
+    return a < b;
 }
 
 // One invocation per unsorted list entry; a group's first entry takes room for the group within

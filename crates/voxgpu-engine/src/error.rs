@@ -89,10 +89,11 @@ pub enum GpuError {
         "the frame recorded last was not confirmed with frame_submitted() before the next prepare(); its encoder is taken as dropped and its uploads are queued again"
     )]
     FrameNotSubmitted,
-    /// `Renderer::prepare` was given a camera (or the frozen culling camera) with a NaN or
-    /// infinite eye, target, field of view or near plane, or whose view-projection or its inverse
-    /// is not finite (a zero field of view or near plane).
-    #[error("the camera is not finite: NaN or infinite eye, target, field of view or near plane, or a degenerate projection")]
+    /// `Renderer::prepare` was given a camera (or the frozen culling camera) that cannot be drawn
+    /// (`Camera::is_drawable`): a NaN or infinite eye, target, field of view or near plane, an eye
+    /// beyond `MAX_EYE_COORDINATE`, or a view-projection or inverse that is not finite (a zero
+    /// field of view or near plane).
+    #[error("the camera cannot be drawn: a NaN or infinite eye, target, field of view or near plane, an eye more than 2^30 blocks out, or a degenerate projection")]
     InvalidCamera,
     /// Mapping the readback buffer failed, usually because the device was lost.
     #[error("reading the frame back failed: {0}")]

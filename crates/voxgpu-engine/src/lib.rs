@@ -20,8 +20,12 @@
 //! Conventions the caller's draws must share:
 //! - **Axes and units:** right-handed, +Y up, one unit is one block; block `(x, y, z)` fills
 //!   `[x, x+1) × [y, y+1) × [z, z+1)`.
-//! - **Projection:** [`voxgpu_core::camera::Camera::view_proj`], wgpu's clip space (depth
-//!   `[0, 1]`), reverse-Z with an infinite far plane.
+//! - **Projection:** [`voxgpu_core::camera::Camera::view_proj_from`] with the camera's
+//!   [`voxgpu_core::camera::Camera::anchor`], over positions measured from that anchor (world
+//!   position minus the anchor, taken in integers or f64 before it becomes f32), wgpu's clip
+//!   space (depth `[0, 1]`), reverse-Z with an infinite far plane. That is the renderer's own
+//!   matrix, so the game's depth matches voxgpu's exactly and keeps its precision far from the
+//!   origin; `Camera::view_proj` over world positions matches only near the origin.
 //! - **Depth:** [`DEPTH_FORMAT`] (`Depth32Float`), cleared to 0 (infinitely far); nearer is
 //!   greater, so draw with `GreaterEqual`.
 //! - **Colour:** [`RendererOptions::color_format`], an sRGB format; the shaders write linear

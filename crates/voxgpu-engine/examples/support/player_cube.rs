@@ -1,7 +1,8 @@
 //! A game's own geometry: one shaded cube, drawn after voxgpu into the same colour and depth
 //! targets and depth-tested against the voxels. voxgpu's depth is reverse-Z with an infinite far
 //! plane (`Depth32Float`, 1 near, 0 at infinity), so the cube uses the same view-projection
-//! matrix ([`Camera::view_proj`]) and passes where its depth is `GreaterEqual` to what is there.
+//! matrix ([`Camera::view_proj_from`] at the camera's anchor) and passes where its depth is
+//! `GreaterEqual` to what is there.
 
 use glam::{Mat4, Vec3};
 use voxgpu_core::camera::Camera;
@@ -102,7 +103,11 @@ impl PlayerCube {
         half: f32,
         color: Vec3,
     ) {
-        let view_proj: Mat4 = camera.view_proj(aspect);
+        // The renderer's own matrix, over positions measured from the eye's block, so the cube's
+        // depth matches voxgpu's wherever the camera is.
+        let anchor = camera.anchor();
+        let view_proj: Mat4 = camera.view_proj_from(aspect, anchor);
+        let centre = (centre.as_dvec3() - anchor.as_dvec3()).as_vec3();
         let mut bytes = Vec::with_capacity(96);
         bytes.extend_from_slice(bytemuck::bytes_of(&view_proj.to_cols_array()));
         bytes.extend_from_slice(bytemuck::bytes_of(&[centre.x, centre.y, centre.z, half]));
