@@ -16,10 +16,10 @@
 //!   once, so a second process is refused ([`StoreError::InUse`], naming the holder from its
 //!   `holder` file). The operating system releases the lock when the holder dies.
 //! - **Refusal without damage.** A directory that is not a store, a database that is not one of
-//!   ours, a newer format version, a failed integrity check, tables other than the store's own
-//!   or values of the wrong type in them are refused before anything is written; so is a chunk
-//!   that does not decode or holds a block id the world's registry does not have, when the
-//!   chunks are read ([`Store::overlay`]).
+//!   ours or that this process may not write, a newer format version, a failed integrity check,
+//!   tables other than the store's own or values of the wrong type in them are refused before
+//!   anything is written; so is a chunk that does not decode or holds a block id the world's
+//!   registry does not have, when the chunks are read ([`Store::overlay`]).
 
 #![warn(missing_docs)]
 
@@ -264,6 +264,12 @@ impl Store {
         let conn = Connection::open_with_flags(&database, OpenFlags::SQLITE_OPEN_READ_WRITE)
             .map_err(|e| sql(path, e))?;
         let check = |e| sql(path, e);
+        // SQLite opens a file it may not write read-only, without an error; such a store could
+        // not keep an edit, so it is refused here, before anything is read or written (the
+        // exclusive lock below would otherwise fail as an I/O error that does not say why).
+        if conn.is_readonly(rusqlite::MAIN_DB).map_err(check)? {
+            return Err(io(path, format!("cannot write the world store ({DATABASE_FILE} is read-only)")));
+        }
         // A store in use is refused at once, not after SQLite's default wait.
         conn.busy_timeout(std::time::Duration::ZERO).map_err(check)?;
         // Exclusive before the first read: SQLite then keeps the write-ahead log's index in
@@ -531,8 +537,7 @@ fn check_schema(conn: &Connection, path: &Path) -> Result<(), StoreError> {
 
 impl Drop for Store {
     fn drop(&mut self) {
-        // The lock goes with the connection; the holder file would name a process that no
-        // longer has it.
+        // The lock goes with the connection; the holder file would name a process without it.
         let _ = std::fs::remove_file(self.path.join(HOLDER_FILE));
     }
 }

@@ -384,9 +384,9 @@ fn a_store_whose_schema_quotes_a_line_break_is_refused_with_one_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Minimised from the store fuzzing: a damaged page, and the header's page count cleared. The
-/// write lock's (empty) transaction rewrote the header's page count before the integrity check
-/// refused the store; every check that can refuse a store now reads only and comes first.
+/// Minimised from the store fuzzing: a damaged page, and the header's page count cleared. Any
+/// write transaction, even an empty one, rewrites such a header's page count, so the integrity
+/// check must refuse the store before one: every check that can refuse a store reads only.
 #[test]
 fn a_damaged_store_with_a_cleared_page_count_is_refused_unchanged() {
     let (original, fields) = real_database();
@@ -400,8 +400,8 @@ fn a_damaged_store_with_a_cleared_page_count_is_refused_unchanged() {
 }
 
 /// Minimised from the store fuzzing: the header's page count cleared and one chunk's data
-/// damaged. SQLite found the database sound, and its write lock's (empty) transaction rewrote
-/// the page count before reading the chunks refused the store; opening now writes nothing.
+/// damaged. SQLite finds the database sound and only reading the chunks refuses the store, so
+/// opening writes nothing: any write transaction, even an empty one, rewrites the page count.
 #[test]
 fn a_store_refused_for_its_chunks_is_left_unchanged_with_a_cleared_page_count() {
     let (original, fields) = real_database();

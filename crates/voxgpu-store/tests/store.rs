@@ -201,6 +201,86 @@ fn a_read_only_location_is_one_error() {
     let _ = std::fs::remove_dir_all(&parent);
 }
 
+/// Makes `file` one this process cannot open for writing, and returns how it did it and how to
+/// undo it, or `None` when it cannot. Without root, `chmod 0444` does; root writes such a file
+/// anyway, so as root the file is made immutable (`chattr +i`, which root cannot write either)
+/// or, where the file system has no such attribute, bind-mounted read-only onto itself.
+fn make_read_only(file: &std::path::Path) -> Option<(&'static str, Box<dyn FnOnce()>)> {
+    use std::os::unix::fs::PermissionsExt;
+    let run = |program: &str, args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(program)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let writable = || std::fs::OpenOptions::new().write(true).open(file).is_ok();
+    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    if !writable() {
+        return Some(("chmod 0444", Box::new(|| {})));
+    }
+    let f = file.as_os_str().to_owned();
+    if run("chattr", &["+i".as_ref(), &f]) {
+        if !writable() {
+            return Some(("chattr +i", Box::new(move || assert!(run("chattr", &["-i".as_ref(), &f])))));
+        }
+        run("chattr", &["-i".as_ref(), &f]);
+    }
+    if run("mount", &["--bind".as_ref(), &f, &f]) {
+        let undo = {
+            let f = f.clone();
+            move || assert!(run("umount", &[&f]))
+        };
+        if run("mount", &["-o".as_ref(), "remount,bind,ro".as_ref(), &f, &f]) && !writable() {
+            return Some(("a read-only bind mount", Box::new(undo)));
+        }
+        undo();
+    }
+    None
+}
+
+#[test]
+fn a_read_only_database_in_a_writable_directory_is_refused_at_open() {
+    let path = temp("read-only-file");
+    {
+        let (mut store, _) = Store::open_or_create(&path, &meta()).expect("created");
+        store.commit([(ChunkPos(IVec3::new(1, 2, 3)), &chunk(5))]).expect("written");
+    }
+    let database = path.join(DATABASE_FILE);
+    let before = std::fs::read(&database).expect("read");
+    let Some((how, undo)) = make_read_only(&database) else {
+        // Root, with neither an immutable attribute nor a mount here: nothing makes the file
+        // read-only to this process, so SQLite opens it for writing and there is nothing to test.
+        eprintln!("a_read_only_database_in_a_writable_directory_is_refused_at_open: did not run");
+        let _ = std::fs::remove_dir_all(&path);
+        return;
+    };
+    // What SQLite reports for the file made so: asked to open it for writing, it opens it
+    // read-only, without an error.
+    let read_only =
+        rusqlite::Connection::open_with_flags(&database, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)
+            .and_then(|conn| conn.is_readonly(rusqlite::MAIN_DB));
+    // Closed before the undo: a bind mount cannot be taken away while the file is open.
+    let opened = Store::open(&path).map(drop);
+    undo();
+    assert!(matches!(read_only, Ok(true)), "{how}: SQLite opens the database read-only: {read_only:?}");
+    let err = opened.err().unwrap_or_else(|| panic!("{how}: a read-only database is refused at open"));
+    assert!(matches!(err, StoreError::Io { .. }), "{how}: {err}");
+    let line = err.to_string();
+    assert!(line.contains("cannot write the world store") && !line.contains('\n'), "{how}: {line}");
+    assert!(line.starts_with(&path.display().to_string()), "{how}: names the store: {line}");
+    assert_eq!(std::fs::read(&database).expect("read"), before, "{how}: left as it was");
+    assert!(!path.join(voxgpu_store::HOLDER_FILE).exists(), "{how}: no holder left behind");
+    let mut perms = std::fs::metadata(&database).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o644);
+    std::fs::set_permissions(&database, perms).expect("chmod");
+    let store = Store::open(&path).expect("writable again");
+    assert_eq!(store.overlay(&BlockRegistry::builtin()).expect("overlay").len(), 1);
+    drop(store);
+    let _ = std::fs::remove_dir_all(&path);
+}
+
 #[test]
 fn a_full_disk_fails_the_batch_and_keeps_what_was_stored() {
     let path = temp("full");

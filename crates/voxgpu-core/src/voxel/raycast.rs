@@ -174,7 +174,8 @@ mod tests {
 
     #[test]
     fn an_infinite_reach_over_empty_space_is_refused_and_a_long_one_ends() {
-        // Before the bounds, these looped forever (or overflowed `cell + 1`).
+        // Without the bounds on the reach and on the steps, these would loop forever (or
+        // overflow `cell + 1`).
         assert_eq!(raycast(Vec3::splat(0.5), Vec3::X, f32::INFINITY, |_| BlockId::AIR), None);
         let walked = std::cell::Cell::new(0u32);
         let air = |_| {

@@ -202,8 +202,8 @@ fn placements<'a>(data: &'a DotVoxData, path: &Path) -> Result<Vec<Placement<'a>
             }
             SceneNode::Group { attributes, children } => {
                 if !is_hidden(attributes) {
-                    // Every node stacked is visited: past the limit now, the walk would be
-                    // refused later, after the stack had grown by a group's children per visit.
+                    // Every node stacked is visited: a walk that would pass the limit is refused
+                    // before the group's children are stacked, so the stack stays within it too.
                     if visits + stack.len() + children.len() > MAX_NODE_VISITS {
                         return Err(malformed(path, "scene graph has a cycle or is too large"));
                     }
