@@ -37,7 +37,7 @@ fn box_distance(low: vec3<f32>, size: f32) -> f32 {
 
 // Distance from the eye to the node's box. Boxes and eye are measured from the anchor: the
 // differences are those of world coordinates, rounded once, so they equal the CPU twin's
-// world-space arithmetic bit for bit (both operands of every subtraction are exact).
+// world-space differences bit for bit (both operands of every subtraction are exact).
 fn node_distance(record: ChunkMeta) -> f32 {
     return box_distance(anchored(record.origin, lod_params.anchor), node_size(record));
 }
