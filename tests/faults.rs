@@ -370,3 +370,266 @@ fn a_dropped_frame_encoder_loses_no_upload_and_the_next_prepare_names_it() {
         }
     }
 }
+
+/// A renderer drawn into the caller's targets (`Renderer::record` into the caller's encoder),
+/// `w × h`, with every chunk of `world` resident.
+struct CallerFrames {
+    r: voxgpu::gpu::Renderer,
+    color: wgpu::TextureView,
+    depth: wgpu::TextureView,
+}
+
+impl CallerFrames {
+    fn new(gpu: &GpuContext, world: &World, options: RendererOptions) -> Self {
+        use voxgpu::gpu::{COLOR_FORMAT, DEPTH_FORMAT, Renderer};
+        let options = RendererOptions { color_format: COLOR_FORMAT, ..options };
+        let (w, h) = (options.width, options.height);
+        let mut r = Renderer::new(&gpu.device, &gpu.queue, options, &world.registry).expect("renderer");
+        let texture = |format| {
+            gpu.device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: None,
+                    size: wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    view_formats: &[],
+                })
+                .create_view(&Default::default())
+        };
+        for (pos, chunk) in world.chunks() {
+            r.insert_chunk(pos, Arc::clone(chunk)).expect("chunk fits");
+        }
+        Self { r, color: texture(COLOR_FORMAT), depth: texture(DEPTH_FORMAT) }
+    }
+
+    /// `prepare` and `record` into a new encoder, returned unsubmitted.
+    fn record(&mut self, gpu: &GpuContext, camera: &Camera) -> wgpu::CommandEncoder {
+        self.r.prepare(camera).expect("prepare");
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let targets = voxgpu::gpu::Targets { color: &self.color, depth: &self.depth, clear: true };
+        self.r.record(&mut encoder, &targets).expect("record");
+        encoder
+    }
+
+    fn settle(&mut self, camera: &Camera) {
+        let targets = voxgpu::gpu::Targets { color: &self.color, depth: &self.depth, clear: true };
+        self.r.settle(camera, &targets).expect("settles");
+    }
+
+    /// Every chunk's mips and its mesh at the level the GPU chose equal the CPU twins' of `world`.
+    fn assert_lod_meshes(&self, gpu: &GpuContext, world: &World, when: &str) {
+        use voxgpu::voxel::{MIP_LEVELS, MipPyramid};
+        let levels: HashMap<_, _> = self.r.read_levels().expect("levels").into_iter().collect();
+        let pyramids: HashMap<_, _> = world.chunks().map(|(p, c)| (p, MipPyramid::build(c))).collect();
+        for (pos, pyramid) in &pyramids {
+            let got = self.r.read_mips(*pos).expect("readback").expect("resident");
+            for level in 1..=MIP_LEVELS {
+                assert!(got[level - 1] == pyramid.level(level), "{} {when}: {pos:?} mip {level}", gpu.summary);
+            }
+        }
+        let meshes = self.r.read_meshes().expect("meshes");
+        assert_eq!(meshes.len(), world.len(), "{} {when}: resident nodes", gpu.summary);
+        for m in &meshes {
+            let cpu =
+                voxgpu::mesh::mesh_world_chunk_lod(world, m.pos, &|p| &pyramids[&p], &|p| levels[&p], true);
+            assert!(
+                common::as_set(&m.mesh) == common::as_set(&cpu),
+                "{} {when}: {:?} at level {}: the mesh is not the twin's",
+                gpu.summary,
+                m.pos,
+                levels[&m.pos]
+            );
+        }
+    }
+}
+
+fn lod_options() -> RendererOptions {
+    RendererOptions {
+        lod: voxgpu::lod::LodSettings::default().with_first_distance(24.0).expect("a distance LOD"),
+        ..RendererOptions::new(48, 32, 1000.0)
+    }
+}
+
+/// An 8³ block inside `pos` (off its border layers) flipped between air and brick, in `world` and
+/// through `r`: it changes the chunk's mips at every level.
+fn flip_inside(r: &mut voxgpu::gpu::Renderer, world: &mut World, pos: voxgpu::voxel::ChunkPos) {
+    for i in 0..512 {
+        let at = pos.origin() + IVec3::new(12 + i % 8, 12 + i / 8 % 8, 12 + i / 64);
+        let block = if world.block(at).is_air() { ids::BRICK } else { BlockId::AIR };
+        world.set_block(at, block);
+        r.set_block(at, block).expect("edit");
+    }
+}
+
+/// A chunk drawn at a coarse mip, with a resident face neighbour: its position and the
+/// neighbour's block next to their shared face.
+fn coarse_chunk_and_border(
+    r: &voxgpu::gpu::Renderer,
+    world: &World,
+) -> (voxgpu::voxel::ChunkPos, IVec3) {
+    for (pos, level) in r.read_levels().expect("levels") {
+        if level == 0 {
+            continue;
+        }
+        for face in voxgpu::mesh::Face::ALL {
+            let other = pos.neighbour(face.normal());
+            if world.chunk(other).is_none() {
+                continue;
+            }
+            // The neighbour's voxel touching the middle of the shared face.
+            let mut local = IVec3::splat(16);
+            local[face.axis()] = if face.is_positive() { 32 } else { -1 };
+            return (pos, pos.origin() + local);
+        }
+    }
+    panic!("no chunk is drawn at a coarse mip");
+}
+
+/// LOD on: a dropped frame asked for a coarse chunk's mips to be rebuilt (an edit inside it),
+/// and an edit in its neighbour, before the next `prepare`, asked for it to be re-meshed. The
+/// replayed request and the newer one both reach the GPU: its mips are rebuilt and it is meshed
+/// from them, as every other chunk.
+#[test]
+fn a_dropped_frames_mip_request_survives_a_later_request_for_the_same_node() {
+    let world = common::opaque_terrain(SEED, VIEW);
+    let camera = Camera::look_at(Vec3::new(-70.0, 110.0, -70.0), Vec3::new(32.0, 40.0, 32.0));
+    for gpu in common::gpu_contexts() {
+        let mut f = CallerFrames::new(&gpu, &world, lod_options());
+        f.settle(&camera);
+        let mut expected = world.clone();
+        let (coarse, border) = coarse_chunk_and_border(&f.r, &world);
+        flip_inside(&mut f.r, &mut expected, coarse);
+        drop(f.record(&gpu, &camera));
+        let block = if expected.block(border).is_air() { ids::BRICK } else { BlockId::AIR };
+        expected.set_block(border, block);
+        f.r.set_block(border, block).expect("the neighbour's edit");
+        assert!(matches!(f.r.prepare(&camera), Err(GpuError::FrameNotSubmitted)), "{}", gpu.summary);
+        f.settle(&camera);
+        f.assert_lod_meshes(&gpu, &expected, "after the dropped frame");
+    }
+}
+
+/// A removal between `record` and `frame_submitted` is not in the submitted frame: its slot
+/// stays quarantined until a frame releases it, so the newcomer inserted next is never drawn
+/// with the departed chunk's quads (one re-mesh per frame keeps it waiting behind edits).
+#[test]
+fn a_removal_between_record_and_frame_submitted_waits_for_its_release() {
+    use voxgpu::mesh::mesh_world_chunk;
+    use voxgpu::voxel::ChunkPos;
+    let world = common::opaque_terrain(SEED, VIEW);
+    let camera = Camera::look_at(Vec3::new(-30.0, 120.0, -30.0), Vec3::new(32.0, 40.0, 32.0));
+    let positions = world.sorted_positions();
+    let departed = *positions.iter().find(|p| mesh_world_chunk(&world, **p).quad_count() > 0).expect("a chunk");
+    let newcomer = ChunkPos::new(9, 0, 9);
+    let options = RendererOptions {
+        lod: voxgpu::lod::LodSettings::OFF,
+        max_meshes_per_frame: 1,
+        ..RendererOptions::new(48, 32, 300.0)
+    };
+    for gpu in common::gpu_contexts() {
+        let mut f = CallerFrames::new(&gpu, &world, options.clone());
+        f.settle(&camera);
+        let departed_quads = common::as_set(&mesh_world_chunk(&world, departed));
+        assert!(!departed_quads.is_empty());
+        let mut expected = world.clone();
+        for pos in positions.iter().filter(|&&p| p != departed).take(6) {
+            let at = pos.origin() + IVec3::new(5, 5, 5);
+            expected.set_block(at, ids::BRICK);
+            f.r.set_block(at, ids::BRICK).expect("edit");
+        }
+        let encoder = f.record(&gpu, &camera);
+        f.r.remove_chunk(departed);
+        gpu.queue.submit([encoder.finish()]);
+        f.r.frame_submitted();
+        f.r.insert_chunk(newcomer, Arc::new(Chunk::filled(ids::SAND))).expect("chunk fits");
+        expected.remove(departed);
+        expected.insert(newcomer, Chunk::filled(ids::SAND));
+        for frame in 0..4 {
+            let encoder = f.record(&gpu, &camera);
+            gpu.queue.submit([encoder.finish()]);
+            f.r.frame_submitted();
+            for m in f.r.read_meshes().expect("meshes") {
+                let quads = common::as_set(&m.mesh);
+                assert!(m.pos != departed, "the departed chunk is gone");
+                assert!(
+                    quads.is_empty() || quads != departed_quads,
+                    "{} frame {frame}: {:?} shows the departed chunk's quads",
+                    gpu.summary,
+                    m.pos
+                );
+                if m.pos == newcomer {
+                    assert!(
+                        quads.is_empty() || quads == common::as_set(&mesh_world_chunk(&expected, newcomer)),
+                        "{} frame {frame}: the newcomer is empty or right",
+                        gpu.summary
+                    );
+                }
+            }
+        }
+        f.settle(&camera);
+        for m in f.r.read_meshes().expect("meshes") {
+            assert!(
+                common::as_set(&m.mesh) == common::as_set(&mesh_world_chunk(&expected, m.pos)),
+                "{} {:?}: the final mesh",
+                gpu.summary,
+                m.pos
+            );
+        }
+    }
+}
+
+/// LOD on: a release staged between `record` and `frame_submitted` (an insert finding no free
+/// slot while a removal the recorded frame releases is quarantined) meshes no dirty node: an
+/// edit inside a coarse chunk staged before it is meshed from the rebuilt mips.
+#[test]
+fn a_release_staged_while_a_frame_is_unconfirmed_meshes_no_dirty_node() {
+    use voxgpu::voxel::ChunkPos;
+    let world = common::opaque_terrain(SEED, VIEW);
+    let camera = Camera::look_at(Vec3::new(-70.0, 110.0, -70.0), Vec3::new(32.0, 40.0, 32.0));
+    for gpu in common::gpu_contexts() {
+        let mut f = CallerFrames::new(&gpu, &world, lod_options());
+        f.settle(&camera);
+        let mut expected = world.clone();
+        let (coarse, _) = coarse_chunk_and_border(&f.r, &world);
+        let departed = *world.sorted_positions().iter().find(|&&p| p != coarse).expect("another chunk");
+        f.r.remove_chunk(departed);
+        expected.remove(departed);
+        let encoder = f.record(&gpu, &camera);
+        flip_inside(&mut f.r, &mut expected, coarse);
+        let newcomer = ChunkPos::new(9, 0, 9);
+        f.r.insert_chunk(newcomer, Arc::new(Chunk::filled(ids::SAND))).expect("chunk fits");
+        expected.insert(newcomer, Chunk::filled(ids::SAND));
+        gpu.queue.submit([encoder.finish()]);
+        f.r.frame_submitted();
+        f.settle(&camera);
+        f.assert_lod_meshes(&gpu, &expected, "after the release");
+    }
+}
+
+/// Profiling on: a frame whose encoder was dropped reports no timings (its queries were never
+/// resolved); the frames submitted each report theirs.
+#[test]
+fn a_dropped_frame_reports_no_timings() {
+    let world = common::opaque_terrain(SEED, VIEW);
+    let camera = Camera::look_at(Vec3::new(-30.0, 120.0, -30.0), Vec3::new(32.0, 40.0, 32.0));
+    for gpu in common::gpu_contexts() {
+        let mut f = CallerFrames::new(&gpu, &world, lod_options());
+        f.settle(&camera);
+        f.r.set_profiling(true).expect("timestamps");
+        f.r.flush_timings().expect("flush");
+        f.r.take_timings();
+        drop(f.record(&gpu, &camera));
+        assert!(matches!(f.r.prepare(&camera), Err(GpuError::FrameNotSubmitted)));
+        for _ in 0..2 {
+            let encoder = f.record(&gpu, &camera);
+            gpu.queue.submit([encoder.finish()]);
+            f.r.frame_submitted();
+            f.r.flush_timings().expect("flush");
+        }
+        let frames = f.r.take_timings();
+        assert_eq!(frames.len(), 2, "{}: frames with timings", gpu.summary);
+    }
+}

@@ -315,3 +315,35 @@ fn a_camera_jump_reuses_the_departed_nodes_slots_and_grows_no_pool() {
         }
     }
 }
+
+/// Two slot releases staged in one frame (each insert after a removal finds no free slot), the
+/// frame recorded with default options: it renders on every adapter, and settles to the CPU
+/// twin's meshes.
+#[test]
+fn two_slot_releases_in_one_frame_render_and_settle() {
+    let full = Chunk::filled(ids::STONE);
+    let mut expected = World::new(BlockRegistry::builtin());
+    for gpu in common::gpu_contexts() {
+        let mut r = Offscreen::new(&gpu, RendererOptions::new(16, 16, 64.0), &expected.registry).expect("renderer");
+        r.insert_chunk(ChunkPos::new(0, 0, 0), Arc::new(full.clone())).expect("chunk fits");
+        r.insert_chunk(ChunkPos::new(1, 0, 0), Arc::new(full.clone())).expect("chunk fits");
+        r.remove_chunk(ChunkPos::new(0, 0, 0));
+        r.insert_chunk(ChunkPos::new(0, 1, 0), Arc::new(full.clone())).expect("chunk fits");
+        r.remove_chunk(ChunkPos::new(1, 0, 0));
+        r.insert_chunk(ChunkPos::new(1, 1, 0), Arc::new(full.clone())).expect("chunk fits");
+        r.settle(&camera()).expect("settles");
+        expected = World::new(BlockRegistry::builtin());
+        expected.insert(ChunkPos::new(0, 1, 0), full.clone());
+        expected.insert(ChunkPos::new(1, 1, 0), full.clone());
+        let meshes = r.read_meshes().expect("readback");
+        assert_eq!(meshes.len(), 2, "{}: resident chunks", gpu.summary);
+        for m in &meshes {
+            assert!(
+                common::as_set(&m.mesh) == common::as_set(&mesh_world_chunk(&expected, m.pos)),
+                "{} {:?}: mesh after two releases in one frame",
+                gpu.summary,
+                m.pos
+            );
+        }
+    }
+}

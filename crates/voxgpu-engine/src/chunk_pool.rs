@@ -108,6 +108,10 @@ pub struct ChunkPool {
     /// Of the quarantined slots, how many the GPU has not released yet: each frame releases up
     /// to its room for evicted chunks, which it takes before any dirty one.
     unreleased: u32,
+    /// What the last recorded frame's stream evicted: the evictions unreleased when it recorded
+    /// (those staged after it are not in its stream), and how many of the first quarantined
+    /// slots they cover. [`Self::confirm`] frees only those.
+    recorded_evictions: (u32, usize),
     /// Slots whose links were written since the last upload: their request bits are dropped
     /// from the CPU copy once the frame has recorded the writes.
     requested: Vec<u32>,
@@ -136,6 +140,7 @@ impl ChunkPool {
             free_slots: Vec::new(),
             quarantine: Vec::new(),
             unreleased: 0,
+            recorded_evictions: (0, 0),
             requested: Vec::new(),
             staged: Vec::new(),
             unconfirmed: Vec::new(),
@@ -539,7 +544,11 @@ impl ChunkPool {
     /// after the writes staged so far: the writes after it may go to those slots. Nothing
     /// happens with nothing quarantined, in the browser (whose writes all land before the
     /// frame's commands, so none could follow the release), or with more evicted slots than one
-    /// run's work list holds (the pool grows then, as before).
+    /// run's work list holds (the pool grows then).
+    ///
+    /// Between a frame's recording and its confirmation, `unreleased` still counts the evictions
+    /// that frame releases: the run's work list may then have room to spare, which it leaves
+    /// unused (it collects evicted slots only).
     fn release_quarantine(&mut self) {
         if self.quarantine.is_empty()
             || cfg!(target_arch = "wasm32")
@@ -551,6 +560,8 @@ impl ChunkPool {
         self.staged.push(Staged::Release(release));
         self.unreleased = 0;
         self.free_slots.append(&mut self.quarantine);
+        // The release covers what the recorded frame would have freed.
+        self.recorded_evictions = (0, 0);
     }
 
     /// The largest release staged for the next frame, if any: what its release runs' work list
@@ -567,32 +578,47 @@ impl ChunkPool {
 
     /// Called once the frame that recorded the uploads last is known to be submitted, its work
     /// list having had room for `evicted_room` evicted chunks. Evicted slots are collected
-    /// before dirty ones, so that frame released `min(unreleased, evicted_room)` of them, in an
-    /// order the CPU does not know; once none is left unreleased, every quarantined slot can be
-    /// reused. The frame's uploads are on the GPU: they are not kept any longer.
+    /// before dirty ones, so that frame released `min(evictions, evicted_room)` of the
+    /// evictions its stream held (`recorded_evictions`), in an order the CPU does not know; once
+    /// it released all of them, the quarantined slots they cover can be reused. Evictions staged
+    /// after its recording have not reached the GPU: their slots stay quarantined. The frame's
+    /// uploads are on the GPU: they are not kept any longer.
     pub fn confirm(&mut self, evicted_room: u32) {
         self.unconfirmed.clear();
         self.unconfirmed_requests.clear();
-        self.unreleased -= self.unreleased.min(evicted_room);
-        if self.unreleased == 0 {
-            self.free_slots.append(&mut self.quarantine);
+        let (evictions, covered) = std::mem::take(&mut self.recorded_evictions);
+        let released = evictions.min(evicted_room);
+        self.unreleased -= released;
+        if released == evictions {
+            self.free_slots.extend(self.quarantine.drain(..covered));
         }
     }
 
     /// The frame that recorded the uploads last was never submitted: its uploads (and releases)
     /// are staged again ahead of everything staged since, and the request bits its writes carried
-    /// are asked for again, so later writes of the same slots carry them too. Nothing of its
-    /// eviction bookkeeping had been applied ([`Self::confirm`] does that).
+    /// are asked for again. A write staged since carries only the bits asked for since, and
+    /// lands after the replayed ones, so each replayed resident slot gets a last write carrying
+    /// both. Nothing of its eviction bookkeeping had been applied ([`Self::confirm`] does that);
+    /// the next recording counts its evictions again.
     pub fn replay(&mut self) {
         let mut staged = std::mem::take(&mut self.unconfirmed);
         staged.append(&mut self.staged);
         self.staged = staged;
+        self.recorded_evictions = (0, 0);
+        let mut replayed = Vec::new();
         for (slot, bits) in std::mem::take(&mut self.unconfirmed_requests) {
             let links = &mut self.links[slot as usize];
-            if links.state & ChunkState::RESIDENT != 0 {
+            // A resident slot's requests: an EVICTED it carried was its departed node's.
+            let bits = bits & (ChunkState::DIRTY | ChunkState::VOXELS);
+            if links.state & ChunkState::RESIDENT != 0 && bits != 0 {
                 links.state |= bits;
-                self.requested.push(slot);
+                replayed.push(slot);
             }
+        }
+        replayed.sort_unstable();
+        replayed.dedup();
+        for slot in replayed {
+            self.write_links(slot);
         }
     }
 
@@ -657,7 +683,9 @@ impl ChunkPool {
         mut release: impl FnMut(&mut wgpu::CommandEncoder, &mut wgpu::util::StagingBelt, Release),
     ) -> u64 {
         let mut uploaded = 0;
-        // A frame recorded over an unconfirmed one (timed_remesh) confirms nothing: keep both.
+        // Every recording follows `Renderer::check_submitted` (in `prepare`, or `timed_remesh`'s
+        // own call), which replays a frame that `frame_submitted` did not confirm.
+        debug_assert!(self.unconfirmed.is_empty(), "a frame recorded over an unconfirmed one");
         let staged = std::mem::take(&mut self.staged);
         for entry in &staged {
             let (target, offset, bytes) = match entry {
@@ -681,6 +709,8 @@ impl ChunkPool {
             belt.write_buffer(encoder, buffer, offset, size).copy_from_slice(bytes);
         }
         self.unconfirmed.extend(staged);
+        // Every eviction staged so far is in this stream.
+        self.recorded_evictions = (self.unreleased, self.quarantine.len());
         // The GPU has the requests now; keep only what the slot is (and, until the frame is
         // confirmed, what it asked for).
         for slot in self.requested.drain(..) {

@@ -40,6 +40,15 @@ pub struct MeshBuffers<'a> {
     pub meta: &'a wgpu::Buffer,
 }
 
+/// Which slots a mesher run puts on its work list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collect {
+    /// Evicted slots, then dirty ones while the budget lasts: a frame's run.
+    EvictedAndDirty,
+    /// Evicted slots only: a release-only run.
+    Evicted,
+}
+
 pub struct BindGroups {
     collect: wgpu::BindGroup,
     release: wgpu::BindGroup,
@@ -165,6 +174,9 @@ impl Mesher {
 
     /// Records collect evicted → collect dirty → finalize, release, mesh → commit (six dispatches)
     /// as three profiled compute passes inside a `mesh` scope. The work list header must have been reset to (0, 1, 1, 0) for this frame.
+    /// With [`Collect::Evicted`] the dirty collection is left out (five dispatches): a release-only
+    /// run between the uploads meshes no dirty node, whose mips and level the frame's LOD and mip
+    /// passes have not updated yet.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -172,12 +184,17 @@ impl Mesher {
         groups: &BindGroups,
         work: &wgpu::Buffer,
         slot_count: u32,
+        collect: Collect,
     ) {
         let mut mesh = profiler.scope(stage::MESH, encoder);
         {
             let mut pass = mesh.scoped_compute_pass(stage::MESH_WORK_LIST);
             pass.set_bind_group(0, &groups.collect, &[]);
-            for pipeline in [&self.collect_evicted, &self.collect_dirty] {
+            let pipelines: &[&wgpu::ComputePipeline] = match collect {
+                Collect::EvictedAndDirty => &[&self.collect_evicted, &self.collect_dirty],
+                Collect::Evicted => &[&self.collect_evicted],
+            };
+            for pipeline in pipelines {
                 pass.set_pipeline(pipeline);
                 pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
             }

@@ -3,8 +3,15 @@
 //! Every stage is its own pass (or a scope around passes), so pass timestamps, which need only
 //! `TIMESTAMP_QUERY`, time each one; the parent scopes (`mesh`, `draw`) and `upload` (copies, not
 //! a pass) also need `TIMESTAMP_QUERY_INSIDE_ENCODERS` and are left out without it. With profiling
-//! off the scopes only push debug groups. Results arrive a few frames late and are taken without
-//! waiting, so the viewer can show them every frame.
+//! off the scopes record nothing; every pass carries its stage name as its label. Results arrive a
+//! few frames late and are taken without waiting, so the viewer can show them every frame.
+//!
+//! The scopes push no debug groups ([`SETTINGS`]): wgpu encodes each pass into a Vulkan command
+//! buffer of its own, so an encoder-level group around passes (`mesh`, `draw`, `upload` around
+//! the release runs) is pushed in one command buffer and popped in another. Vulkan allows that
+//! for primary command buffers, but Mesa's per-command-buffer label stack (lavapipe 22.3) pops
+//! from an empty stack there, and the next push into that command buffer writes through a null
+//! pointer: two release runs in one upload stage crashed in `CommandEncoder::finish`.
 
 use wgpu_profiler::{GpuProfiler, GpuProfilerSettings, GpuTimerQueryResult};
 
@@ -12,6 +19,14 @@ use super::GpuError;
 
 /// Frames whose timings may be in flight at once; more and the profiler drops one.
 const MAX_PENDING_FRAMES: usize = 4;
+
+/// Every profiler's settings, timer queries off until profiling is turned on: no debug groups
+/// (see the module's documentation).
+pub const SETTINGS: GpuProfilerSettings = GpuProfilerSettings {
+    enable_timer_queries: false,
+    enable_debug_groups: false,
+    max_num_pending_frames: MAX_PENDING_FRAMES,
+};
 
 /// Stage names, in frame order. Children are named `parent.child`.
 pub mod stage {
@@ -115,20 +130,16 @@ pub struct Profiling {
     /// Frames whose timings arrived, oldest first, CPU recording time attached.
     finished: Vec<FrameTimings>,
     /// CPU recording times of frames whose GPU timings are still in flight.
-    /// (recording, encoding + submission) milliseconds.
-    pending_cpu_ms: std::collections::VecDeque<(f64, f64)>,
+    /// (recording, encoding + submission) milliseconds; `None` for a frame whose encoder was
+    /// dropped, whose timings are skipped.
+    pending_cpu_ms: std::collections::VecDeque<Option<(f64, f64)>>,
     pub latest: Option<FrameTimings>,
     enabled: bool,
 }
 
 impl Profiling {
     pub fn new(device: &wgpu::Device) -> Self {
-        let settings = GpuProfilerSettings {
-            enable_timer_queries: false,
-            max_num_pending_frames: MAX_PENDING_FRAMES,
-            ..Default::default()
-        };
-        let profiler = GpuProfiler::new(device, settings).expect("default settings are valid");
+        let profiler = GpuProfiler::new(device, SETTINGS).expect("default settings are valid");
         Self {
             profiler,
             finished: Vec::new(),
@@ -142,7 +153,7 @@ impl Profiling {
         self.enabled
     }
 
-    /// Turns timestamp queries on or off. Off, scopes cost a debug group each and nothing else.
+    /// Turns timestamp queries on or off. Off, scopes record nothing.
     pub fn set_enabled(&mut self, enabled: bool, timestamps: bool, adapter: &str) -> Result<(), GpuError> {
         if enabled && !timestamps {
             return Err(GpuError::NoTimestamps { adapter: adapter.to_string() });
@@ -156,6 +167,16 @@ impl Profiling {
 
     /// Closes the frame after its commands were submitted.
     pub fn end_frame(&mut self, cpu_ms: (f64, f64)) -> Result<(), GpuError> {
+        self.close_frame(Some(cpu_ms))
+    }
+
+    /// Closes a frame whose encoder was dropped: its query resolve never ran, so whatever its
+    /// read-back holds is not a timing, and [`Self::collect`] skips it.
+    pub fn end_dropped_frame(&mut self) -> Result<(), GpuError> {
+        self.close_frame(None)
+    }
+
+    fn close_frame(&mut self, cpu_ms: Option<(f64, f64)>) -> Result<(), GpuError> {
         self.profiler.end_frame().map_err(|e| GpuError::Profiler(e.to_string()))?;
         // When frames pile up, wgpu-profiler drops the previous (newest pending) frame; drop its
         // CPU time too, so every finished frame keeps its own.
@@ -169,7 +190,10 @@ impl Profiling {
     /// Takes every frame whose timings have arrived, without waiting.
     pub fn collect(&mut self, timestamp_period: f32) {
         while let Some(results) = self.profiler.process_finished_frame(timestamp_period) {
-            let (cpu_record_ms, cpu_submit_ms) = self.pending_cpu_ms.pop_front().unwrap_or_default();
+            let Some((cpu_record_ms, cpu_submit_ms)) = self.pending_cpu_ms.pop_front().unwrap_or(Some((0.0, 0.0)))
+            else {
+                continue; // a dropped frame
+            };
             let mut stages = Vec::new();
             flatten(&results, 0, earliest(&results).unwrap_or(0.0), &mut stages);
             if stages.is_empty() {

@@ -13,7 +13,7 @@ use crate::counters::{CounterSources, GpuCounters};
 use crate::draw::DrawSubmission;
 use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams};
 use crate::lod::LodBuffers;
-use crate::mesher::{MAX_CHUNKS_PER_FRAME, MeshBuffers};
+use crate::mesher::{Collect, MAX_CHUNKS_PER_FRAME, MeshBuffers};
 use crate::pipelines::draw_bind_group;
 use crate::profiling::stage;
 use crate::{FrameStats, GpuError};
@@ -136,9 +136,10 @@ impl Renderer {
     /// [`GpuError::FrameNotSubmitted`] when the frame recorded last was not confirmed with
     /// [`Self::frame_submitted`] (its uploads are then queued again; see [`Self::record`]).
     ///
-    /// A camera that is not finite (NaN or infinite eye, target, field of view or near plane, or
-    /// a view-projection or inverse that is not: a zero field of view or near plane), or such a
-    /// frozen culling camera, fails with [`GpuError::InvalidCamera`] and changes nothing: the
+    /// A camera that cannot be drawn ([`Camera::is_drawable`]: NaN or infinite eye, target, field
+    /// of view or near plane, an eye beyond [`voxgpu_core::camera::MAX_EYE_COORDINATE`], or a
+    /// view-projection or inverse that is not finite: a zero field of view or near plane), or such
+    /// a frozen culling camera, fails with [`GpuError::InvalidCamera`] and changes nothing: the
     /// last good camera stays, and a [`Self::record`] after it records the frame an earlier
     /// `prepare` set up if that one is still unrecorded, and fails with
     /// [`GpuError::NotPrepared`] otherwise.
@@ -146,14 +147,7 @@ impl Renderer {
         // Checked before anything is touched: a NaN would reach the camera uniform, the frustum
         // planes and every LOD distance, and a refused frame must leave the renderer as it was.
         let (width, height) = self.size();
-        let finite = |c: &Camera| {
-            let view_proj = c.view_proj(width as f32 / height as f32);
-            [c.fov_y_degrees, c.near].iter().all(|v| v.is_finite())
-                && c.eye.is_finite()
-                && c.target.is_finite()
-                && view_proj.is_finite()
-                && view_proj.inverse().is_finite()
-        };
+        let finite = |c: &Camera| c.is_drawable(width as f32 / height as f32);
         if !finite(camera) || self.options.culling.frozen.is_some_and(|c| !finite(&c)) {
             return Err(GpuError::InvalidCamera);
         }
@@ -230,7 +224,7 @@ impl Renderer {
         let frame = self.frame.as_ref().expect("sized by prepare");
         let profiler = &self.profiling.profiler;
         self.lod.record(encoder, profiler, &frame.lod, params.slot_count);
-        self.mesher.record(encoder, profiler, &frame.mesh, &self.work, params.slot_count);
+        self.mesher.record(encoder, profiler, &frame.mesh, &self.work, params.slot_count, Collect::EvictedAndDirty);
         self.draws.record(encoder, profiler, &frame.cull, params.slot_count);
         self.render_pass_commands = self.record_draw(encoder, &frame.draw, targets);
         let sources = CounterSources {
@@ -264,7 +258,9 @@ impl Renderer {
     /// them each staged release: a release-only mesher run on buffers of its own (pass
     /// parameters and work list written by copies in the encoder), whose work list holds six
     /// jobs per evicted slot, so every evicted slot is collected, its pages freed and its faces
-    /// emptied before the writes after it put new nodes into those slots.
+    /// emptied before the writes after it put new nodes into those slots. It collects evicted
+    /// slots only: a dirty node meshed there would be meshed before this frame's LOD and mip
+    /// passes, from stale mips, and its DIRTY consumed.
     pub(super) fn record_uploads(&mut self, encoder: &mut wgpu::CommandEncoder) {
         let groups = self.pool.staged_release().map(|largest| {
             let jobs = 6 * largest.evicted.max(1);
@@ -309,11 +305,11 @@ impl Renderer {
                 write(params, bytemuck::bytes_of(&run));
                 write(work, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
                 let groups = groups.as_ref().expect("made for the staged releases");
-                mesher.record(encoder, release_profiler, groups, work, release.slot_count);
+                mesher.record(encoder, release_profiler, groups, work, release.slot_count, Collect::Evicted);
             });
         drop(scope);
         if groups.is_some() {
-            // Its scopes are debug groups only; closing its frame drops them.
+            // Its scopes record nothing; closing its frame drops them.
             let _ = self.release_profiler.end_frame();
             let _ = self.release_profiler.process_finished_frame(1.0);
         }
@@ -342,14 +338,16 @@ impl Renderer {
     /// `Err(FrameNotSubmitted)` when the last recorded frame was never confirmed with
     /// [`Self::frame_submitted`]: its encoder is taken as dropped, its uploads are queued again
     /// (ahead of those made since), its eviction bookkeeping is not applied, its frame number is
-    /// given back and its staging memory recalled. Profiler timings of that frame, when
-    /// profiling, are not meaningful (its queries were never resolved).
+    /// given back and its staging memory recalled. Its profiler frame is closed and its timings
+    /// skipped (its queries were never resolved).
     pub(super) fn check_submitted(&mut self) -> Result<(), GpuError> {
-        let Some(recorded) = self.unsubmitted.take() else { return Ok(()) };
+        if self.unsubmitted.take().is_none() {
+            return Ok(());
+        }
         self.pool.replay();
         self.belt.recall();
         self.frame_index -= 1;
-        let _ = self.profiling.end_frame((recorded.cpu_ms, 0.0));
+        let _ = self.profiling.end_dropped_frame();
         Err(GpuError::FrameNotSubmitted)
     }
 

@@ -105,7 +105,8 @@ pub struct Renderer {
     release_params: wgpu::Buffer,
     release_work: wgpu::Buffer,
     release_jobs: u32,
-    /// Scopes of the release runs: never timed (a frame's profile names each stage once).
+    /// Scopes of the release runs: never timed (a frame's profile names each stage once), and,
+    /// as every profiler's, without debug groups (`profiling::SETTINGS`).
     release_profiler: wgpu_profiler::GpuProfiler,
     camera: wgpu::Buffer,
     opaque_bits: wgpu::Buffer,
@@ -261,11 +262,8 @@ impl Renderer {
             }),
             release_work: work_buffer(&device, 6),
             release_jobs: 6,
-            release_profiler: wgpu_profiler::GpuProfiler::new(
-                &device,
-                wgpu_profiler::GpuProfilerSettings { enable_timer_queries: false, ..Default::default() },
-            )
-            .expect("default settings are valid"),
+            release_profiler: wgpu_profiler::GpuProfiler::new(&device, crate::profiling::SETTINGS)
+                .expect("default settings are valid"),
             camera: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("voxgpu.camera"),
                 size: <CameraUniform as encase::ShaderType>::min_size().get(),
@@ -462,8 +460,13 @@ impl Renderer {
             .map_or(BlockId::AIR, |c| c.get(local.x as usize, local.y as usize, local.z as usize))
     }
 
-    /// The first block the camera's view ray hits within `max_distance` blocks (picking).
+    /// The first block the camera's view ray hits within `max_distance` blocks (picking). A
+    /// camera [`Self::prepare`] would refuse ([`Camera::is_drawable`]) picks nothing.
     pub fn pick(&self, camera: &Camera, max_distance: f32) -> Option<voxgpu_core::voxel::RayHit> {
+        let (width, height) = self.size();
+        if !camera.is_drawable(width as f32 / height.max(1) as f32) {
+            return None;
+        }
         voxgpu_core::voxel::raycast(camera.eye, camera.forward(), max_distance, |p| self.block(p))
     }
 

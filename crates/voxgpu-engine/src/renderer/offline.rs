@@ -86,6 +86,7 @@ impl Renderer {
             &frame.mesh,
             &self.work,
             params.slot_count,
+            crate::mesher::Collect::EvictedAndDirty,
         );
         let started = Instant::now();
         self.finish_recording(&mut encoder, None, started);
