@@ -322,7 +322,8 @@ fn a_dropped_frame_encoder_loses_no_upload_and_the_next_prepare_names_it() {
         ..RendererOptions::new(48, 32, 300.0)
     };
     for gpu in common::gpu_contexts() {
-        let mut r = Renderer::new(&gpu.device, &gpu.queue, options.clone(), &world.registry).expect("renderer");
+        let mut r =
+            Renderer::new(&gpu.device, &gpu.queue, options.clone(), &world.registry).expect("renderer");
         let texture = |format, usage| {
             gpu.device.create_texture(&wgpu::TextureDescriptor {
                 label: None,
@@ -427,7 +428,11 @@ impl CallerFrames {
         for (pos, pyramid) in &pyramids {
             let got = self.r.read_mips(*pos).expect("readback").expect("resident");
             for level in 1..=MIP_LEVELS {
-                assert!(got[level - 1] == pyramid.level(level), "{} {when}: {pos:?} mip {level}", gpu.summary);
+                assert!(
+                    got[level - 1] == pyramid.level(level),
+                    "{} {when}: {pos:?} mip {level}",
+                    gpu.summary
+                );
             }
         }
         let meshes = self.r.read_meshes().expect("meshes");
@@ -466,10 +471,7 @@ fn flip_inside(r: &mut voxgpu::gpu::Renderer, world: &mut World, pos: voxgpu::vo
 
 /// A chunk drawn at a coarse mip, with a resident face neighbour: its position and the
 /// neighbour's block next to their shared face.
-fn coarse_chunk_and_border(
-    r: &voxgpu::gpu::Renderer,
-    world: &World,
-) -> (voxgpu::voxel::ChunkPos, IVec3) {
+fn coarse_chunk_and_border(r: &voxgpu::gpu::Renderer, world: &World) -> (voxgpu::voxel::ChunkPos, IVec3) {
     for (pos, level) in r.read_levels().expect("levels") {
         if level == 0 {
             continue;
@@ -522,7 +524,8 @@ fn a_removal_between_record_and_frame_submitted_waits_for_its_release() {
     let world = common::opaque_terrain(SEED, VIEW);
     let camera = Camera::look_at(Vec3::new(-30.0, 120.0, -30.0), Vec3::new(32.0, 40.0, 32.0));
     let positions = world.sorted_positions();
-    let departed = *positions.iter().find(|p| mesh_world_chunk(&world, **p).quad_count() > 0).expect("a chunk");
+    let departed =
+        *positions.iter().find(|p| mesh_world_chunk(&world, **p).quad_count() > 0).expect("a chunk");
     let newcomer = ChunkPos::new(9, 0, 9);
     let options = RendererOptions {
         lod: voxgpu::lod::LodSettings::OFF,

@@ -265,7 +265,8 @@ fn a_camera_jump_reuses_the_departed_nodes_slots_and_grows_no_pool() {
     let mut rng = Rng(41);
     let chunks: Vec<Chunk> = (0..N).map(|_| random_chunk(&mut rng, 5)).collect();
     let at = |i: i32, shift: i32| ChunkPos::new(i % 8 + shift, 0, i / 8);
-    let world_at = |shift: i32| world_of((0..N).map(|i| (at(i, shift), chunks[i as usize].clone())).collect());
+    let world_at =
+        |shift: i32| world_of((0..N).map(|i| (at(i, shift), chunks[i as usize].clone())).collect());
     let (first, second) = (world_at(0), world_at(100));
     for gpu in common::gpu_contexts() {
         // A few re-meshes per frame, so newcomers wait in their slots over several frames.
@@ -324,7 +325,8 @@ fn two_slot_releases_in_one_frame_render_and_settle() {
     let full = Chunk::filled(ids::STONE);
     let mut expected = World::new(BlockRegistry::builtin());
     for gpu in common::gpu_contexts() {
-        let mut r = Offscreen::new(&gpu, RendererOptions::new(16, 16, 64.0), &expected.registry).expect("renderer");
+        let mut r =
+            Offscreen::new(&gpu, RendererOptions::new(16, 16, 64.0), &expected.registry).expect("renderer");
         r.insert_chunk(ChunkPos::new(0, 0, 0), Arc::new(full.clone())).expect("chunk fits");
         r.insert_chunk(ChunkPos::new(1, 0, 0), Arc::new(full.clone())).expect("chunk fits");
         r.remove_chunk(ChunkPos::new(0, 0, 0));

@@ -15,7 +15,9 @@ use voxgpu::cull::{Frustum, sort_distance, transparent_sort_key, transparent_tie
 use voxgpu::gpu::RendererOptions;
 use voxgpu::lod::LodSettings;
 use voxgpu::mesh::Face;
-use voxgpu::voxel::{BlockInfo, BlockRegistry, ChunkPos, FaceTiles, NodeKey, Opacity, Tile, World, chunk_aabb};
+use voxgpu::voxel::{
+    BlockInfo, BlockRegistry, ChunkPos, FaceTiles, NodeKey, Opacity, Tile, World, chunk_aabb,
+};
 use voxgpu::worldgen::{WorldParams, WorldSource, generate};
 
 const W: u32 = 160;

@@ -205,9 +205,10 @@ impl MeshArgs {
 /// `--lod-distance`: a distance between 8 and 10⁶ blocks, which [`LodSettings::new`] accepts.
 fn parse_lod_distance(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
-        Ok(d) if (8.0..=1.0e6).contains(&d) => {
-            LodSettings::default().with_first_distance(d).map(|l| l.first_distance()).map_err(|e| e.to_string())
-        }
+        Ok(d) if (8.0..=1.0e6).contains(&d) => LodSettings::default()
+            .with_first_distance(d)
+            .map(|l| l.first_distance())
+            .map_err(|e| e.to_string()),
         _ => Err(format!("{s:?} is not a distance in blocks between 8 and 1000000")),
     }
 }

@@ -230,7 +230,8 @@ impl Viewer {
         };
         let lod = args.lod;
         // Terrain streams around the camera; the other sources are small and loaded whole.
-        let plan = SessionPlan::with_store(world, store, Residency::StreamTerrain, (args.camera, args.target))?;
+        let plan =
+            SessionPlan::with_store(world, store, Residency::StreamTerrain, (args.camera, args.target))?;
         let mut session = plan.open(&gpu, |fog_end| RendererOptions {
             lod,
             ambient_occlusion: args.ambient_occlusion,

@@ -60,7 +60,10 @@ impl std::fmt::Display for LodError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::FirstDistance(d) => {
-                write!(f, "LOD distance {d} is not a distance in blocks above 0 and at most {MAX_FIRST_DISTANCE:e}")
+                write!(
+                    f,
+                    "LOD distance {d} is not a distance in blocks above 0 and at most {MAX_FIRST_DISTANCE:e}"
+                )
             }
             Self::Hysteresis(h) => write!(f, "LOD hysteresis {h} is not a fraction in 0..={MAX_HYSTERESIS}"),
             Self::MaxLevel(l) => write!(
@@ -430,7 +433,9 @@ mod tests {
         for h in [-0.01, 0.6, 1.0, f32::NAN, f32::INFINITY] {
             assert!(matches!(LodSettings::default().with_hysteresis(h), Err(LodError::Hysteresis(_))), "{h}");
         }
-        for error in [LodSettings::default().with_max_level(16), LodSettings::default().with_first_distance(-2.0)] {
+        for error in
+            [LodSettings::default().with_max_level(16), LodSettings::default().with_first_distance(-2.0)]
+        {
             let line = error.expect_err("refused").to_string();
             assert!(!line.is_empty() && !line.contains('\n'), "{line:?}");
         }
@@ -442,7 +447,8 @@ mod tests {
         let t = s.thresholds();
         let highest = (node_level + s.max_level()).min(LEVELS as u32 - 1);
         if current >= node_level && current <= highest {
-            let low = if current > node_level { t[current as usize - 1] * (1.0 - s.hysteresis()) } else { 0.0 };
+            let low =
+                if current > node_level { t[current as usize - 1] * (1.0 - s.hysteresis()) } else { 0.0 };
             let bounded = current < highest;
             let high = if bounded { t[current as usize] * (1.0 + s.hysteresis()) } else { 0.0 };
             if distance >= low && (!bounded || distance < high) {
@@ -470,7 +476,11 @@ mod tests {
                         let mip = current.checked_sub(node_level).unwrap_or(LEVEL_UNSET);
                         node_level + s.node_mip(node_level, distance, mip)
                     };
-                    assert_eq!(twin, shader_level(&s, node_level, distance, current), "{node_level} {distance} {current}");
+                    assert_eq!(
+                        twin,
+                        shader_level(&s, node_level, distance, current),
+                        "{node_level} {distance} {current}"
+                    );
                     assert!(twin <= TOP_LEVEL);
                 }
             }

@@ -201,8 +201,7 @@ impl std::fmt::Display for AdapterSummary {
 impl AdapterSummary {
     fn of(adapter: &wgpu::Adapter) -> Self {
         let info = adapter.get_info();
-        let refused =
-            check_adapter(&info, &adapter.get_downlevel_capabilities(), &adapter.limits()).err();
+        let refused = check_adapter(&info, &adapter.get_downlevel_capabilities(), &adapter.limits()).err();
         let driver = format!("{} {}", info.driver, info.driver_info).trim().to_string();
         Self { name: info.name, backend: info.backend, device_type: info.device_type, driver, refused }
     }
@@ -408,8 +407,9 @@ impl GpuContext {
         let summary = AdapterSummary::of(&adapter);
         // Before any device or pipeline: an adapter that cannot run the renderer is refused in
         // one line, not by a panic inside wgpu at the first compute pipeline.
-        let limits = check_adapter(&adapter.get_info(), &adapter.get_downlevel_capabilities(), &adapter.limits())
-            .map_err(|missing| GpuError::Unsupported { adapter: summary.to_string(), missing })?;
+        let limits =
+            check_adapter(&adapter.get_info(), &adapter.get_downlevel_capabilities(), &adapter.limits())
+                .map_err(|missing| GpuError::Unsupported { adapter: summary.to_string(), missing })?;
         let caps = choose(Capabilities::of(adapter.features()));
         let caps = Capabilities::of(caps.features() & adapter.features());
         let desc = wgpu::DeviceDescriptor {
@@ -549,7 +549,8 @@ mod tests {
             "OpenGL ES 3.2 NVIDIA 570.124.06",
         ] {
             let info = gl_info("a GL adapter", version);
-            let checked = check_adapter(&info, &downlevel(gl_flags_with_compute()), &gl_limits_with_compute());
+            let checked =
+                check_adapter(&info, &downlevel(gl_flags_with_compute()), &gl_limits_with_compute());
             assert!(checked.is_ok(), "{version}: {checked:?}");
         }
         let es_3_0 = gl_info("a GLES adapter", "OpenGL ES 3.0 Mesa 24.2.8");

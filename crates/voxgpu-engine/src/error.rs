@@ -93,7 +93,9 @@ pub enum GpuError {
     /// (`Camera::is_drawable`): a NaN or infinite eye, target, field of view or near plane, an eye
     /// beyond `MAX_EYE_COORDINATE`, or a view-projection or inverse that is not finite (a zero
     /// field of view or near plane).
-    #[error("the camera cannot be drawn: a NaN or infinite eye, target, field of view or near plane, an eye more than 2^30 blocks out, or a degenerate projection")]
+    #[error(
+        "the camera cannot be drawn: a NaN or infinite eye, target, field of view or near plane, an eye more than 2^30 blocks out, or a degenerate projection"
+    )]
     InvalidCamera,
     /// Mapping the readback buffer failed, usually because the device was lost.
     #[error("reading the frame back failed: {0}")]

@@ -158,16 +158,26 @@ impl Renderer {
         if count == 0 {
             return Ok(Vec::new());
         }
-        let keys = read_buffer(device, queue, &self.draws.sort_keys, SORT_SORTED_REGION * capacity * 4, count * 4)?;
-        let slots =
-            read_buffer(device, queue, &self.draws.sort_keys, SORT_SORTED_SLOTS_REGION * capacity * 4, count * 4)?;
+        let keys =
+            read_buffer(device, queue, &self.draws.sort_keys, SORT_SORTED_REGION * capacity * 4, count * 4)?;
+        let slots = read_buffer(
+            device,
+            queue,
+            &self.draws.sort_keys,
+            SORT_SORTED_SLOTS_REGION * capacity * 4,
+            count * 4,
+        )?;
         let node_of: HashMap<u32, NodeKey> = pool.node_slots().map(|(key, slot)| (slot, key)).collect();
         let keys: &[u32] = bytemuck::cast_slice(&keys);
         let slots: &[u32] = bytemuck::cast_slice(&slots);
         keys.iter()
             .zip(slots)
             .map(|(&key, slot)| {
-                let node = node_of.get(slot).copied().ok_or_else(|| GpuError::Readback(format!("sorted transparent entry of slot {slot}, which holds no node")))?;
+                let node = node_of.get(slot).copied().ok_or_else(|| {
+                    GpuError::Readback(format!(
+                        "sorted transparent entry of slot {slot}, which holds no node"
+                    ))
+                })?;
                 Ok((key, node))
             })
             .collect()

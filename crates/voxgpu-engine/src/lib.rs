@@ -135,13 +135,13 @@ pub use renderer::{Culling, FrameStats, Offscreen, Renderer, RendererOptions, Ta
 /// Nothing a game needs; these change with the implementation.
 pub mod low_level {
     pub use crate::counters::GpuCounters;
+    pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
     pub use crate::inspect::{GpuChunkMesh, GpuNodeState};
     pub use crate::layouts::{
         AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, FaceMesh,
         JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, NodeFlags, PassParams, SLOT_WORDS,
         WORK_JOBS_OFFSET, level_base,
     };
-    pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
     pub use crate::quad_pool::PAGE_QUADS_LOG2;
     pub use crate::shaders::{SHADERS, ShaderFile, shader_source};
     pub use crate::timing::{Clock, GpuTimer, copy_bandwidth_gb_s, median};

@@ -333,7 +333,8 @@ mod tests {
     fn a_linear_dispatch_covers_every_invocation_within_the_dimension_limit() {
         // 349,525 slots of 12 invocations (the cull pass) need 65,536 workgroups of 64: one past
         // what one dimension holds.
-        for invocations in [0, 1, 64, 65, 64 * 65535, 64 * 65535 + 1, 349_525 * 12, 4_000_000 * 12, u32::MAX] {
+        for invocations in [0, 1, 64, 65, 64 * 65535, 64 * 65535 + 1, 349_525 * 12, 4_000_000 * 12, u32::MAX]
+        {
             let (x, y) = linear_dispatch(invocations, 64);
             assert!(x >= 1 && y >= 1 && x <= MAX_DISPATCH_DIMENSION && y <= MAX_DISPATCH_DIMENSION);
             let covered = x as u64 * y as u64 * 64;

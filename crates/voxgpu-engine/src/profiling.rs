@@ -190,7 +190,8 @@ impl Profiling {
     /// Takes every frame whose timings have arrived, without waiting.
     pub fn collect(&mut self, timestamp_period: f32) {
         while let Some(results) = self.profiler.process_finished_frame(timestamp_period) {
-            let Some((cpu_record_ms, cpu_submit_ms)) = self.pending_cpu_ms.pop_front().unwrap_or(Some((0.0, 0.0)))
+            let Some((cpu_record_ms, cpu_submit_ms)) =
+                self.pending_cpu_ms.pop_front().unwrap_or(Some((0.0, 0.0)))
             else {
                 continue; // a dropped frame
             };

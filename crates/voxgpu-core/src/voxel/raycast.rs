@@ -185,7 +185,8 @@ mod tests {
         assert_eq!(raycast(Vec3::new(2.0e9 / 2.0, 0.5, 0.5), Vec3::X, 1000.0, air), None);
         assert!(walked.get() <= 3 * 1002, "{} cells", walked.get());
         // A direction whose normalised components underflow on two axes still walks the third.
-        let hit = raycast(Vec3::splat(0.5), Vec3::new(1.0, 1.0e-30, 0.0), 10.0, one_block(IVec3::new(3, 0, 0)));
+        let hit =
+            raycast(Vec3::splat(0.5), Vec3::new(1.0, 1.0e-30, 0.0), 10.0, one_block(IVec3::new(3, 0, 0)));
         assert_eq!(hit.map(|h| h.block), Some(IVec3::new(3, 0, 0)));
     }
 

@@ -165,9 +165,10 @@ impl Renderer {
         let aspect = width as f32 / height as f32;
         // Every position the GPU sees is measured from the block the eye is in (`Camera::anchor`).
         let anchor = camera.anchor();
-        let selection = self.options.selection.map_or(glam::Vec4::ZERO, |b| {
-            (b.as_i64vec3() - anchor.as_i64vec3()).as_vec3().extend(1.0)
-        });
+        let selection = self
+            .options
+            .selection
+            .map_or(glam::Vec4::ZERO, |b| (b.as_i64vec3() - anchor.as_i64vec3()).as_vec3().extend(1.0));
         let uniform = CameraUniform {
             view_proj: camera.view_proj_from(aspect, anchor),
             inv_rotation_proj: (camera.projection(aspect) * camera.rotation()).inverse(),
@@ -224,7 +225,14 @@ impl Renderer {
         let frame = self.frame.as_ref().expect("sized by prepare");
         let profiler = &self.profiling.profiler;
         self.lod.record(encoder, profiler, &frame.lod, params.slot_count);
-        self.mesher.record(encoder, profiler, &frame.mesh, &self.work, params.slot_count, Collect::EvictedAndDirty);
+        self.mesher.record(
+            encoder,
+            profiler,
+            &frame.mesh,
+            &self.work,
+            params.slot_count,
+            Collect::EvictedAndDirty,
+        );
         self.draws.record(encoder, profiler, &frame.cull, params.slot_count);
         self.render_pass_commands = self.record_draw(encoder, &frame.draw, targets);
         let sources = CounterSources {
