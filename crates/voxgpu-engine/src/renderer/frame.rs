@@ -75,13 +75,15 @@ impl Renderer {
         }
     }
 
-    fn bind_groups(&self, key: BindKey) -> Frame {
+    /// The mesher's bind groups over the pools, with `params` and `work` as its pass parameters
+    /// and work list: the frame's own, or a release run's.
+    fn mesh_bind_groups(&self, params: &wgpu::Buffer, work: &wgpu::Buffer) -> crate::mesher::BindGroups {
         let (pool, quads) = (&self.pool, &self.quad_pool);
-        let mesh = self.mesher.bind_groups(
+        self.mesher.bind_groups(
             &self.device,
             &MeshBuffers {
-                params: &self.params,
-                work: &self.work,
+                params,
+                work,
                 voxels: &pool.voxels.buffer,
                 links: &pool.links_buffer.buffer,
                 opaque_bits: &self.opaque_bits,
@@ -91,7 +93,12 @@ impl Renderer {
                 faces: &pool.faces.buffer,
                 meta: &pool.meta.buffer,
             },
-        );
+        )
+    }
+
+    fn bind_groups(&self, key: BindKey) -> Frame {
+        let (pool, quads) = (&self.pool, &self.quad_pool);
+        let mesh = self.mesh_bind_groups(&self.params, &self.work);
         let lod = self.lod.bind_groups(
             &self.device,
             &LodBuffers {
@@ -276,22 +283,7 @@ impl Renderer {
                 self.release_jobs = jobs.next_multiple_of(6 * 64);
                 self.release_work = work_buffer(&self.device, self.release_jobs);
             }
-            let (pool, quads) = (&self.pool, &self.quad_pool);
-            self.mesher.bind_groups(
-                &self.device,
-                &MeshBuffers {
-                    params: &self.release_params,
-                    work: &self.release_work,
-                    voxels: &pool.voxels.buffer,
-                    links: &pool.links_buffer.buffer,
-                    opaque_bits: &self.opaque_bits,
-                    quads: &quads.quads.buffer,
-                    page_owner: &quads.page_owner.buffer,
-                    allocator: &quads.allocator.buffer,
-                    faces: &pool.faces.buffer,
-                    meta: &pool.meta.buffer,
-                },
-            )
+            self.mesh_bind_groups(&self.release_params, &self.release_work)
         });
         let ambient_occlusion = self.options.ambient_occlusion as u32;
         let (mesher, release_profiler) = (&self.mesher, &self.release_profiler);
