@@ -15,7 +15,7 @@
 //         vertex_index % 4 the corner. There is no vertex buffer.
 //         Or instanced (camera.page_list_capacity != 0): one draw_indexed_indirect per list with
 //         one instance per command, each command one page at most. The instance reads its
-//         command from `commands`; the quad is the command's first quad + (vertex_index / 4) %
+//         command from `args`; the quad is the command's first quad + (vertex_index / 4) %
 //         PAGE_QUADS, and the transparent draw starts one page into the index pattern, so
 //         vertex_index / 4 / PAGE_QUADS names the list. Corners past the command's quads
 //         collapse to one point and draw nothing.
@@ -31,7 +31,7 @@
 @group(0) @binding(6) var<storage, read> tile_averages: array<u32>;
 // The draw lists (cull.wgsl): opaque at 0, transparent sorted at 2 × capacity. Read by the
 // instanced path only.
-@group(0) @binding(7) var<storage, read> commands: array<DrawArgs>;
+@group(0) @binding(7) var<storage, read> args: array<DrawArgs>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
 
@@ -81,7 +81,7 @@ fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     let capacity = camera.page_list_capacity;
     if capacity != 0u {
         let list = quad_index >> QUAD_PAGE_LOG2;
-        let command = commands[select(0u, 2u * capacity, list != 0u) + instance];
+        let command = args[select(0u, 2u * capacity, list != 0u) + instance];
         let local = quad_index & (PAGE_QUADS - 1u);
         if 6u * local >= command.index_count {
             // Behind the near plane (reverse-Z: depth below 0), so clipped in every polygon mode.

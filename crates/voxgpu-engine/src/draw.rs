@@ -10,9 +10,10 @@
 use wgpu::util::DrawIndexedIndirectArgs;
 use wgpu_profiler::GpuProfiler;
 
+use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{ChunkMeta, CullParams, FaceMesh, PassParams};
-use super::pipelines::{bind_group, compute_pipeline, dispatch_linear, storage_entry, uniform_entry};
-use super::profiling::stage;
+use super::pipelines::{compute_pipeline, dispatch_linear};
+use super::profiling::{compute_pass, stage};
 use super::shaders::{CULL, TRANSPARENT_SORT, shader_source};
 use voxgpu_core::cull::SORT_BUCKETS;
 
@@ -110,6 +111,43 @@ pub const SORT_SORTED_REGION: u64 = 1;
 /// Where the sorted entries' slots start in the sort's key buffer, in regions of `capacity` words.
 pub const SORT_SORTED_SLOTS_REGION: u64 = 4;
 
+const PARAMS: u64 = size_of::<PassParams>() as u64;
+const META: u64 = size_of::<ChunkMeta>() as u64;
+
+/// `cull.wgsl`: frustum and face-direction culling into the draw lists.
+pub const CULL_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.cull",
+    shaders: &[CULL],
+    partial_shaders: &[],
+    slots: &[
+        Slot::uniform("params", PARAMS),
+        Slot::read("faces", size_of::<FaceMesh>() as u64),
+        Slot::read_write("args", ARGS_BYTES),
+        Slot::read_write("counts", COUNT_WORDS * 4),
+        Slot::uniform("cull", size_of::<CullParams>() as u64),
+        Slot::read("chunks", META),
+        Slot::read_write("visible", 4),
+        Slot::read_write("sort_keys", 4),
+        Slot::read_write("sort_buckets", SORT_BUCKETS as u64 * 4),
+    ],
+};
+
+/// `transparent_sort.wgsl`: the back-to-front sort of the transparent list.
+pub const SORT_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.sort",
+    shaders: &[TRANSPARENT_SORT],
+    partial_shaders: &[],
+    slots: &[
+        Slot::uniform("params", PARAMS),
+        Slot::read_write("args", ARGS_BYTES),
+        Slot::read("counts", COUNT_WORDS * 4),
+        Slot::read_write("sort_keys", 4),
+        Slot::read_write("sort_buckets", 2 * SORT_BUCKETS as u64 * 4),
+        Slot::read_write("instanced", 2 * ARGS_BYTES),
+        Slot::read("chunks", META),
+    ],
+};
+
 /// The opaque and transparent command lists (one buffer of three regions of `capacity` commands:
 /// opaque, transparent as the cull pass appends them, transparent sorted back to front), their
 /// counts, the cull parameters, the per-slot visibility the cull pass writes and the transparent
@@ -178,33 +216,9 @@ impl DrawLists {
     }
 
     pub fn new(device: &wgpu::Device, capacity: u32) -> Self {
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("voxgpu.cull"),
-            entries: &[
-                uniform_entry(0, size_of::<PassParams>() as u64),
-                storage_entry(1, true, size_of::<FaceMesh>() as u64),
-                storage_entry(2, false, ARGS_BYTES),
-                storage_entry(3, false, COUNT_WORDS * 4),
-                uniform_entry(4, size_of::<CullParams>() as u64),
-                storage_entry(5, true, size_of::<ChunkMeta>() as u64),
-                storage_entry(6, false, 4),
-                storage_entry(7, false, 4),
-                storage_entry(8, false, SORT_BUCKETS as u64 * 4),
-            ],
-        });
+        let layout = CULL_BINDINGS.layout(device);
         let pipeline = compute_pipeline(device, "voxgpu.cull", &layout, &shader_source(CULL), "main");
-        let sort_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("voxgpu.sort"),
-            entries: &[
-                uniform_entry(0, size_of::<PassParams>() as u64),
-                storage_entry(1, false, ARGS_BYTES),
-                storage_entry(2, true, COUNT_WORDS * 4),
-                storage_entry(3, false, 4),
-                storage_entry(4, false, 2 * SORT_BUCKETS as u64 * 4),
-                storage_entry(5, false, 2 * ARGS_BYTES),
-                storage_entry(6, true, size_of::<ChunkMeta>() as u64),
-            ],
-        });
+        let sort_layout = SORT_BINDINGS.layout(device);
         let sort_source = shader_source(TRANSPARENT_SORT);
         let sort_scan = compute_pipeline(device, "voxgpu.sort.scan", &sort_layout, &sort_source, "scan");
         let sort_scatter =
@@ -271,36 +285,26 @@ impl DrawLists {
         }
     }
 
-    pub fn bind_group(
-        &self,
-        device: &wgpu::Device,
-        params: &wgpu::Buffer,
-        faces: &wgpu::Buffer,
-        meta: &wgpu::Buffer,
-    ) -> CullBindGroups {
-        let cull = bind_group(
-            device,
-            "voxgpu.cull",
-            &self.layout,
-            &[
-                params,
-                faces,
-                &self.args,
-                &self.counts,
-                &self.cull_params,
-                meta,
-                &self.visible,
-                &self.sort_keys,
-                &self.sort_buckets,
-            ],
-        );
-        let sort = bind_group(
-            device,
-            "voxgpu.sort",
-            &self.sort_layout,
-            &[params, &self.args, &self.counts, &self.sort_keys, &self.sort_buckets, &self.instanced, meta],
-        );
-        CullBindGroups { cull, sort }
+    /// The lists' buffers by name: commands, counts, cull parameters, visibility, the sort's
+    /// keys and buckets, the instanced draws.
+    pub fn resources<'a>(&'a self, resources: Resources<'a>) -> Resources<'a> {
+        resources
+            .buffer("args", &self.args)
+            .buffer("counts", &self.counts)
+            .buffer("cull", &self.cull_params)
+            .buffer("visible", &self.visible)
+            .buffer("sort_keys", &self.sort_keys)
+            .buffer("sort_buckets", &self.sort_buckets)
+            .buffer("instanced", &self.instanced)
+    }
+
+    /// The cull and sort bind groups over `resources` (the frame's, with [`Self::resources`]
+    /// among them).
+    pub fn bind_groups(&self, device: &wgpu::Device, resources: &Resources) -> CullBindGroups {
+        CullBindGroups {
+            cull: CULL_BINDINGS.bind_group(device, &self.layout, resources),
+            sort: SORT_BINDINGS.bind_group(device, &self.sort_layout, resources),
+        }
     }
 
     /// Zeroes the counts (and, for the capped path, the commands) before the pass writes them.
@@ -322,32 +326,20 @@ impl DrawLists {
         groups: &CullBindGroups,
         slot_count: u32,
     ) {
-        let query = profiler.begin_pass_query(stage::CULL, encoder);
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(stage::CULL),
-                timestamp_writes: query.compute_pass_timestamp_writes(),
-            });
+        compute_pass(profiler, encoder, None, stage::CULL, |pass| {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &groups.cull, &[]);
-            dispatch_linear(&mut pass, slot_count.saturating_mul(12), 64);
-        }
-        profiler.end_query(encoder, query);
-        let query = profiler.begin_pass_query(stage::SORT, encoder);
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(stage::SORT),
-                timestamp_writes: query.compute_pass_timestamp_writes(),
-            });
+            dispatch_linear(pass, slot_count.saturating_mul(12), 64);
+        });
+        compute_pass(profiler, encoder, None, stage::SORT, |pass| {
             pass.set_bind_group(0, &groups.sort, &[]);
             pass.set_pipeline(&self.sort_scan);
             pass.dispatch_workgroups(1, 1, 1);
             pass.set_pipeline(&self.sort_scatter);
-            dispatch_linear(&mut pass, self.capacity, 64);
+            dispatch_linear(pass, self.capacity, 64);
             pass.set_pipeline(&self.sort_place);
-            dispatch_linear(&mut pass, self.capacity, 64);
-        }
-        profiler.end_query(encoder, query);
+            dispatch_linear(pass, self.capacity, 64);
+        });
     }
 
     /// Records the draws of list `kind` (0 opaque, 1 transparent): one command whatever the

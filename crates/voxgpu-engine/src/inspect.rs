@@ -1,12 +1,14 @@
-//! Reading GPU state back: every resident node's quads, pages and levels, which nodes are drawn,
-//! and a chunk's mip pyramid. For `stats`, tests and debugging; it waits for the GPU.
+//! The inspector: what the GPU holds, read back (every resident node's quads, pages and levels,
+//! which nodes are drawn, a chunk's mip pyramid, the transparent order), and how the renderer
+//! runs on its device. For `stats`, tests and debugging; each read waits for the GPU.
 
 use std::collections::HashMap;
 
 use super::layouts::{ChunkLinks, ChunkMeta, FaceMesh, SLOT_WORDS, level_base};
 use super::quad_pool::PAGE_QUADS_LOG2;
 use super::readback::read_buffer;
-use super::{GpuError, Renderer};
+use super::profiling::FrameTimings;
+use super::{Capabilities, DrawSubmission, GpuError, Renderer};
 use voxgpu_core::lod::MAX_LEVEL;
 use voxgpu_core::mesh::{ChunkMesh, Face, PackedQuad};
 use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, ChunkPos, NodeKey};
@@ -43,10 +45,65 @@ pub struct GpuNodeState {
     pub mip: u32,
 }
 
-impl Renderer {
+/// A renderer's read-back view ([`Renderer::inspect`]).
+pub struct Inspector<'a> {
+    renderer: &'a Renderer,
+}
+
+impl<'a> Inspector<'a> {
+    pub(crate) fn new(renderer: &'a Renderer) -> Self {
+        Self { renderer }
+    }
+
+    fn parts(&self) -> (&'a wgpu::Device, &'a wgpu::Queue, &'a crate::chunk_pool::ChunkPool, &'a crate::quad_pool::QuadPool) {
+        let (gpu, resident, _) = self.renderer.parts();
+        (&gpu.device, &gpu.queue, &resident.pool, &resident.quads)
+    }
+
+    fn draws(&self) -> &'a crate::draw::DrawLists {
+        &self.renderer.parts().2.draws
+    }
+
+    /// The device the renderer records for.
+    pub fn device(&self) -> &'a wgpu::Device {
+        &self.renderer.parts().0.device
+    }
+
+    /// The queue the renderer uploads through.
+    pub fn queue(&self) -> &'a wgpu::Queue {
+        &self.renderer.parts().0.queue
+    }
+
+    /// The optional features the renderer uses on its device.
+    pub fn caps(&self) -> Capabilities {
+        self.renderer.parts().0.caps
+    }
+
+    /// How draws are submitted on this device (with a GPU-side count, or a capped list).
+    pub fn submission(&self) -> DrawSubmission {
+        self.renderer.parts().0.submission
+    }
+
+    /// Render-pass commands (pipelines, bind groups, index buffer, multi-draws) the last frame
+    /// recorded: the same for ten chunks or ten thousand.
+    pub fn render_pass_commands(&self) -> u32 {
+        self.renderer.render_pass_commands()
+    }
+
+    /// Bytes of every buffer that grows with the world: the voxel pool and its per-slot records,
+    /// the mega quad buffer with its page table and free stack, and the draw lists.
+    pub fn gpu_bytes(&self) -> u64 {
+        self.renderer.gpu_bytes()
+    }
+
+    /// The newest frame whose GPU timings have arrived (a few frames old), if profiling is on.
+    pub fn latest_timings(&self) -> Option<&'a FrameTimings> {
+        self.renderer.latest_timings()
+    }
+
     /// Every resident node's mesh as the GPU holds it, sorted by level, then position.
-    pub fn read_meshes(&self) -> Result<Vec<GpuChunkMesh>, GpuError> {
-        let (device, queue, pool, quad_pool) = self.inspect_parts();
+    pub fn meshes(&self) -> Result<Vec<GpuChunkMesh>, GpuError> {
+        let (device, queue, pool, quad_pool) = self.parts();
         let face_bytes = size_of::<FaceMesh>() as u64;
         let faces_raw =
             read_buffer(device, queue, &pool.faces.buffer, 0, pool.slot_count() as u64 * 6 * face_bytes)?;
@@ -89,8 +146,8 @@ impl Renderer {
     }
 
     /// Every resident node's drawn, split and mip decisions, sorted by key.
-    pub fn read_nodes(&self) -> Result<Vec<GpuNodeState>, GpuError> {
-        let (device, queue, pool, _) = self.inspect_parts();
+    pub fn nodes(&self) -> Result<Vec<GpuNodeState>, GpuError> {
+        let (device, queue, pool, _) = self.parts();
         let count = pool.slot_count() as u64;
         let meta_raw =
             read_buffer(device, queue, &pool.meta.buffer, 0, count * size_of::<ChunkMeta>() as u64)?;
@@ -115,8 +172,8 @@ impl Renderer {
     }
 
     /// The level the LOD pass chose for every resident chunk, sorted by position.
-    pub fn read_levels(&self) -> Result<Vec<(ChunkPos, u32)>, GpuError> {
-        let (device, queue, pool, _) = self.inspect_parts();
+    pub fn levels(&self) -> Result<Vec<(ChunkPos, u32)>, GpuError> {
+        let (device, queue, pool, _) = self.parts();
         let bytes = pool.slot_count() as u64 * size_of::<ChunkLinks>() as u64;
         let raw = read_buffer(device, queue, &pool.links_buffer.buffer, 0, bytes)?;
         let links: &[ChunkLinks] = bytemuck::cast_slice(&raw);
@@ -128,8 +185,8 @@ impl Renderer {
 
     /// Levels 1..=5 of the chunk at `pos` as the GPU built them (`None` when not resident), each
     /// `(32 >> level)³` ids, x fastest.
-    pub fn read_mips(&self, pos: ChunkPos) -> Result<Option<Vec<Vec<BlockId>>>, GpuError> {
-        let (device, queue, pool, _) = self.inspect_parts();
+    pub fn mips(&self, pos: ChunkPos) -> Result<Option<Vec<Vec<BlockId>>>, GpuError> {
+        let (device, queue, pool, _) = self.parts();
         let Some(slot) = pool.slots().find(|s| s.0 == pos).map(|s| s.1) else { return Ok(None) };
         let start = level_base(1) / 2;
         let end = level_base(MAX_LEVEL + 1).div_ceil(2);
@@ -149,21 +206,21 @@ impl Renderer {
     /// The last frame's transparent draw list in the order it is drawn: each entry's key
     /// ([`voxgpu_core::cull::transparent_sort_key`]: ascending is back to front) and node (equal
     /// keys in [`voxgpu_core::cull::transparent_tie_order`]).
-    pub fn read_transparent_order(&self) -> Result<Vec<(u32, NodeKey)>, GpuError> {
+    pub fn transparent_order(&self) -> Result<Vec<(u32, NodeKey)>, GpuError> {
         use crate::draw::{SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
-        let (device, queue, pool, _) = self.inspect_parts();
-        let raw = read_buffer(device, queue, &self.draws.counts, 4, 4)?;
-        let capacity = self.draws.capacity as u64;
+        let (device, queue, pool, _) = self.parts();
+        let raw = read_buffer(device, queue, &self.draws().counts, 4, 4)?;
+        let capacity = self.draws().capacity as u64;
         let count = (bytemuck::cast_slice::<u8, u32>(&raw)[0] as u64).min(capacity);
         if count == 0 {
             return Ok(Vec::new());
         }
         let keys =
-            read_buffer(device, queue, &self.draws.sort_keys, SORT_SORTED_REGION * capacity * 4, count * 4)?;
+            read_buffer(device, queue, &self.draws().sort_keys, SORT_SORTED_REGION * capacity * 4, count * 4)?;
         let slots = read_buffer(
             device,
             queue,
-            &self.draws.sort_keys,
+            &self.draws().sort_keys,
             SORT_SORTED_SLOTS_REGION * capacity * 4,
             count * 4,
         )?;
@@ -184,9 +241,9 @@ impl Renderer {
     }
 
     /// The chunks the last frame's cull pass found visible (with quads, in the frustum), sorted.
-    pub fn read_visible(&self) -> Result<Vec<ChunkPos>, GpuError> {
-        let (device, queue, pool, _) = self.inspect_parts();
-        let raw = read_buffer(device, queue, &self.draws.visible, 0, pool.slot_count() as u64 * 4)?;
+    pub fn visible(&self) -> Result<Vec<ChunkPos>, GpuError> {
+        let (device, queue, pool, _) = self.parts();
+        let raw = read_buffer(device, queue, &self.draws().visible, 0, pool.slot_count() as u64 * 4)?;
         let flags: &[u32] = bytemuck::cast_slice(&raw);
         let mut out: Vec<ChunkPos> =
             pool.slots().filter(|&(_, slot)| flags[slot as usize] == 1).map(|s| s.0).collect();

@@ -94,6 +94,7 @@
 
 #![warn(missing_docs)]
 
+mod bindings;
 mod buffers;
 mod chunk_pool;
 mod context;
@@ -122,18 +123,38 @@ pub use context::{
 pub use draw::DrawSubmission;
 pub use error::GpuError;
 pub use mesher::{MAX_CHUNKS_PER_FRAME, MESH_WORKGROUP_BYTES};
-pub use pipelines::{COLOR_FORMAT, DEPTH_FORMAT};
+pub use pipelines::{COLOR_FORMAT, DEPTH_FORMAT, depth_target};
 pub use present::{Presented, Presenter};
 pub use profiling::{FrameTimings, StageTiming, stage};
 pub use quad_pool::PAGE_QUADS;
 pub use readback::Pixels;
 pub use render_mode::{RasterPass, RenderMode};
-pub use renderer::{Culling, FrameStats, Offscreen, Renderer, RendererOptions, Targets};
+pub use renderer::{Culling, FrameStats, Offscreen, Renderer, RendererOptions, Residency, Targets};
 
 /// The engine's internals that its tests and tools reach into: the GPU record layouts shared
-/// with the WGSL, the shader sources, read-back inspection results, and GPU timing helpers.
-/// Nothing a game needs; these change with the implementation.
+/// with the WGSL, the shader sources and every pass's binding table, the inspector and its
+/// read-back results, the tools' controls, and GPU timing helpers. Nothing a game needs; these
+/// change with the implementation.
 pub mod low_level {
+    pub use crate::bindings::{BindingTable, Slot, SlotKind};
+    pub use crate::inspect::Inspector;
+    pub use crate::renderer::Tools;
+
+    /// Every pass's binding table, for checking against the shaders.
+    pub const BINDING_TABLES: &[crate::bindings::BindingTable] = &[
+        crate::lod::SELECT_BINDINGS,
+        crate::lod::COLLECT_BINDINGS,
+        crate::lod::BUILD_BINDINGS,
+        crate::mesher::COLLECT_BINDINGS,
+        crate::mesher::RELEASE_BINDINGS,
+        crate::mesher::MESH_BINDINGS,
+        crate::draw::CULL_BINDINGS,
+        crate::draw::SORT_BINDINGS,
+        crate::pipelines::DRAW_BINDINGS,
+        crate::quad_pool::GROW_BINDINGS,
+        crate::present::PRESENT_BINDINGS,
+        crate::timing::COPY_BINDINGS,
+    ];
     pub use crate::counters::GpuCounters;
     pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
     pub use crate::inspect::{GpuChunkMesh, GpuNodeState};

@@ -16,22 +16,59 @@
 
 use wgpu_profiler::GpuProfiler;
 
+use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{ChunkLinks, ChunkMeta, LodParams, PassParams, WORK_JOBS_OFFSET};
-use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
-use super::profiling::stage;
+use super::pipelines::compute_pipeline;
+use super::profiling::{compute_pass, stage};
 use super::shaders::{LOD, MIPS, MIPS_BUILD, shader_source};
 use voxgpu_core::lod::LEVELS;
 
 /// Drawn nodes per absolute level, as the `lod` pass counted them.
 pub const LOD_COUNT_BYTES: u64 = 4 * LEVELS as u64;
 
-/// The pool buffers the passes read and write.
-pub struct LodBuffers<'a> {
-    pub params: &'a wgpu::Buffer,
-    pub meta: &'a wgpu::Buffer,
-    pub links: &'a wgpu::Buffer,
-    pub voxels: &'a wgpu::Buffer,
-}
+const PARAMS: u64 = size_of::<PassParams>() as u64;
+const LINKS: u64 = size_of::<ChunkLinks>() as u64;
+const META: u64 = size_of::<ChunkMeta>() as u64;
+
+/// `lod.wgsl`: both LOD dispatches.
+pub const SELECT_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.lod",
+    shaders: &[LOD],
+    partial_shaders: &[],
+    slots: &[
+        Slot::uniform("params", PARAMS),
+        Slot::read("lod_params", size_of::<LodParams>() as u64),
+        Slot::read_write("chunks", META),
+        Slot::read_write("links", LINKS),
+        Slot::read_write("lod_counts", LOD_COUNT_BYTES),
+    ],
+};
+
+/// `mips.wgsl`: the mip list's collect and finalize.
+pub const COLLECT_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.mips.collect",
+    shaders: &[MIPS],
+    partial_shaders: &[],
+    slots: &[
+        Slot::uniform("params", PARAMS),
+        Slot::read_write("links", LINKS),
+        // The header (dispatch size and count) and one entry.
+        Slot::read_write("mip_work", 4 * (WORK_JOBS_OFFSET as u64 + 1)),
+    ],
+};
+
+/// `mips_build.wgsl`: one workgroup per listed slot.
+pub const BUILD_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.mips.build",
+    shaders: &[MIPS_BUILD],
+    partial_shaders: &[],
+    slots: &[
+        Slot::read("mip_work", 4 * (WORK_JOBS_OFFSET as u64 + 1)),
+        Slot::read_write("links", LINKS),
+        Slot::read_write("voxels", 4),
+        Slot::read("chunks", META),
+    ],
+};
 
 pub struct LodBindGroups {
     select: wgpu::BindGroup,
@@ -70,34 +107,9 @@ fn mip_work_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
 
 impl LodPasses {
     pub fn new(device: &wgpu::Device) -> Self {
-        let layout = |label, entries: &[wgpu::BindGroupLayoutEntry]| {
-            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries })
-        };
-        let params = size_of::<PassParams>() as u64;
-        let links = size_of::<ChunkLinks>() as u64;
-        let select_layout = layout(
-            "voxgpu.lod",
-            &[
-                uniform_entry(0, params),
-                storage_entry(1, true, size_of::<LodParams>() as u64),
-                storage_entry(2, false, size_of::<ChunkMeta>() as u64),
-                storage_entry(3, false, links),
-                storage_entry(4, false, LOD_COUNT_BYTES),
-            ],
-        );
-        let collect_layout = layout(
-            "voxgpu.mips.collect",
-            &[uniform_entry(0, params), storage_entry(1, false, links), storage_entry(2, false, 16)],
-        );
-        let build_layout = layout(
-            "voxgpu.mips.build",
-            &[
-                storage_entry(0, true, 16),
-                storage_entry(1, false, links),
-                storage_entry(2, false, 4),
-                storage_entry(3, true, size_of::<ChunkMeta>() as u64),
-            ],
-        );
+        let select_layout = SELECT_BINDINGS.layout(device);
+        let collect_layout = COLLECT_BINDINGS.layout(device);
+        let build_layout = BUILD_BINDINGS.layout(device);
         let mips_source = shader_source(MIPS);
         let collect = |entry: &str| {
             compute_pipeline(device, &format!("voxgpu.mips.{entry}"), &collect_layout, &mips_source, entry)
@@ -145,26 +157,17 @@ impl LodPasses {
         true
     }
 
-    pub fn bind_groups(&self, device: &wgpu::Device, b: &LodBuffers) -> LodBindGroups {
+    /// The passes' buffers by name: the LOD parameters, level counts and mip list.
+    pub fn resources<'a>(&'a self, resources: Resources<'a>) -> Resources<'a> {
+        resources.buffer("lod_params", &self.params).buffer("lod_counts", &self.counts).buffer("mip_work", &self.mip_work)
+    }
+
+    /// The bind groups over `resources` (the frame's, with [`Self::resources`] among them).
+    pub fn bind_groups(&self, device: &wgpu::Device, resources: &Resources) -> LodBindGroups {
         LodBindGroups {
-            select: bind_group(
-                device,
-                "voxgpu.lod",
-                &self.select_layout,
-                &[b.params, &self.params, b.meta, b.links, &self.counts],
-            ),
-            collect: bind_group(
-                device,
-                "voxgpu.mips.collect",
-                &self.collect_layout,
-                &[b.params, b.links, &self.mip_work],
-            ),
-            build: bind_group(
-                device,
-                "voxgpu.mips.build",
-                &self.build_layout,
-                &[&self.mip_work, b.links, b.voxels, b.meta],
-            ),
+            select: SELECT_BINDINGS.bind_group(device, &self.select_layout, resources),
+            collect: COLLECT_BINDINGS.bind_group(device, &self.collect_layout, resources),
+            build: BUILD_BINDINGS.bind_group(device, &self.build_layout, resources),
         }
     }
 
@@ -185,26 +188,14 @@ impl LodPasses {
         slot_count: u32,
     ) {
         let per_slot = slot_count.div_ceil(64).max(1);
-        let timed_pass =
-            |encoder: &mut wgpu::CommandEncoder, name: &str, record: &dyn Fn(&mut wgpu::ComputePass)| {
-                let query = profiler.begin_pass_query(name, encoder);
-                {
-                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some(name),
-                        timestamp_writes: query.compute_pass_timestamp_writes(),
-                    });
-                    record(&mut pass);
-                }
-                profiler.end_query(encoder, query);
-            };
-        timed_pass(encoder, stage::LOD, &|pass| {
+        compute_pass(profiler, encoder, None, stage::LOD, |pass| {
             pass.set_bind_group(0, &groups.select, &[]);
             pass.set_pipeline(&self.split);
             pass.dispatch_workgroups(per_slot, 1, 1);
             pass.set_pipeline(&self.select);
             pass.dispatch_workgroups(per_slot, 1, 1);
         });
-        timed_pass(encoder, stage::MIPS, &|pass| {
+        compute_pass(profiler, encoder, None, stage::MIPS, |pass| {
             pass.set_bind_group(0, &groups.collect, &[]);
             pass.set_pipeline(&self.collect);
             pass.dispatch_workgroups(per_slot, 1, 1);

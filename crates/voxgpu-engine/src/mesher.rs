@@ -17,28 +17,65 @@
 
 use wgpu_profiler::GpuProfiler;
 
+use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{AllocatorHeader, ChunkLinks, ChunkMeta, FaceMesh, PassParams, WORK_JOBS_OFFSET};
-use super::pipelines::{bind_group, compute_pipeline, storage_entry, uniform_entry};
-use super::profiling::stage;
+use super::pipelines::compute_pipeline;
+use super::profiling::{compute_pass, scope, stage};
 use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, shader_source};
 
 /// At most this many chunks are meshed per frame: three workgroups each (one per axis) must stay
 /// under the 65535 workgroups one indirect dispatch dimension allows.
 pub const MAX_CHUNKS_PER_FRAME: u32 = 65535 / 3;
 
-/// The buffers the passes read and write, owned by the chunk and quad pools.
-pub struct MeshBuffers<'a> {
-    pub params: &'a wgpu::Buffer,
-    pub work: &'a wgpu::Buffer,
-    pub voxels: &'a wgpu::Buffer,
-    pub links: &'a wgpu::Buffer,
-    pub opaque_bits: &'a wgpu::Buffer,
-    pub quads: &'a wgpu::Buffer,
-    pub page_owner: &'a wgpu::Buffer,
-    pub allocator: &'a wgpu::Buffer,
-    pub faces: &'a wgpu::Buffer,
-    pub meta: &'a wgpu::Buffer,
-}
+const FACE_BYTES: u64 = size_of::<FaceMesh>() as u64;
+/// The allocator binding holds its header and at least one stack entry.
+const HEADER_BYTES: u64 = size_of::<AllocatorHeader>() as u64 + 4;
+const PARAMS: u64 = size_of::<PassParams>() as u64;
+/// The work list holds its header and the six jobs of one slot.
+const WORK_BYTES: u64 = 4 * (WORK_JOBS_OFFSET as u64 + 6);
+
+/// `mesh_collect.wgsl`: collect evicted, collect dirty, finalize.
+pub const COLLECT_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.mesh.collect",
+    shaders: &[MESH_COLLECT],
+    partial_shaders: &[],
+    slots: &[
+        Slot::uniform("params", PARAMS),
+        Slot::read_write("links", size_of::<ChunkLinks>() as u64),
+        Slot::read_write("work", WORK_BYTES),
+    ],
+};
+
+/// `mesh_release.wgsl`: frees the listed faces' old pages.
+pub const RELEASE_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.mesh.release",
+    shaders: &[MESH_RELEASE],
+    partial_shaders: &[],
+    slots: &[
+        Slot::read("work", WORK_BYTES),
+        Slot::read("faces", FACE_BYTES),
+        Slot::read_write("allocator", HEADER_BYTES),
+    ],
+};
+
+/// `mesh.wgsl`: the mesh pass and its page commit.
+pub const MESH_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.mesh",
+    shaders: &[MESH],
+    partial_shaders: &[],
+    slots: &[
+        Slot::read("work", WORK_BYTES),
+        Slot::read("voxels", 4),
+        Slot::read_write("links", size_of::<ChunkLinks>() as u64),
+        Slot::read("opaque_bits", 4),
+        Slot::read_write("quads", voxgpu_core::mesh::QUAD_BYTES as u64),
+        Slot::read_write("page_owner", 4),
+        Slot::read_write("allocator", HEADER_BYTES),
+        Slot::read_write("faces", FACE_BYTES),
+        Slot::uniform("params", PARAMS),
+        Slot::read_write("chunks", size_of::<ChunkMeta>() as u64),
+    ],
+};
 
 /// Which slots a mesher run puts on its work list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,46 +111,12 @@ pub struct Mesher {
 /// `tests/shaders.rs` sums the shader's workgroup variables and checks this figure.
 pub const MESH_WORKGROUP_BYTES: u32 = 19152;
 
-const FACE_BYTES: u64 = size_of::<FaceMesh>() as u64;
-/// The allocator binding holds its header and at least one stack entry.
-const HEADER_BYTES: u64 = size_of::<AllocatorHeader>() as u64 + 4;
 
 impl Mesher {
     pub fn new(device: &wgpu::Device) -> Self {
-        let layout = |label, entries: &[wgpu::BindGroupLayoutEntry]| {
-            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries })
-        };
-        let collect_layout = layout(
-            "voxgpu.mesh.collect",
-            &[
-                uniform_entry(0, size_of::<PassParams>() as u64),
-                storage_entry(1, false, size_of::<ChunkLinks>() as u64),
-                storage_entry(2, false, 4 * (WORK_JOBS_OFFSET as u64 + 6)),
-            ],
-        );
-        let release_layout = layout(
-            "voxgpu.mesh.release",
-            &[
-                storage_entry(0, true, 4),
-                storage_entry(1, true, FACE_BYTES),
-                storage_entry(2, false, HEADER_BYTES),
-            ],
-        );
-        let mesh_layout = layout(
-            "voxgpu.mesh",
-            &[
-                storage_entry(0, true, 4),
-                storage_entry(1, true, 4),
-                storage_entry(2, false, size_of::<ChunkLinks>() as u64),
-                storage_entry(3, true, 4),
-                storage_entry(4, false, voxgpu_core::mesh::QUAD_BYTES as u64),
-                storage_entry(5, false, 4),
-                storage_entry(6, false, HEADER_BYTES),
-                storage_entry(7, false, FACE_BYTES),
-                uniform_entry(8, size_of::<PassParams>() as u64),
-                storage_entry(9, false, size_of::<ChunkMeta>() as u64),
-            ],
-        );
+        let collect_layout = COLLECT_BINDINGS.layout(device);
+        let release_layout = RELEASE_BINDINGS.layout(device);
+        let mesh_layout = MESH_BINDINGS.layout(device);
         let collect_source = shader_source(MESH_COLLECT);
         let mesh_source = shader_source(MESH);
         let collect = |entry: &str| {
@@ -138,37 +141,13 @@ impl Mesher {
         }
     }
 
-    pub fn bind_groups(&self, device: &wgpu::Device, b: &MeshBuffers) -> BindGroups {
+    /// The bind groups over `resources`: the pools' buffers, and the run's pass parameters
+    /// (`params`) and work list (`work`), the frame's or a release run's.
+    pub fn bind_groups(&self, device: &wgpu::Device, resources: &Resources) -> BindGroups {
         BindGroups {
-            collect: bind_group(
-                device,
-                "voxgpu.mesh.collect",
-                &self.collect_layout,
-                &[b.params, b.links, b.work],
-            ),
-            release: bind_group(
-                device,
-                "voxgpu.mesh.release",
-                &self.release_layout,
-                &[b.work, b.faces, b.allocator],
-            ),
-            mesh: bind_group(
-                device,
-                "voxgpu.mesh",
-                &self.mesh_layout,
-                &[
-                    b.work,
-                    b.voxels,
-                    b.links,
-                    b.opaque_bits,
-                    b.quads,
-                    b.page_owner,
-                    b.allocator,
-                    b.faces,
-                    b.params,
-                    b.meta,
-                ],
-            ),
+            collect: COLLECT_BINDINGS.bind_group(device, &self.collect_layout, resources),
+            release: RELEASE_BINDINGS.bind_group(device, &self.release_layout, resources),
+            mesh: MESH_BINDINGS.bind_group(device, &self.mesh_layout, resources),
         }
     }
 
@@ -186,34 +165,32 @@ impl Mesher {
         slot_count: u32,
         collect: Collect,
     ) {
-        let mut mesh = profiler.scope(stage::MESH, encoder);
-        {
-            let mut pass = mesh.scoped_compute_pass(stage::MESH_WORK_LIST);
-            pass.set_bind_group(0, &groups.collect, &[]);
-            let pipelines: &[&wgpu::ComputePipeline] = match collect {
-                Collect::EvictedAndDirty => &[&self.collect_evicted, &self.collect_dirty],
-                Collect::Evicted => &[&self.collect_evicted],
-            };
-            for pipeline in pipelines {
-                pass.set_pipeline(pipeline);
-                pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
-            }
-            pass.set_pipeline(&self.finalize);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        {
-            let mut pass = mesh.scoped_compute_pass(stage::MESH_RELEASE);
-            pass.set_pipeline(&self.release);
-            pass.set_bind_group(0, &groups.release, &[]);
-            pass.dispatch_workgroups_indirect(work, 0);
-        }
-        {
-            let mut pass = mesh.scoped_compute_pass(stage::MESH_BUILD);
-            pass.set_pipeline(&self.mesh);
-            pass.set_bind_group(0, &groups.mesh, &[]);
-            pass.dispatch_workgroups_indirect(work, 0);
-            pass.set_pipeline(&self.commit);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
+        scope(profiler, encoder, stage::MESH, |encoder, mesh| {
+            compute_pass(profiler, encoder, Some(mesh), stage::MESH_WORK_LIST, |pass| {
+                pass.set_bind_group(0, &groups.collect, &[]);
+                let pipelines: &[&wgpu::ComputePipeline] = match collect {
+                    Collect::EvictedAndDirty => &[&self.collect_evicted, &self.collect_dirty],
+                    Collect::Evicted => &[&self.collect_evicted],
+                };
+                for pipeline in pipelines {
+                    pass.set_pipeline(pipeline);
+                    pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
+                }
+                pass.set_pipeline(&self.finalize);
+                pass.dispatch_workgroups(1, 1, 1);
+            });
+            compute_pass(profiler, encoder, Some(mesh), stage::MESH_RELEASE, |pass| {
+                pass.set_pipeline(&self.release);
+                pass.set_bind_group(0, &groups.release, &[]);
+                pass.dispatch_workgroups_indirect(work, 0);
+            });
+            compute_pass(profiler, encoder, Some(mesh), stage::MESH_BUILD, |pass| {
+                pass.set_pipeline(&self.mesh);
+                pass.set_bind_group(0, &groups.mesh, &[]);
+                pass.dispatch_workgroups_indirect(work, 0);
+                pass.set_pipeline(&self.commit);
+                pass.dispatch_workgroups(1, 1, 1);
+            });
+        });
     }
 }

@@ -1,13 +1,9 @@
 //! The chunk draw pipelines and their bind group layout, declared explicitly like a C header.
 
-use std::num::NonZeroU64;
-
-use super::layouts::{CameraUniform, ChunkMeta};
-use super::materials::Materials;
+use super::bindings::{BindingTable, Slot};
+use super::layouts::ChunkMeta;
 use super::render_mode::RasterPass;
 use super::shaders::{CHUNK_DRAW, OUTLINE, SKY, ShaderFile, shader_source};
-
-const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
 
 /// The offscreen colour target's format, and the default of [`crate::RendererOptions::color_format`].
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -15,42 +11,22 @@ pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrg
 /// falling towards 0 at infinity, cleared to 0 and tested with `Greater`/`GreaterEqual`.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
-/// A storage buffer binding visible to `stages`.
-pub fn storage_in(
-    stages: wgpu::ShaderStages,
-    binding: u32,
-    read_only: bool,
-    min_size: u64,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: stages,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: NonZeroU64::new(min_size),
-        },
-        count: None,
-    }
-}
-
-/// A compute-stage storage buffer binding.
-pub fn storage_entry(binding: u32, read_only: bool, min_size: u64) -> wgpu::BindGroupLayoutEntry {
-    storage_in(wgpu::ShaderStages::COMPUTE, binding, read_only, min_size)
-}
-
-/// A compute-stage uniform buffer binding.
-pub fn uniform_entry(binding: u32, size: u64) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: NonZeroU64::new(size),
-        },
-        count: None,
-    }
+/// A depth target of `width × height` in [`DEPTH_FORMAT`], for [`crate::Targets::depth`]: what
+/// every embedder draws voxgpu's frame with. It is a render attachment only; the view keeps its
+/// texture alive. Make a new one when the frame is resized.
+pub fn depth_target(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
+    device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("voxgpu.target.depth"),
+            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        })
+        .create_view(&Default::default())
 }
 
 /// A compute pipeline from a complete WGSL source and its own bind group 0.
@@ -100,90 +76,28 @@ pub fn compute_pipeline(
     })
 }
 
-/// Bind group entries in binding order, one whole buffer each.
-pub fn bind_group(
-    device: &wgpu::Device,
-    label: &str,
-    layout: &wgpu::BindGroupLayout,
-    buffers: &[&wgpu::Buffer],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
-}
+const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
+/// `CameraUniform`'s size in the uniform layout (checked against encase's in a test below).
+const CAMERA_BYTES: u64 = 192;
 
-/// A 2D float texture read with `textureLoad` by the fragment stage (no sampler).
-pub fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: false },
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    }
-}
-
-/// Group 0 of `chunk_draw.wgsl` from its buffers (camera, quads, page owners, chunk records), the
-/// materials (blocks, atlas, tile averages) and the draw lists.
-pub fn draw_bind_group(
-    device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
-    buffers: &[&wgpu::Buffer; 4],
-    materials: &Materials,
-    commands: &wgpu::Buffer,
-) -> wgpu::BindGroup {
-    let mut entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
-        .collect();
-    entries.extend([
-        wgpu::BindGroupEntry { binding: 4, resource: materials.blocks.as_entire_binding() },
-        wgpu::BindGroupEntry { binding: 5, resource: wgpu::BindingResource::TextureView(&materials.atlas) },
-        wgpu::BindGroupEntry { binding: 6, resource: materials.tile_averages.as_entire_binding() },
-        wgpu::BindGroupEntry { binding: 7, resource: commands.as_entire_binding() },
-    ]);
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("voxgpu.draw"),
-        layout,
-        entries: &entries,
-    })
-}
-
-/// Group 0 of `chunk_draw.wgsl`: camera, quads, page owners, chunk records, blocks (colour and
-/// tiles), the atlas, the tiles' averages, and the draw lists (vertex stage only: the instanced
-/// path reads its commands there).
-pub fn draw_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    use encase::ShaderType;
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("voxgpu.draw.bind_group_layout"),
-        entries: &[
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: Some(CameraUniform::min_size()),
-                },
-                count: None,
-            },
-            storage_in(VERTEX_FRAGMENT, 1, true, voxgpu_core::mesh::QUAD_BYTES as u64),
-            storage_in(VERTEX_FRAGMENT, 2, true, 4),
-            storage_in(VERTEX_FRAGMENT, 3, true, size_of::<ChunkMeta>() as u64),
-            storage_in(VERTEX_FRAGMENT, 4, true, 8),
-            texture_entry(5),
-            storage_in(VERTEX_FRAGMENT, 6, true, 4),
-            storage_in(wgpu::ShaderStages::VERTEX, 7, true, 20),
-        ],
-    })
-}
+/// Group 0 of `chunk_draw.wgsl`, shared by the sky and the outline (which read the camera only):
+/// camera, quads, page owners, chunk records, blocks (colour and tiles), the atlas, the tiles'
+/// averages, and the draw lists (vertex stage only: the instanced path reads its commands there).
+pub const DRAW_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.draw",
+    shaders: &[CHUNK_DRAW],
+    partial_shaders: &[SKY, OUTLINE],
+    slots: &[
+        Slot::uniform("camera", CAMERA_BYTES).seen_by(VERTEX_FRAGMENT),
+        Slot::read("quads", voxgpu_core::mesh::QUAD_BYTES as u64).seen_by(VERTEX_FRAGMENT),
+        Slot::read("page_owner", 4).seen_by(VERTEX_FRAGMENT),
+        Slot::read("chunks", size_of::<ChunkMeta>() as u64).seen_by(VERTEX_FRAGMENT),
+        Slot::read("blocks", 8).seen_by(VERTEX_FRAGMENT),
+        Slot::texture("atlas"),
+        Slot::read("tile_averages", 4).seen_by(VERTEX_FRAGMENT),
+        Slot::read("args", 20).seen_by(wgpu::ShaderStages::VERTEX),
+    ],
+};
 
 /// One chunk draw pipeline per [`RasterPass`], indexed by [`RasterPass::index`], and the sky.
 pub struct DrawPipelines {
@@ -328,6 +242,12 @@ fn simple_pipeline(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_draw_table_takes_the_camera_uniforms_size() {
+        let size = <crate::layouts::CameraUniform as encase::ShaderType>::min_size().get();
+        assert_eq!(CAMERA_BYTES, size);
+    }
 
     #[test]
     fn a_linear_dispatch_covers_every_invocation_within_the_dimension_limit() {

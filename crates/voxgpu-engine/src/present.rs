@@ -2,7 +2,7 @@
 //! frame into it (`shaders/present.wgsl`). No window system here: the viewer hands over a
 //! surface made from its window.
 
-use super::pipelines::texture_entry;
+use super::bindings::{BindingTable, Resources, Slot};
 use super::shaders::{PRESENT, shader_source};
 use super::{GpuContext, GpuError};
 
@@ -18,6 +18,14 @@ pub enum Presented {
     /// the frame when the surface was outdated or lost.
     Reconfigured,
 }
+
+/// `present.wgsl`: the frame drawn into the window.
+pub const PRESENT_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.present",
+    shaders: &[PRESENT],
+    partial_shaders: &[],
+    slots: &[Slot::texture("frame")],
+};
 
 /// A window's surface and the pipeline that copies the renderer's colour target into it: one
 /// full-screen triangle per frame into the surface texture viewed as sRGB, then the caller's
@@ -71,10 +79,7 @@ impl Presenter {
             view_formats: if view_format == format { vec![] } else { vec![view_format] },
         };
         let device = gpu.device.clone();
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("voxgpu.present"),
-            entries: &[texture_entry(0)],
-        });
+        let layout = PRESENT_BINDINGS.layout(&device);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("voxgpu.present"),
             source: wgpu::ShaderSource::Wgsl(shader_source(PRESENT).into()),
@@ -183,14 +188,8 @@ impl Presenter {
         });
         if self.source.as_ref().is_none_or(|(texture, _)| texture != frame) {
             let source = frame.create_view(&Default::default());
-            let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("voxgpu.present"),
-                layout: &self.layout,
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(&source),
-                }],
-            });
+            let resources = Resources::new().texture("frame", &source);
+            let group = PRESENT_BINDINGS.bind_group(&self.device, &self.layout, &resources);
             self.source = Some((frame.clone(), group));
         }
         let group = &self.source.as_ref().expect("made above").1;

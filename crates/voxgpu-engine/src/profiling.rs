@@ -13,7 +13,7 @@
 //! from an empty stack there, and the next push into that command buffer writes through a null
 //! pointer: two release runs in one upload stage crashed in `CommandEncoder::finish`.
 
-use wgpu_profiler::{GpuProfiler, GpuProfilerSettings, GpuTimerQueryResult};
+use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings, GpuTimerQueryResult};
 
 use super::GpuError;
 
@@ -59,6 +59,65 @@ pub mod stage {
     pub const DRAW_TRANSPARENT: &str = "draw.transparent";
     /// The selected block's outline, when a block is selected.
     pub const DRAW_OUTLINE: &str = "draw.outline";
+}
+
+/// Records one compute pass labelled `name` (a [`stage`] name), timed by the pass's own
+/// timestamps when profiling is on, nested under `parent` (an open [`scope`]) or at the top
+/// level. Every compute pass of the frame is recorded through this.
+pub fn compute_pass(
+    profiler: &GpuProfiler,
+    encoder: &mut wgpu::CommandEncoder,
+    parent: Option<&GpuProfilerQuery>,
+    name: &str,
+    record: impl FnOnce(&mut wgpu::ComputePass<'_>),
+) {
+    let query = profiler.begin_pass_query(name, encoder).with_parent(parent);
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(name),
+            timestamp_writes: query.compute_pass_timestamp_writes(),
+        });
+        record(&mut pass);
+    }
+    profiler.end_query(encoder, query);
+}
+
+/// Records one render pass of `descriptor` labelled `name`, timed as [`compute_pass`] times a
+/// compute pass (the descriptor's own label and timestamp writes are replaced).
+pub fn render_pass<T>(
+    profiler: &GpuProfiler,
+    encoder: &mut wgpu::CommandEncoder,
+    parent: Option<&GpuProfilerQuery>,
+    name: &str,
+    descriptor: wgpu::RenderPassDescriptor<'_>,
+    record: impl FnOnce(&mut wgpu::RenderPass<'_>) -> T,
+) -> T {
+    let query = profiler.begin_pass_query(name, encoder).with_parent(parent);
+    let out = {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(name),
+            timestamp_writes: query.render_pass_timestamp_writes(),
+            ..descriptor
+        });
+        record(&mut pass)
+    };
+    profiler.end_query(encoder, query);
+    out
+}
+
+/// Records `record` inside a scope labelled `name` around several passes or copies (`mesh`,
+/// `draw`, `upload`), whose passes name it as their parent. Timed only with
+/// `TIMESTAMP_QUERY_INSIDE_ENCODERS`.
+pub fn scope<T>(
+    profiler: &GpuProfiler,
+    encoder: &mut wgpu::CommandEncoder,
+    name: &str,
+    record: impl FnOnce(&mut wgpu::CommandEncoder, &GpuProfilerQuery) -> T,
+) -> T {
+    let query = profiler.begin_query(name, encoder);
+    let out = record(encoder, &query);
+    profiler.end_query(encoder, query);
+    out
 }
 
 /// One timed scope of one frame.

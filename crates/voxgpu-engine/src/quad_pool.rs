@@ -16,6 +16,7 @@
 //! - nothing is read back on the frame's critical path.
 
 use super::GpuError;
+use super::bindings::{BindingTable, Resources, Slot};
 use super::buffers::GrowableBuffer;
 use super::layouts::AllocatorHeader;
 use super::shaders::{QUAD_POOL_GROW, shader_source};
@@ -106,14 +107,8 @@ impl QuadPool {
             bytemuck::cast_slice(&[first, count]),
             wgpu::BufferUsages::UNIFORM,
         );
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("voxgpu.quad_pool.grow"),
-            layout: &self.grow_layout,
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: range.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: self.allocator.buffer.as_entire_binding() },
-            ],
-        });
+        let resources = Resources::new().buffer("range", &range).buffer("allocator", &self.allocator.buffer);
+        let bind_group = GROW_BINDINGS.bind_group(device, &self.grow_layout, &resources);
         let mut encoder = device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.quad_pool.grow") });
         {
@@ -129,12 +124,21 @@ impl QuadPool {
     }
 }
 
+/// `quad_pool_grow.wgsl`: pushes a range of new pages onto the free stack.
+pub const GROW_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.quad_pool.grow",
+    shaders: &[QUAD_POOL_GROW],
+    partial_shaders: &[],
+    slots: &[
+        // The first page and the count.
+        Slot::uniform("range", 8),
+        // The header and at least one stack entry.
+        Slot::read_write("allocator", size_of::<AllocatorHeader>() as u64 + 4),
+    ],
+};
+
 fn grow_pipeline(device: &wgpu::Device) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
-    use super::pipelines::{storage_entry, uniform_entry};
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("voxgpu.quad_pool.grow"),
-        entries: &[uniform_entry(0, 8), storage_entry(1, false, size_of::<AllocatorHeader>() as u64 + 4)],
-    });
+    let layout = GROW_BINDINGS.layout(device);
     let pipeline = super::pipelines::compute_pipeline(
         device,
         "voxgpu.quad_pool.grow",

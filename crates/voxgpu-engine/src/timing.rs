@@ -3,6 +3,7 @@
 
 use web_time::Instant;
 
+use super::bindings::{BindingTable, Slot};
 use super::readback::read_buffer;
 use super::shaders::{COPY_BANDWIDTH, shader_source};
 use super::{GpuContext, GpuError};
@@ -80,6 +81,14 @@ impl GpuTimer {
     }
 }
 
+/// `copy_bandwidth.wgsl`: one buffer copied into another, 16 bytes an invocation.
+pub const COPY_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.bench.copy",
+    shaders: &[COPY_BANDWIDTH],
+    partial_shaders: &[],
+    slots: &[Slot::read("src", 16), Slot::read_write("dst", 16)],
+};
+
 /// Measures storage-buffer copy bandwidth (bytes read + bytes written per second) with a compute
 /// kernel over `bytes`-sized buffers, median of `repeats` after one warm-up. GB/s (10⁹).
 pub fn copy_bandwidth_gb_s(
@@ -88,7 +97,8 @@ pub fn copy_bandwidth_gb_s(
     bytes: u64,
     repeats: usize,
 ) -> Result<f64, GpuError> {
-    use super::pipelines::{bind_group, compute_pipeline, storage_entry};
+    use super::bindings::Resources;
+    use super::pipelines::compute_pipeline;
     let device = &gpu.device;
     let limit = device.limits().max_storage_buffer_binding_size.min(device.limits().max_buffer_size);
     let bytes = bytes.min(limit) / 16 * 16;
@@ -101,13 +111,11 @@ pub fn copy_bandwidth_gb_s(
         })
     };
     let (src, dst) = (buffer("voxgpu.bench.copy_src"), buffer("voxgpu.bench.copy_dst"));
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("voxgpu.bench.copy"),
-        entries: &[storage_entry(0, true, 16), storage_entry(1, false, 16)],
-    });
+    let layout = COPY_BINDINGS.layout(device);
     let pipeline =
         compute_pipeline(device, "voxgpu.bench.copy", &layout, &shader_source(COPY_BANDWIDTH), "main");
-    let group = bind_group(device, "voxgpu.bench.copy", &layout, &[&src, &dst]);
+    let group =
+        COPY_BINDINGS.bind_group(device, &layout, &Resources::new().buffer("src", &src).buffer("dst", &dst));
     let groups = (bytes / 16).div_ceil(256).min(65535) as u32;
     let mut times = Vec::new();
     for _ in 0..=repeats {

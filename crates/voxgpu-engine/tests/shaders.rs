@@ -8,7 +8,8 @@ use voxgpu_core::mesh::{Face, QUAD_FIELDS};
 use voxgpu_core::voxel::CHUNK_SIZE;
 use voxgpu_engine::MESH_WORKGROUP_BYTES;
 use voxgpu_engine::low_level::{
-    CameraUniform, ChunkMeta, PAGE_QUADS_LOG2, SHADERS, ShaderFile, shader_source,
+    BINDING_TABLES, BindingTable, CameraUniform, ChunkMeta, PAGE_QUADS_LOG2, SHADERS, ShaderFile, Slot,
+    SlotKind, shader_source,
 };
 
 fn validate(name: &str, source: &str) -> Module {
@@ -287,4 +288,109 @@ fn the_mesher_declares_the_workgroup_memory_the_adapter_check_asks_for() {
         .map(|(_, g)| layouter[g.ty].size.next_multiple_of(16))
         .sum();
     assert_eq!(bytes, MESH_WORKGROUP_BYTES);
+}
+
+/// What `table` and `shader` disagree on: each global of the shader with a binding must be the
+/// table's slot at that binding (same name, group 0, same kind and access, a minimum size at
+/// least the type's, a runtime-sized array counted with one element), and, unless `partial`,
+/// each slot must be declared by the shader.
+fn binding_mismatches(table: &BindingTable, shader: ShaderFile, partial: bool) -> Vec<String> {
+    let module = validate(&format!("shaders/{}", shader.name), &shader_source(shader));
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).expect("layouts");
+    let mut errors = Vec::new();
+    let mut declared = Vec::new();
+    for (_, global) in module.global_variables.iter() {
+        let Some(binding) = &global.binding else { continue };
+        let name = global.name.clone().unwrap_or_default();
+        let at = format!("{} `{name}` @group({}) @binding({})", shader.name, binding.group, binding.binding);
+        if binding.group != 0 {
+            errors.push(format!("{at}: tables describe group 0 only"));
+            continue;
+        }
+        declared.push(binding.binding);
+        let Some(slot) = table.slots.get(binding.binding as usize) else {
+            errors.push(format!("{at}: {} has no slot there", table.label));
+            continue;
+        };
+        if slot.name != name {
+            errors.push(format!("{at}: {} names it `{}`", table.label, slot.name));
+        }
+        let kind = match global.space {
+            naga::AddressSpace::Uniform => SlotKind::Uniform,
+            naga::AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => {
+                SlotKind::ReadWrite
+            }
+            naga::AddressSpace::Storage { .. } => SlotKind::ReadOnly,
+            naga::AddressSpace::Handle => SlotKind::Texture,
+            other => {
+                errors.push(format!("{at}: address space {other:?} has no slot kind"));
+                continue;
+            }
+        };
+        if slot.kind != kind {
+            errors.push(format!("{at}: {} declares {:?}, the shader {kind:?}", table.label, slot.kind));
+        }
+        let needed = if kind == SlotKind::Texture { 0 } else { layouter[global.ty].size as u64 };
+        if slot.min_size < needed {
+            errors.push(format!("{at}: {} asks for at least {} bytes, the shader's type takes {needed}", table.label, slot.min_size));
+        }
+    }
+    if !partial {
+        for (i, slot) in table.slots.iter().enumerate() {
+            if !declared.contains(&(i as u32)) {
+                errors.push(format!("{}: slot {i} `{}` is not declared by {}", table.label, slot.name, shader.name));
+            }
+        }
+    }
+    errors
+}
+
+#[test]
+fn every_binding_table_matches_its_shaders() {
+    let mut errors = Vec::new();
+    for table in BINDING_TABLES {
+        assert!(!table.shaders.is_empty(), "{} names no shader", table.label);
+        for &shader in table.shaders {
+            errors.extend(binding_mismatches(table, shader, false));
+        }
+        for &shader in table.partial_shaders {
+            errors.extend(binding_mismatches(table, shader, true));
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn every_pipeline_shader_has_a_binding_table() {
+    for file in SHADERS {
+        let tables = BINDING_TABLES
+            .iter()
+            .filter(|t| t.shaders.iter().chain(t.partial_shaders).any(|s| s.name == file.name))
+            .count();
+        assert_eq!(tables, 1, "{} must be described by exactly one binding table", file.name);
+    }
+}
+
+#[test]
+fn the_table_check_finds_two_swapped_buffers_of_one_type() {
+    // `chunks` and `links` of the mesh pass are both read-write storage: wgpu would bind them
+    // either way round. The check must not.
+    let mesh = BINDING_TABLES.iter().find(|t| t.label == "voxgpu.mesh").expect("the mesh pass has a table");
+    let mut slots = mesh.slots.to_vec();
+    let (a, b) = (slots.iter().position(|s| s.name == "links").unwrap(), slots.iter().position(|s| s.name == "faces").unwrap());
+    slots.swap(a, b);
+    let slots: &'static [Slot] = Box::leak(slots.into_boxed_slice());
+    let swapped = BindingTable { slots, ..*mesh };
+    let errors = binding_mismatches(&swapped, mesh.shaders[0], false);
+    assert!(errors.iter().any(|e| e.contains("`links`")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("`faces`")), "{errors:?}");
+    // A slot the shader does not declare, and a size below the type's, are found too.
+    let mut short = mesh.slots.to_vec();
+    short[9].min_size = 4;
+    short.push(Slot::read("extra", 4));
+    let short: &'static [Slot] = Box::leak(short.into_boxed_slice());
+    let errors = binding_mismatches(&BindingTable { slots: short, ..*mesh }, mesh.shaders[0], false);
+    assert!(errors.iter().any(|e| e.contains("`chunks`") && e.contains("bytes")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("`extra`")), "{errors:?}");
 }

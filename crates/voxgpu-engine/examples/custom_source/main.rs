@@ -65,7 +65,7 @@ pub fn fly(
     let fog_end = (view_chunks + 1) as f32 * CHUNK_SIZE as f32;
     let registry = BlockRegistry::builtin();
     let mut renderer = Offscreen::new(gpu, RendererOptions::new(width, height_px, fog_end), &registry)?;
-    let settings = StreamSettings { lod: renderer.lod(), ..StreamSettings::new(view_chunks) };
+    let settings = StreamSettings { lod: renderer.options().lod, ..StreamSettings::new(view_chunks) };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut streamer = Streamer::new(settings, threads, Arc::new(|c| Ok(column(c))));
     let camera_at = |frame: u32| {

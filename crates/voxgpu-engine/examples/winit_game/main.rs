@@ -15,7 +15,7 @@ use std::time::Instant;
 use glam::{IVec3, Vec3};
 use player_cube::PlayerCube;
 use voxgpu_core::camera::Camera;
-use voxgpu_engine::{DEPTH_FORMAT, OPTIONAL_FEATURES, Renderer, RendererOptions, Targets, required_limits};
+use voxgpu_engine::{OPTIONAL_FEATURES, Renderer, RendererOptions, Targets, depth_target, required_limits};
 use voxgpu_worlds::worldgen::{WorldParams, WorldSource, generate};
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, KeyEvent, WindowEvent};
@@ -34,21 +34,6 @@ struct Game {
     voxels: Renderer,
     cube: PlayerCube,
     started: Instant,
-}
-
-fn depth_view(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
-    device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some("game.depth"),
-            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        })
-        .create_view(&Default::default())
 }
 
 impl Game {
@@ -91,7 +76,7 @@ impl Game {
             voxels.insert_chunk(pos, Arc::clone(chunk))?;
         }
         Ok(Self {
-            depth: depth_view(&device, config.width, config.height),
+            depth: depth_target(&device, config.width, config.height),
             cube: PlayerCube::new(&device, format),
             window,
             surface,
@@ -110,7 +95,7 @@ impl Game {
         self.config.width = width;
         self.config.height = height;
         self.surface.configure(&self.device, &self.config);
-        self.depth = depth_view(&self.device, width, height);
+        self.depth = depth_target(&self.device, width, height);
         self.voxels.resize(width, height).expect("a window-sized frame");
     }
 

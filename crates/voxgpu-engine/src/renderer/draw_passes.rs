@@ -1,27 +1,24 @@
-//! The frame's render passes (one per raster pass of the render mode, the sky at the end of the
-//! first colour pass, the selection outline last), and the renderer as the streaming manager's
-//! [`ChunkSink`].
+//! The passes part's render passes: one per raster pass of the render mode, the sky at the end
+//! of the first colour pass, the selection outline last.
 
-use std::sync::Arc;
+use super::passes::Passes;
+use super::{RendererOptions, Targets};
+use crate::draw::{CountingPass, DrawSubmission};
+use crate::profiling::{render_pass, scope, stage};
 
-use super::{Renderer, Targets};
-use crate::GpuError;
-use crate::chunk_pool::Remesh;
-use crate::draw::CountingPass;
-use crate::profiling::stage;
-use voxgpu_core::ChunkSink;
-use voxgpu_core::voxel::{Chunk, NodeColumn, NodeKey};
-
-impl Renderer {
-    /// Records the draw passes; returns how many render-pass commands they hold.
-    pub(super) fn record_draw(
+impl Passes {
+    /// Records the draw passes into `targets`; returns how many render-pass commands they hold.
+    pub fn record_draw(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        draw: &wgpu::BindGroup,
+        profiler: &wgpu_profiler::GpuProfiler,
         targets: &Targets,
+        options: &RendererOptions,
+        submission: DrawSubmission,
     ) -> u32 {
+        let draw = &self.bound().draw;
         let (color_view, depth_view) = (targets.color, targets.depth);
-        let sky = self.options.sky_color.as_dvec3();
+        let sky = options.sky_color.as_dvec3();
         let pass_descriptor = |label, clear: bool| wgpu::RenderPassDescriptor {
             label: Some(label),
             color_attachments: &[],
@@ -53,69 +50,51 @@ impl Renderer {
                 },
             })]
         };
-        let mut scope = self.profiling.profiler.scope(stage::DRAW, encoder);
-        let mut commands = 0;
-        for (i, &raster) in self.options.mode.passes(self.options.depth_prepass).iter().enumerate() {
-            let first = i == 0;
-            // The pre-pass has no fragment stage and so no colour attachment; the colour is
-            // cleared by the first pass that has one.
-            let depth_only = raster.fragment(false).is_none();
-            let clear_color = !depth_only && (first || (i == 1 && self.options.depth_prepass));
-            let attachments = color(clear_color);
-            let descriptor = wgpu::RenderPassDescriptor {
-                color_attachments: if depth_only { &[] } else { &attachments },
-                ..pass_descriptor(raster.label(), first)
-            };
-            let mut scoped = scope.scoped_render_pass(raster.label(), descriptor);
-            let mut pass = CountingPass::new(&mut scoped);
-            pass.set_bind_group(0, draw);
-            pass.set_index_buffer(&self.index_buffer);
-            pass.set_pipeline(self.pipelines.get(raster));
-            for &list in raster.lists() {
-                self.draws.draw(&mut pass, self.submission, list);
+        scope(profiler, encoder, stage::DRAW, |encoder, parent| {
+            let mut commands = 0;
+            for (i, &raster) in options.mode.passes(options.depth_prepass).iter().enumerate() {
+                let first = i == 0;
+                // The pre-pass has no fragment stage and so no colour attachment; the colour is
+                // cleared by the first pass that has one.
+                let depth_only = raster.fragment(false).is_none();
+                let clear_color = !depth_only && (first || (i == 1 && options.depth_prepass));
+                let attachments = color(clear_color);
+                let descriptor = wgpu::RenderPassDescriptor {
+                    color_attachments: if depth_only { &[] } else { &attachments },
+                    ..pass_descriptor(raster.label(), first)
+                };
+                commands += render_pass(profiler, encoder, Some(parent), raster.label(), descriptor, |pass| {
+                    let mut pass = CountingPass::new(pass);
+                    pass.set_bind_group(0, draw);
+                    pass.set_index_buffer(self.index_buffer());
+                    pass.set_pipeline(self.pipelines().get(raster));
+                    for &list in raster.lists() {
+                        self.draws.draw(&mut pass, submission, list);
+                    }
+                    // The sky fills what the first colour pass left empty, before anything
+                    // transparent.
+                    if clear_color && options.procedural_sky {
+                        pass.set_pipeline(&self.pipelines().sky);
+                        pass.draw(0..3);
+                    }
+                    pass.commands
+                });
             }
-            // The sky fills what the first colour pass left empty, before anything transparent.
-            if clear_color && self.options.procedural_sky {
-                pass.set_pipeline(&self.pipelines.sky);
-                pass.draw(0..3);
+            if options.selection.is_some() {
+                let attachments = color(false);
+                let descriptor = wgpu::RenderPassDescriptor {
+                    color_attachments: &attachments,
+                    ..pass_descriptor(stage::DRAW_OUTLINE, false)
+                };
+                commands += render_pass(profiler, encoder, Some(parent), stage::DRAW_OUTLINE, descriptor, |pass| {
+                    let mut pass = CountingPass::new(pass);
+                    pass.set_bind_group(0, draw);
+                    pass.set_pipeline(&self.pipelines().outline);
+                    pass.draw(0..24);
+                    pass.commands
+                });
             }
-            commands += pass.commands;
-        }
-        if self.options.selection.is_some() {
-            let attachments = color(false);
-            let descriptor = wgpu::RenderPassDescriptor {
-                color_attachments: &attachments,
-                ..pass_descriptor(stage::DRAW_OUTLINE, false)
-            };
-            let mut scoped = scope.scoped_render_pass(stage::DRAW_OUTLINE, descriptor);
-            let mut pass = CountingPass::new(&mut scoped);
-            pass.set_bind_group(0, draw);
-            pass.set_pipeline(&self.pipelines.outline);
-            pass.draw(0..24);
-            commands += pass.commands;
-        }
-        commands
-    }
-}
-
-/// The streaming manager's view of the renderer: neighbours are re-meshed only when the manager
-/// asks (it deduplicates and budgets those requests).
-impl ChunkSink for Renderer {
-    type Error = GpuError;
-
-    fn insert(&mut self, key: NodeKey, chunk: Arc<Chunk>) -> Result<(), GpuError> {
-        self.pool.insert(&self.device, &self.queue, key, chunk, Remesh::Caller)
-    }
-
-    fn remove(&mut self, key: NodeKey) {
-        self.pool.remove(key, Remesh::Caller);
-    }
-
-    fn mark_dirty(&mut self, key: NodeKey) {
-        self.pool.mark_dirty(key);
-    }
-
-    fn column_ready(&mut self, column: NodeColumn, ready: bool) {
-        self.pool.set_column_ready(column, ready);
+            commands
+        })
     }
 }

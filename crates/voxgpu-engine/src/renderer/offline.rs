@@ -1,46 +1,20 @@
-//! The renderer's calls that wait for the GPU or change how frames are measured: settling a
-//! world, timing a full re-mesh, and the profiling controls. None of them belongs in an interactive frame loop except
-//! `latest_timings`.
+//! The renderer's calls that wait for the GPU or serve tools rather than a frame loop:
+//! settling a world, and the [`Tools`] handle (profiling controls, the depth pre-pass switch,
+//! a timed full re-mesh).
 
 use web_time::Instant;
 
 use super::{Renderer, Targets};
-use crate::FrameStats;
-use crate::GpuError;
 use crate::counters::read_now;
+use crate::inspect::Inspector;
 use crate::profiling::FrameTimings;
+use crate::{FrameStats, GpuError};
 use voxgpu_core::camera::Camera;
 
 /// Frames `settle` renders at most before giving up.
 const MAX_SETTLE_FRAMES: u32 = 64;
 
 impl Renderer {
-    /// Turns GPU timestamp profiling on or off. On an adapter without timestamp queries, turning
-    /// it on fails with [`GpuError::NoTimestamps`] and rendering goes on unprofiled.
-    pub fn set_profiling(&mut self, enabled: bool) -> Result<(), GpuError> {
-        self.profiling.set_enabled(enabled, self.caps.timestamps, &self.adapter_name)
-    }
-
-    /// The newest frame whose GPU timings have arrived (a few frames old), if profiling is on.
-    pub fn latest_timings(&self) -> Option<&FrameTimings> {
-        self.profiling.latest.as_ref()
-    }
-
-    /// Every profiled frame finished since the last call, oldest first.
-    pub fn take_timings(&mut self) -> Vec<FrameTimings> {
-        self.profiling.collect(self.queue.get_timestamp_period());
-        self.profiling.take_finished()
-    }
-
-    /// Waits until every submitted frame's timings have arrived.
-    pub fn flush_timings(&mut self) -> Result<(), GpuError> {
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| GpuError::Readback(e.to_string()))?;
-        self.profiling.collect(self.queue.get_timestamp_period());
-        Ok(())
-    }
-
     /// Renders into `targets` until every chunk is meshed: frames repeat while the mesher still
     /// had work or was refused pages (the pool grows in between). Waits for the GPU after each
     /// frame, so it is for headless rendering, loading screens, tests and benchmarks, not the
@@ -49,10 +23,10 @@ impl Renderer {
     pub fn settle(&mut self, camera: &Camera, targets: &Targets) -> Result<FrameStats, GpuError> {
         for _ in 0..MAX_SETTLE_FRAMES {
             self.render(camera, targets)?;
-            let counters = read_now(&self.device, &self.queue, &self.counter_sources())?;
-            let refused = counters.failed_pages > self.failed_pages_seen;
+            let counters = self.read_counters_now()?;
+            let refused = self.resident.refused_since_seen(&counters);
             // The counters are those of the frame just submitted.
-            self.handle_counters(counters, self.frame_index - 1)?;
+            self.handle_counters(counters, self.frames.frame_index - 1)?;
             if counters.jobs_asked == 0 && !refused {
                 return Ok(self.stats(counters));
             }
@@ -60,49 +34,102 @@ impl Renderer {
         Err(GpuError::Unsettled { frames: MAX_SETTLE_FRAMES })
     }
 
+    /// Reads what the GPU holds (meshes, levels of detail, visibility, mips, the transparent
+    /// order) and how the renderer runs on its device. Each read waits for the GPU.
+    pub fn inspect(&self) -> Inspector<'_> {
+        Inspector::new(self)
+    }
+
+    /// The controls tools use: profiling, the depth pre-pass, a timed full re-mesh.
+    pub fn tools(&mut self) -> Tools<'_> {
+        Tools { renderer: self }
+    }
+
+    fn read_counters_now(&self) -> Result<crate::counters::GpuCounters, GpuError> {
+        read_now(&self.gpu.device, &self.gpu.queue, &self.passes.counter_sources(&self.resident))
+    }
+
+    pub(crate) fn parts(&self) -> (&super::device::Gpu, &super::Residency, &super::passes::Passes) {
+        (&self.gpu, &self.resident, &self.passes)
+    }
+
+    pub(crate) fn render_pass_commands(&self) -> u32 {
+        self.frames.render_pass_commands
+    }
+
+    pub(crate) fn latest_timings(&self) -> Option<&FrameTimings> {
+        self.frames.profiling.latest.as_ref()
+    }
+}
+
+/// A renderer's controls for tools and measurements ([`Renderer::tools`]): nothing a game's
+/// frame loop needs.
+pub struct Tools<'a> {
+    renderer: &'a mut Renderer,
+}
+
+impl Tools<'_> {
+    /// Turns GPU timestamp profiling on or off. On an adapter without timestamp queries, turning
+    /// it on fails with [`GpuError::NoTimestamps`] and rendering goes on unprofiled.
+    pub fn set_profiling(&mut self, enabled: bool) -> Result<(), GpuError> {
+        let r = &mut *self.renderer;
+        r.frames.profiling.set_enabled(enabled, r.gpu.caps.timestamps, &r.gpu.adapter_name)
+    }
+
+    /// Every profiled frame finished since the last call, oldest first.
+    pub fn take_timings(&mut self) -> Vec<FrameTimings> {
+        let r = &mut *self.renderer;
+        r.frames.profiling.collect(r.gpu.queue.get_timestamp_period());
+        r.frames.profiling.take_finished()
+    }
+
+    /// Waits until every submitted frame's timings have arrived.
+    pub fn flush_timings(&mut self) -> Result<(), GpuError> {
+        let r = &mut *self.renderer;
+        r.gpu.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Readback(e.to_string()))?;
+        r.frames.profiling.collect(r.gpu.queue.get_timestamp_period());
+        Ok(())
+    }
+
+    /// Turns the opaque depth pre-pass on or off (filled modes), from the next frame on.
+    pub fn set_depth_prepass(&mut self, on: bool) {
+        self.renderer.options.depth_prepass = on;
+    }
+
     /// Re-meshes every resident chunk once and returns the mesher's GPU milliseconds: the sum of
     /// its profiled passes on a real GPU, the wall clock around submit-and-wait on a software
     /// adapter (whose pass timestamps do not enclose the work). Waits for the GPU.
     pub fn timed_remesh(&mut self) -> Result<f64, GpuError> {
-        self.check_submitted()?;
-        let was_profiling = self.profiling.enabled();
-        let wall_clock = self.device_type == wgpu::DeviceType::Cpu;
+        let r = &mut *self.renderer;
+        r.frames.check_submitted(&mut r.resident)?;
+        let was_profiling = r.frames.profiling.enabled();
+        let wall_clock = r.gpu.device_type == wgpu::DeviceType::Cpu;
         if !wall_clock {
             self.set_profiling(true)?;
         }
         self.take_timings();
-        self.pool.mark_all_dirty();
-        let params = self.size_frame();
-        self.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
-        self.queue.write_buffer(&self.work, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.bench") });
-        self.record_uploads(&mut encoder);
-        let frame = self.frame.as_ref().expect("prepared");
-        self.mesher.record(
-            &mut encoder,
-            &self.profiling.profiler,
-            &frame.mesh,
-            &self.work,
-            params.slot_count,
-            crate::mesher::Collect::EvictedAndDirty,
-        );
+        let r = &mut *self.renderer;
+        r.resident.pool.mark_all_dirty();
+        let (params, evicted_room) = r.passes.size(&r.gpu.device, &r.resident, &r.options);
+        r.passes.write_mesh_run(&r.gpu.queue, &params);
+        let mut encoder =
+            r.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.bench") });
+        r.record_uploads(&mut encoder);
+        r.passes.record_mesh(&mut encoder, &r.frames.profiling.profiler, &params);
         let started = Instant::now();
-        self.finish_recording(&mut encoder, None, started);
-        self.queue.submit([encoder.finish()]);
-        self.after_submit(0.0)?;
+        r.frames.finish_recording(&mut encoder, None, started, evicted_room);
+        r.gpu.queue.submit([encoder.finish()]);
+        r.frames.after_submit(&mut r.resident, &r.gpu.queue, 0.0)?;
         self.flush_timings()?;
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;
         let frames = self.take_timings();
-        self.profiling.set_enabled(was_profiling, self.caps.timestamps, &self.adapter_name)?;
+        let r = &mut *self.renderer;
+        r.frames.profiling.set_enabled(was_profiling, r.gpu.caps.timestamps, &r.gpu.adapter_name)?;
 
         // The pass must have meshed every chunk, with every page granted, or the time means little.
-        let counters = read_now(&self.device, &self.queue, &self.counter_sources())?;
-        let all_jobs = 6 * self.pool.len() as u32;
-        if counters.failed_pages > self.failed_pages_seen
-            || counters.jobs_asked != all_jobs
-            || params.max_jobs < all_jobs
+        let counters = r.read_counters_now()?;
+        let all_jobs = 6 * r.resident.len() as u32;
+        if r.resident.refused_since_seen(&counters) || counters.jobs_asked != all_jobs || params.max_jobs < all_jobs
         {
             return Err(GpuError::Unsettled { frames: 1 });
         }

@@ -5,7 +5,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use super::{Renderer, RendererOptions, Targets, check_target_size};
-use crate::pipelines::{COLOR_FORMAT, DEPTH_FORMAT};
+use crate::pipelines::{COLOR_FORMAT, depth_target};
 use crate::readback::{Pixels, read_rgba8};
 use crate::{FrameStats, GpuContext, GpuError};
 use voxgpu_core::ChunkSink;
@@ -17,30 +17,25 @@ use voxgpu_core::voxel::{BlockRegistry, Chunk, NodeColumn, NodeKey};
 pub struct Offscreen {
     renderer: Renderer,
     color: wgpu::Texture,
-    depth: wgpu::Texture,
+    depth: wgpu::TextureView,
 }
 
-fn target_textures(device: &wgpu::Device, width: u32, height: u32) -> (wgpu::Texture, wgpu::Texture) {
-    let make = |label, format, usage| {
-        device.create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage,
-            view_formats: &[],
-        })
-    };
-    // TEXTURE_BINDING: the viewer presents the frame by drawing it into the window's surface.
-    let color_usage = wgpu::TextureUsages::RENDER_ATTACHMENT
-        | wgpu::TextureUsages::COPY_SRC
-        | wgpu::TextureUsages::TEXTURE_BINDING;
-    (
-        make("voxgpu.target.color", COLOR_FORMAT, color_usage),
-        make("voxgpu.target.depth", DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT),
-    )
+/// The colour target (sRGB RGBA8, read back and presented) and the depth target.
+fn target_textures(device: &wgpu::Device, width: u32, height: u32) -> (wgpu::Texture, wgpu::TextureView) {
+    let color = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("voxgpu.target.color"),
+        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: COLOR_FORMAT,
+        // TEXTURE_BINDING: the viewer presents the frame by drawing it into the window's surface.
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+            | wgpu::TextureUsages::COPY_SRC
+            | wgpu::TextureUsages::TEXTURE_BINDING,
+        view_formats: &[],
+    });
+    (color, depth_target(device, width, height))
 }
 
 impl Offscreen {
@@ -55,18 +50,18 @@ impl Offscreen {
         let options = RendererOptions { color_format: COLOR_FORMAT, ..options };
         let mut renderer = Renderer::new(&gpu.device, &gpu.queue, options, registry)?;
         renderer.watch_device_loss(Arc::clone(&gpu.lost));
-        let (width, height) = renderer.size();
-        let (color, depth) = target_textures(renderer.device(), width, height);
+        let (width, height) = renderer.options().size();
+        let (color, depth) = target_textures(&gpu.device, width, height);
         Ok(Self { renderer, color, depth })
     }
 
     fn with_targets<T>(&mut self, f: impl FnOnce(&mut Renderer, &Targets) -> T) -> T {
         let color = self.color.create_view(&Default::default());
-        let depth = self.depth.create_view(&Default::default());
-        f(&mut self.renderer, &Targets { color: &color, depth: &depth, clear: true })
+        f(&mut self.renderer, &Targets { color: &color, depth: &self.depth, clear: true })
     }
 
-    /// Renders one frame into the targets ([`Renderer::render`]).
+    /// Renders one frame into the targets: [`Renderer::prepare`], [`Renderer::record`], the
+    /// submission and [`Renderer::frame_submitted`].
     pub fn render(&mut self, camera: &Camera) -> Result<FrameStats, GpuError> {
         self.with_targets(|r, targets| r.render(camera, targets))
     }
@@ -78,15 +73,16 @@ impl Offscreen {
 
     /// Reads the last rendered frame back. Blocks; for screenshots and tests, not per frame.
     pub fn read_pixels(&self) -> Result<Pixels, GpuError> {
-        read_rgba8(self.renderer.device(), self.renderer.queue(), &self.color)
+        let inspect = self.renderer.inspect();
+        read_rgba8(inspect.device(), inspect.queue(), &self.color)
     }
 
     /// Resizes the targets (a window's new size); every chunk stays as it is.
     pub fn resize(&mut self, width: u32, height: u32) -> Result<(), GpuError> {
-        check_target_size(self.renderer.device(), width, height)?;
-        if (width, height) != self.renderer.size() {
+        check_target_size(self.renderer.inspect().device(), width, height)?;
+        if (width, height) != self.renderer.options().size() {
             self.renderer.resize(width, height)?;
-            (self.color, self.depth) = target_textures(self.renderer.device(), width, height);
+            (self.color, self.depth) = target_textures(self.renderer.inspect().device(), width, height);
         }
         Ok(())
     }
@@ -96,8 +92,8 @@ impl Offscreen {
     pub fn recover(&mut self, gpu: &GpuContext) -> Result<(), GpuError> {
         self.renderer.recover(&gpu.device, &gpu.queue)?;
         self.renderer.watch_device_loss(Arc::clone(&gpu.lost));
-        let (width, height) = self.renderer.size();
-        (self.color, self.depth) = target_textures(self.renderer.device(), width, height);
+        let (width, height) = self.renderer.options().size();
+        (self.color, self.depth) = target_textures(&gpu.device, width, height);
         Ok(())
     }
 

@@ -95,6 +95,16 @@ impl RendererOptions {
             draw_submission: None,
         }
     }
+
+    /// The frame's size in pixels, `(width, height)`.
+    pub fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// The frame's width over its height.
+    pub fn aspect(&self) -> f32 {
+        self.width as f32 / self.height as f32
+    }
 }
 
 /// What one frame did. GPU-counted fields come from a frame or two earlier (read back without

@@ -1,0 +1,417 @@
+//! The passes part: every pipeline of the frame, the buffers only the passes use (the per-frame
+//! uniforms, the mesher's work lists, the draw lists, materials and the index buffer), and the
+//! bind groups that tie them to the residency part's pools.
+//!
+//! Each pass declares its bindings once, in a [`crate::bindings::BindingTable`]; its bind
+//! groups take their buffers by name from the frame's [`Resources`] ([`Passes::resources`]),
+//! so adding a pass is: a shader, a table, its pipelines and `record`, and the names of the
+//! buffers it shares.
+//!
+//! Invariants:
+//! - the bind groups are rebuilt whenever a buffer they bind is replaced: [`BindKey`] holds
+//!   each growable owner's generation, and `size` compares it every frame;
+//! - the work list and draw lists are sized before the uniforms that state their sizes are
+//!   written, in the same `prepare`.
+
+use super::RendererOptions;
+use super::residency::Residency;
+use crate::Capabilities;
+use crate::bindings::Resources;
+use crate::counters::CounterSources;
+use crate::draw::{CullBindGroups, DrawLists, DrawSubmission, quad_indices};
+use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET};
+use crate::lod::{LodBindGroups, LodPasses};
+use crate::materials::Materials;
+use crate::mesher::{BindGroups, Collect, MAX_CHUNKS_PER_FRAME, Mesher};
+use crate::pipelines::{DRAW_BINDINGS, DrawPipelines};
+use voxgpu_core::camera::Camera;
+use voxgpu_core::voxel::BlockRegistry;
+
+/// The buffers whose replacement invalidates bind groups, as one comparable key: the chunk
+/// pool's, the quad pool's and the draw lists' generations, the work list's, and the mip list's
+/// capacity.
+type BindKey = (u64, u64, u64, u64, u32);
+
+/// The frame's bind groups, and the buffers they were made over.
+pub(super) struct Bound {
+    key: BindKey,
+    lod: LodBindGroups,
+    mesh: BindGroups,
+    cull: CullBindGroups,
+    pub draw: wgpu::BindGroup,
+}
+
+/// A mesher work list: the indirect dispatch size, the asked-for count, then six jobs per
+/// listed slot.
+struct WorkList {
+    buffer: wgpu::Buffer,
+    jobs: u32,
+    /// Bumped whenever the buffer is replaced.
+    generation: u64,
+}
+
+impl WorkList {
+    fn new(device: &wgpu::Device, label: &'static str, jobs: u32) -> Self {
+        Self { buffer: work_buffer(device, label, jobs), jobs, generation: 0 }
+    }
+
+    /// Makes room for `jobs` jobs, rounded up to whole workgroups of slots and capped at
+    /// `max_jobs`.
+    fn ensure(&mut self, device: &wgpu::Device, label: &'static str, jobs: u32, max_jobs: u32) {
+        if jobs > self.jobs {
+            self.jobs = jobs.next_multiple_of(6 * 64).min(max_jobs.max(jobs));
+            self.buffer = work_buffer(device, label, self.jobs);
+            self.generation += 1;
+        }
+    }
+}
+
+fn work_buffer(device: &wgpu::Device, label: &'static str, jobs: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: 4 * (WORK_JOBS_OFFSET + jobs) as u64,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::INDIRECT
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+fn uniform_buffer(device: &wgpu::Device, label: &'static str, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// Per block id (all 65536, so no id reads out of bounds): an opacity bitset.
+fn opaque_bits(registry: &BlockRegistry) -> Vec<u32> {
+    let mut opaque = vec![0u32; (1 << 16) / 32];
+    for (id, _) in registry.iter().filter(|&(id, _)| registry.is_opaque(id)) {
+        opaque[id.0 as usize / 32] |= 1 << (id.0 % 32);
+    }
+    opaque
+}
+
+/// The release-only mesher runs recorded between a frame's uploads (the chunk pool's staged
+/// releases) have pass parameters and a work list of their own, apart from the frame's, which
+/// they would overwrite; both are written by copies in the encoder, so each run sees its own.
+struct ReleaseRun {
+    params: wgpu::Buffer,
+    work: WorkList,
+    /// Scopes of the release runs: never timed (a frame's profile names each stage once), and,
+    /// as every profiler's, without debug groups (`profiling::SETTINGS`).
+    profiler: wgpu_profiler::GpuProfiler,
+}
+
+pub(crate) struct Passes {
+    lod: LodPasses,
+    mesher: Mesher,
+    pub draws: DrawLists,
+    pipelines: DrawPipelines,
+    draw_layout: wgpu::BindGroupLayout,
+    bound: Option<Bound>,
+    /// [`PassParams`], written each frame.
+    params: wgpu::Buffer,
+    /// [`CameraUniform`], written each frame.
+    camera: wgpu::Buffer,
+    work: WorkList,
+    release: ReleaseRun,
+    opaque_bits: wgpu::Buffer,
+    materials: Materials,
+    index_buffer: wgpu::Buffer,
+}
+
+impl Passes {
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        options: &RendererOptions,
+        caps: Capabilities,
+        registry: &BlockRegistry,
+        quad_pages: u32,
+    ) -> Self {
+        let init = |label, contents: &[u8], usage| crate::buffers::buffer_with(device, queue, label, contents, usage);
+        let draw_layout = DRAW_BINDINGS.layout(device);
+        Self {
+            lod: LodPasses::new(device),
+            mesher: Mesher::new(device),
+            draws: DrawLists::new(device, quad_pages),
+            pipelines: DrawPipelines::new(device, &draw_layout, caps.polygon_mode_line, options.color_format),
+            draw_layout,
+            bound: None,
+            params: uniform_buffer(device, "voxgpu.pass_params", size_of::<PassParams>() as u64),
+            camera: uniform_buffer(
+                device,
+                "voxgpu.camera",
+                <CameraUniform as encase::ShaderType>::min_size().get(),
+            ),
+            work: WorkList::new(device, "voxgpu.mesh.work", 6),
+            release: ReleaseRun {
+                params: uniform_buffer(device, "voxgpu.release.pass_params", size_of::<PassParams>() as u64),
+                work: WorkList::new(device, "voxgpu.release.work", 6),
+                profiler: wgpu_profiler::GpuProfiler::new(device, crate::profiling::SETTINGS)
+                    .expect("default settings are valid"),
+            },
+            opaque_bits: init(
+                "voxgpu.opaque_bits",
+                bytemuck::cast_slice(&opaque_bits(registry)),
+                wgpu::BufferUsages::STORAGE,
+            ),
+            materials: Materials::new(device, queue, registry),
+            index_buffer: init(
+                "voxgpu.quad_indices",
+                bytemuck::cast_slice(&quad_indices()),
+                wgpu::BufferUsages::INDEX,
+            ),
+        }
+    }
+
+    /// Sizes the work list, draw lists and mip list for this frame, and rebuilds the bind
+    /// groups if a buffer was replaced. Returns the frame's pass parameters and how many evicted
+    /// chunks its work list has room for (they are collected first, outside the re-mesh budget).
+    pub fn size(
+        &mut self,
+        device: &wgpu::Device,
+        resident: &Residency,
+        options: &RendererOptions,
+    ) -> (PassParams, u32) {
+        let pool = &resident.pool;
+        let budget = options.max_meshes_per_frame + pool.evictions_pending();
+        let chunks = pool.slot_count().min(budget).min(MAX_CHUNKS_PER_FRAME);
+        let max_jobs = 6 * chunks.max(1);
+        self.work.ensure(device, "voxgpu.mesh.work", max_jobs, 6 * MAX_CHUNKS_PER_FRAME);
+        // A list never holds more commands than there are pages.
+        self.draws.ensure(device, resident.quads.pages(), pool.slot_count());
+        self.lod.ensure(device, pool.slot_count());
+        let key = (
+            pool.generation,
+            resident.quads.generation,
+            self.draws.generation,
+            self.work.generation,
+            self.lod.mip_capacity,
+        );
+        if self.bound.as_ref().is_none_or(|b| b.key != key) {
+            self.bound = Some(self.bind(device, resident, key));
+        }
+        let params = PassParams {
+            slot_count: pool.slot_count(),
+            max_jobs,
+            draw_capacity: self.draws.capacity,
+            chunk_size: voxgpu_core::voxel::CHUNK_SIZE as u32,
+            ambient_occlusion: options.ambient_occlusion as u32,
+        };
+        (params, chunks)
+    }
+
+    /// Every buffer a pass binds, by the name its shaders give it, with the frame's own pass
+    /// parameters and work list.
+    fn resources<'a>(&'a self, resident: &'a Residency) -> Resources<'a> {
+        let (pool, quads) = (&resident.pool, &resident.quads);
+        let resources = Resources::new()
+            .buffer("params", &self.params)
+            .buffer("work", &self.work.buffer)
+            .buffer("camera", &self.camera)
+            .buffer("voxels", &pool.voxels.buffer)
+            .buffer("chunks", &pool.meta.buffer)
+            .buffer("links", &pool.links_buffer.buffer)
+            .buffer("faces", &pool.faces.buffer)
+            .buffer("quads", &quads.quads.buffer)
+            .buffer("page_owner", &quads.page_owner.buffer)
+            .buffer("allocator", &quads.allocator.buffer)
+            .buffer("opaque_bits", &self.opaque_bits)
+            .buffer("blocks", &self.materials.blocks)
+            .texture("atlas", &self.materials.atlas)
+            .buffer("tile_averages", &self.materials.tile_averages);
+        self.draws.resources(self.lod.resources(resources))
+    }
+
+    fn bind(&self, device: &wgpu::Device, resident: &Residency, key: BindKey) -> Bound {
+        let resources = self.resources(resident);
+        Bound {
+            key,
+            lod: self.lod.bind_groups(device, &resources),
+            mesh: self.mesher.bind_groups(device, &resources),
+            cull: self.draws.bind_groups(device, &resources),
+            draw: DRAW_BINDINGS.bind_group(device, &self.draw_layout, &resources),
+        }
+    }
+
+    /// Writes the frame's uniforms: the camera, the cull parameters (culling from `cull_camera`),
+    /// the pass parameters and the work list header. Returns the LOD parameters, which `record`
+    /// writes.
+    pub fn write_frame(
+        &self,
+        queue: &wgpu::Queue,
+        camera: &Camera,
+        options: &RendererOptions,
+        submission: DrawSubmission,
+        params: &PassParams,
+        top_level: u32,
+    ) -> LodParams {
+        let aspect = options.width as f32 / options.height as f32;
+        // Every position the GPU sees is measured from the block the eye is in (`Camera::anchor`).
+        let anchor = camera.anchor();
+        let selection = options
+            .selection
+            .map_or(glam::Vec4::ZERO, |b| (b.as_i64vec3() - anchor.as_i64vec3()).as_vec3().extend(1.0));
+        let uniform = CameraUniform {
+            view_proj: camera.view_proj_from(aspect, anchor),
+            inv_rotation_proj: (camera.projection(aspect) * camera.rotation()).inverse(),
+            selection,
+            anchor,
+            eye: camera.eye_from(anchor),
+            fog_start: options.fog_end * options.fog_start_fraction,
+            sky_color: options.sky_color,
+            fog_end: options.fog_end,
+            page_list_capacity: match submission {
+                DrawSubmission::Instanced => self.draws.capacity,
+                _ => 0,
+            },
+        };
+        queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
+        let culling = options.culling;
+        let cull_camera = culling.frozen.unwrap_or(*camera);
+        let flags = (CullParams::FRUSTUM * culling.frustum as u32)
+            | (CullParams::FACES * culling.faces as u32)
+            | (CullParams::PAGES * (submission == DrawSubmission::Instanced) as u32);
+        let cull = CullParams::new(&cull_camera, aspect, flags, camera, anchor);
+        queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
+        self.write_mesh_run(queue, params);
+        LodParams::new(&options.lod, camera, anchor, top_level)
+    }
+
+    /// Writes the pass parameters and resets the work list header: a mesher run's start.
+    pub fn write_mesh_run(&self, queue: &wgpu::Queue, params: &PassParams) {
+        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+        queue.write_buffer(&self.work.buffer, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
+    }
+
+    /// Records the frame's compute passes after its uploads: LOD and mips, the mesher, culling
+    /// and the transparent sort.
+    pub fn record_compute(
+        &self,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        submission: DrawSubmission,
+        params: &PassParams,
+        lod: &LodParams,
+    ) {
+        let bound = self.bound();
+        self.draws.reset(encoder, submission);
+        self.lod.prepare(queue, encoder, lod);
+        self.lod.record(encoder, profiler, &bound.lod, params.slot_count);
+        self.record_mesh(encoder, profiler, params);
+        self.draws.record(encoder, profiler, &bound.cull, params.slot_count);
+    }
+
+    /// Records the mesher over the frame's work list (written by [`Self::write_mesh_run`]).
+    pub fn record_mesh(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        params: &PassParams,
+    ) {
+        let bound = self.bound();
+        let (work, slots) = (&self.work.buffer, params.slot_count);
+        self.mesher.record(encoder, profiler, &bound.mesh, work, slots, Collect::EvictedAndDirty);
+    }
+
+    /// What the uploads of a frame need to record its staged release runs: the runs' bind
+    /// groups (sized for `most_evicted` evicted slots in one run), or `None` when no run is
+    /// staged.
+    pub fn release_runs(
+        &mut self,
+        device: &wgpu::Device,
+        resident: &Residency,
+        most_evicted: Option<u32>,
+    ) -> Option<ReleaseRuns<'_>> {
+        let evicted = most_evicted?;
+        self.release.work.ensure(device, "voxgpu.release.work", 6 * evicted.max(1), u32::MAX);
+        let resources = self
+            .resources(resident)
+            .buffer("params", &self.release.params)
+            .buffer("work", &self.release.work.buffer);
+        let groups = self.mesher.bind_groups(device, &resources);
+        Some(ReleaseRuns { passes: self, groups })
+    }
+
+    /// The buffers the counters are copied from.
+    pub fn counter_sources<'a>(&'a self, resident: &'a Residency) -> CounterSources<'a> {
+        CounterSources {
+            work: &self.work.buffer,
+            allocator: &resident.quads.allocator.buffer,
+            draw_counts: &self.draws.counts,
+            lod_counts: &self.lod.counts,
+        }
+    }
+
+    pub(super) fn bound(&self) -> &Bound {
+        self.bound.as_ref().expect("sized by prepare")
+    }
+
+    pub(super) fn index_buffer(&self) -> &wgpu::Buffer {
+        &self.index_buffer
+    }
+
+    pub(super) fn pipelines(&self) -> &DrawPipelines {
+        &self.pipelines
+    }
+
+    /// Bytes of the draw lists.
+    pub fn bytes(&self) -> u64 {
+        self.draws.bytes()
+    }
+}
+
+/// The staged release runs of one frame's uploads.
+pub(crate) struct ReleaseRuns<'a> {
+    passes: &'a Passes,
+    groups: BindGroups,
+}
+
+impl ReleaseRuns<'_> {
+    /// Records one release-only run over `slot_count` slots with `evicted` evicted ones: its
+    /// parameters and work list header written by copies through `belt`, then the mesher
+    /// collecting evicted slots only. A dirty node meshed here would be meshed before this
+    /// frame's LOD and mip passes, from stale mips, and its DIRTY consumed.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        belt: &mut wgpu::util::StagingBelt,
+        slot_count: u32,
+        evicted: u32,
+        ambient_occlusion: bool,
+    ) {
+        let release = &self.passes.release;
+        let run = PassParams {
+            slot_count,
+            max_jobs: 6 * evicted,
+            draw_capacity: 0,
+            chunk_size: voxgpu_core::voxel::CHUNK_SIZE as u32,
+            ambient_occlusion: ambient_occlusion as u32,
+        };
+        let mut write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
+            let size = wgpu::BufferSize::new(bytes.len() as u64).expect("not empty");
+            belt.write_buffer(encoder, buffer, 0, size).copy_from_slice(bytes);
+        };
+        write(&release.params, bytemuck::bytes_of(&run));
+        write(&release.work.buffer, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
+        let work = &release.work.buffer;
+        self.passes.mesher.record(encoder, &release.profiler, &self.groups, work, slot_count, Collect::Evicted);
+    }
+
+}
+
+impl Passes {
+    /// Closes the release runs' profiler frame after a frame's uploads recorded runs: their
+    /// scopes record nothing, and closing the frame drops them.
+    pub fn end_release_runs(&mut self) {
+        let _ = self.release.profiler.end_frame();
+        let _ = self.release.profiler.process_finished_frame(1.0);
+    }
+}
