@@ -26,9 +26,9 @@ use std::collections::BTreeSet;
 
 use binary_greedy_meshing as bgm;
 
-use crate::mesh::{Face, Neighbours, Surroundings};
-use crate::mesh::{Grid, mesh_grid};
-use crate::voxel::{CHUNK_SIZE, Chunk, ChunkPos, World};
+use voxgpu_core::mesh::{Face, Neighbours, Surroundings};
+use voxgpu_core::mesh::{Grid, mesh_grid};
+use voxgpu_core::voxel::{CHUNK_SIZE, Chunk, ChunkPos, World};
 
 /// The crate's name and version, as the bench reports it. A unit test checks the version against
 /// `Cargo.lock`.
@@ -48,7 +48,7 @@ static NO_TRANSPARENT: [u64; Mesher::CS_P2] = [0; Mesher::CS_P2];
 thread_local! {
     /// One mesher per thread, reused from chunk to chunk within a run as the crate intends (its
     /// buffers are cleared, not reallocated; `map_parallel` starts fresh threads each run, so
-    /// each run builds one per thread); [`crate::mesh::map_parallel`] takes a shared closure, so
+    /// each run builds one per thread); [`voxgpu_core::mesh::map_parallel`] takes a shared closure, so
     /// the mesher cannot be an argument.
     static MESHER: RefCell<Mesher> = RefCell::new(Mesher::new());
 }
@@ -160,8 +160,8 @@ pub fn twin_face_areas(world: &World, pos: ChunkPos, opaque: &[bool]) -> ([u64; 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::voxel::blocks as ids;
-    use crate::voxel::{BlockId, BlockRegistry};
+    use voxgpu_core::voxel::blocks as ids;
+    use voxgpu_core::voxel::{BlockId, BlockRegistry};
 
     /// Per-direction areas of the centre chunk at the origin from the crate and from the twin,
     /// and the crate's quad count.

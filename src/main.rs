@@ -9,7 +9,7 @@ use voxgpu::cli::{Cli, run};
 fn main() -> ExitCode {
     cap_malloc_arenas();
     // SAFETY: first thing in `main`, before any other thread exists.
-    unsafe { voxgpu::gpu::GpuContext::quiet_device_select() };
+    unsafe { voxgpu_engine::GpuContext::quiet_device_select() };
     quiet_generation_panics();
     // wgpu's EGL probe logs an error for each platform it tries before the one that works; that
     // is noise, not a failure, so it is off unless RUST_LOG asks for it. egui-wgpu warns that it

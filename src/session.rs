@@ -9,11 +9,11 @@ use std::sync::{Arc, RwLock};
 use glam::{IVec3, Vec3};
 use voxgpu_store::{Overlay, Store, StoreError, StoreMeta};
 
-use crate::camera::Camera;
-use crate::gpu::{GpuContext, GpuError, Offscreen, RendererOptions};
-use crate::stream::{StreamSettings, Streamer, UpdateReport};
-use crate::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, World};
-use crate::worldgen::{self, TerrainColumns, WorldError, WorldParams, WorldSource};
+use voxgpu_core::camera::Camera;
+use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, World};
+use voxgpu_engine::{GpuContext, GpuError, Offscreen, RendererOptions};
+use voxgpu_worlds::stream::{StreamSettings, Streamer, UpdateReport};
+use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldError, WorldParams, WorldSource};
 
 /// Largest view distance, in chunks, of a world generated whole at full detail: every source but
 /// terrain, which streams level-of-detail nodes beyond 8 chunks.
@@ -68,7 +68,7 @@ impl WorldConfig {
     /// Whether the world needs level-of-detail nodes (terrain beyond 8 chunks) rather than being
     /// generated whole at full detail.
     pub fn uses_nodes(&self) -> bool {
-        self.source == WorldSource::Terrain && crate::stream::plan::top_level(self.view_distance) > 0
+        self.source == WorldSource::Terrain && voxgpu_worlds::stream::plan::top_level(self.view_distance) > 0
     }
 
     /// Refuses a view distance the source cannot reach: every source but terrain is generated
@@ -113,9 +113,9 @@ impl WorldConfig {
         let columns = TerrainColumns::new(self.seed);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let budget = self.gpu_memory_budget_mib as u64 * 1024 * 1024 / NODE_BUDGET_BYTES;
-        let max_nodes = budget.min(renderer.max_nodes() * 9 / 10) as usize;
+        let max_nodes = budget.min(renderer.resident().max_nodes() * 9 / 10) as usize;
         let settings = StreamSettings {
-            lod: renderer.lod(),
+            lod: renderer.options().lod,
             max_nodes: Some(max_nodes),
             ..StreamSettings::new(self.view_distance)
         };
@@ -147,7 +147,7 @@ impl Persistence {
     /// [`Self::commit`]. Taken now, so a chunk the streamer drops before the commit keeps it.
     pub fn edited(&mut self, renderer: &Offscreen, world: IVec3, block: BlockId) {
         let pos = ChunkPos::from_block(world).0;
-        let chunk = renderer.chunk(pos).map_or_else(Chunk::empty, |c| (**c).clone());
+        let chunk = renderer.resident().chunk(pos).map_or_else(Chunk::empty, |c| (**c).clone());
         self.pending.insert(pos, chunk);
         self.edits.push((world, block));
     }

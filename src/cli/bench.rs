@@ -12,13 +12,13 @@ use glam::Vec3;
 use serde::Serialize;
 
 use super::{CliError, MeshArgs, WorldArgs};
-use crate::camera::Camera;
 use crate::crate_baseline::{CRATE_NAME, CrateInput, all_opaque_table, crate_mesh, twin_face_areas};
-use crate::gpu::low_level::{Clock, GpuTimer, copy_bandwidth_gb_s, median};
-use crate::gpu::{GpuContext, GpuError, MAX_CHUNKS_PER_FRAME, Offscreen, RendererOptions};
-use crate::mesh::{Face, QUAD_BYTES, cpu_threads, map_parallel, mesh_world_chunk_lod};
-use crate::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, MipPyramid, World};
-use crate::worldgen;
+use voxgpu_core::camera::Camera;
+use voxgpu_core::mesh::{Face, QUAD_BYTES, cpu_threads, map_parallel, mesh_world_chunk_lod};
+use voxgpu_core::voxel::{CHUNK_SIZE, CHUNK_VOLUME, Chunk, ChunkPos, MipPyramid, World};
+use voxgpu_engine::low_level::{Clock, GpuTimer, copy_bandwidth_gb_s, median};
+use voxgpu_engine::{GpuContext, GpuError, MAX_CHUNKS_PER_FRAME, Offscreen, RendererOptions};
+use voxgpu_worlds::worldgen;
 
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
@@ -184,7 +184,7 @@ fn select_chunks(world: &World, n: usize) -> World {
     let mut positions = world.sorted_positions();
     let half = CHUNK_SIZE as f32 / 2.0;
     positions.sort_by(|a, b| {
-        let d = |p: &crate::voxel::ChunkPos| (p.origin().as_vec3() + half - center).length_squared();
+        let d = |p: &voxgpu_core::voxel::ChunkPos| (p.origin().as_vec3() + half - center).length_squared();
         d(a).total_cmp(&d(b)).then(a.cmp(b))
     });
     let mut subset = World::new(world.registry.clone());
@@ -222,10 +222,10 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let settled = renderer.settle(&Camera::look_at(eye, target))?;
     // The CPU meshes each chunk at the level the GPU chose; pyramids are built before timing, as
     // the GPU's are before its re-mesh.
-    let levels: HashMap<ChunkPos, u32> = renderer.read_levels()?.into_iter().collect();
+    let levels: HashMap<ChunkPos, u32> = renderer.inspect().levels()?.into_iter().collect();
     let mut gpu_times = Vec::new();
     for _ in 0..=args.repeats {
-        gpu_times.push(renderer.timed_remesh()?);
+        gpu_times.push(renderer.tools().timed_remesh()?);
     }
     gpu_times.remove(0);
     let gpu_ms = median(&mut gpu_times);
@@ -362,8 +362,8 @@ fn print_table(r: &BenchReport) {
 /// Columns and nodes per second of the streaming worker pool, level by level, over the node
 /// columns a view of `--view-distance` keeps resident.
 fn bench_generation(args: &BenchArgs) -> Result<(), CliError> {
-    use crate::stream::{GenerationPool, Job, next_token, plan};
-    let terrain = crate::worldgen::TerrainColumns::new(args.world.seed);
+    use voxgpu_worlds::stream::{GenerationPool, Job, next_token, plan};
+    let terrain = voxgpu_worlds::worldgen::TerrainColumns::new(args.world.seed);
     let threads = cpu_threads();
     let mut pool = GenerationPool::new(threads, Arc::new(move |c| Ok(terrain.node_column(c))));
     let lod = args.mesh.lod_settings();

@@ -8,8 +8,8 @@ use glam::{IVec3, Vec3, Vec3Swizzles};
 
 use super::{CliError, WorldArgs, parse_vec3};
 use crate::session::{Residency, SessionPlan, WorldConfig};
-use crate::voxel::{CHUNK_SIZE, World};
-use crate::worldgen::{WorldSource, export_vox};
+use voxgpu_core::voxel::CHUNK_SIZE;
+use voxgpu_worlds::worldgen::{WorldSource, export_vox, solid_bounds};
 
 /// Half the width of the box a terrain export takes by default: 3×3 chunk columns.
 const TERRAIN_HALF_WIDTH: i32 = 48;
@@ -42,27 +42,10 @@ fn parse_region(s: &str) -> Result<(IVec3, IVec3), String> {
     Ok((a, b))
 }
 
-/// The solid voxels' bounds in `world`, `[min, max)`.
-pub fn solid_bounds(world: &World) -> Option<(IVec3, IVec3)> {
-    let size = CHUNK_SIZE as i32;
-    let mut bounds: Option<(IVec3, IVec3)> = None;
-    for (pos, chunk) in world.chunks() {
-        for (i, block) in chunk.voxels().iter().enumerate() {
-            if block.is_air() {
-                continue;
-            }
-            let local = IVec3::new(i as i32 % size, i as i32 / size % size, i as i32 / (size * size));
-            let p = pos.origin() + local;
-            bounds = Some(bounds.map_or((p, p + 1), |(lo, hi)| (lo.min(p), hi.max(p + 1))));
-        }
-    }
-    bounds
-}
-
 pub fn run(args: &ExportArgs) -> Result<(), CliError> {
     // Export reads a store; it never creates one.
     if let Some(path) = &args.world.store
-        && !crate::store::Store::exists_at(path)?
+        && !voxgpu_store::Store::exists_at(path)?
     {
         return Err(CliError::Usage(format!("{}: no world store there", path.display())));
     }

@@ -2,7 +2,7 @@
 //! one, and the optional features.
 
 use super::CliError;
-use crate::gpu::{DrawSubmission, GpuContext, list_adapters};
+use voxgpu_engine::{DrawSubmission, GpuContext, list_adapters};
 
 pub fn run() -> Result<(), CliError> {
     println!("adapters:");

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
-use crate::mesh::{ChunkMesh, Face, QUAD_BYTES};
+use voxgpu_core::mesh::{ChunkMesh, Face, QUAD_BYTES};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct FaceStats {

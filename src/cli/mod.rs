@@ -18,15 +18,15 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use glam::Vec3;
 
-use crate::gpu::{Culling, DrawSubmission, GpuError};
-use crate::lod::LodSettings;
 use crate::session::{SessionError, WorldConfig};
-use crate::worldgen::{WorldError, WorldSource};
+use voxgpu_core::lod::LodSettings;
+use voxgpu_engine::{Culling, DrawSubmission, GpuError};
+use voxgpu_worlds::worldgen::{WorldError, WorldSource};
 
 /// Largest image side `render` accepts: 8192² RGBA is 256 MiB of readback already.
 pub const MAX_IMAGE_SIDE: u32 = 8192;
 /// Largest `--view-distance`, in chunks: 65,536 blocks.
-pub const MAX_VIEW_DISTANCE: u32 = crate::stream::plan::MAX_VIEW_CHUNKS;
+pub const MAX_VIEW_DISTANCE: u32 = voxgpu_worlds::stream::plan::MAX_VIEW_CHUNKS;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -126,7 +126,7 @@ fn parse_view_distance(s: &str) -> Result<u32, String> {
         )
     };
     let value: u64 = number.parse().map_err(|_| bad())?;
-    let chunks = if blocks { value.div_ceil(crate::voxel::CHUNK_SIZE as u64) } else { value };
+    let chunks = if blocks { value.div_ceil(voxgpu_core::voxel::CHUNK_SIZE as u64) } else { value };
     if !(1..=MAX_VIEW_DISTANCE as u64).contains(&chunks) {
         return Err(bad());
     }
@@ -269,7 +269,7 @@ pub enum CliError {
     Gpu(#[from] GpuError),
     /// The world store failed.
     #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] voxgpu_store::StoreError),
     /// Opening the world's session failed.
     #[error(transparent)]
     Session(#[from] SessionError),

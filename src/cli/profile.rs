@@ -7,12 +7,13 @@ use clap::Args;
 use glam::{IVec3, Vec3};
 use serde::Serialize;
 
+use super::soak::{SoakArgs, SoakSetup};
 use super::{CliError, CullArgs, MAX_IMAGE_SIDE, MeshArgs, WorldArgs};
-use crate::camera::Camera;
-use crate::gpu::{FrameStats, FrameTimings, GpuContext, GpuError, Offscreen, RendererOptions};
 use crate::session::{Residency, Session};
-use crate::voxel::{BlockId, CHUNK_SIZE, World};
-use crate::worldgen;
+use voxgpu_core::camera::Camera;
+use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, World};
+use voxgpu_engine::{FrameStats, FrameTimings, GpuContext, GpuError, Offscreen, RendererOptions};
+use voxgpu_worlds::worldgen;
 
 #[derive(Debug, Clone, Args)]
 pub struct ProfileArgs {
@@ -43,21 +44,8 @@ pub struct ProfileArgs {
     /// With `--camera`: the point looked at.
     #[arg(long, value_parser = super::parse_vec3, allow_hyphen_values = true, requires = "camera")]
     pub target: Option<Vec3>,
-    /// A soak instead of the measured flight: fly out and back along +X for this many seconds,
-    /// streaming, and sample resident nodes, GPU buffers, quad pages, host memory and frame time
-    /// every second (into `--json`). Needs no timestamp queries.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=7 * 24 * 3600), conflicts_with_all = ["camera", "trace", "frames", "warmup", "speed"])]
-    pub soak: Option<u32>,
-    /// With `--soak`: the camera's speed in blocks per second.
-    #[arg(long, default_value_t = 64.0, requires = "soak", value_parser = parse_soak_speed)]
-    pub soak_speed: f32,
-    /// With `--soak`: how far out the flight goes before it turns back, in blocks (default:
-    /// twice the view distance, at most 4096).
-    #[arg(long, requires = "soak", value_parser = parse_soak_span)]
-    pub soak_span: Option<f32>,
-    /// With `--soak`: a PNG plot of the samples over time.
-    #[arg(long, requires = "soak")]
-    pub plot: Option<PathBuf>,
+    #[command(flatten)]
+    pub soak: SoakArgs,
     #[command(flatten)]
     pub mesh: MeshArgs,
     #[command(flatten)]
@@ -80,17 +68,18 @@ impl ProfileArgs {
     }
 }
 
-fn parse_soak_speed(s: &str) -> Result<f32, String> {
-    match s.parse::<f32>() {
-        Ok(v) if v > 0.0 && v <= 100_000.0 => Ok(v),
-        _ => Err(format!("{s:?} is not a speed in blocks per second above 0 and up to 100000")),
+/// A soak flies over the profile's world with its renderer.
+impl SoakSetup for ProfileArgs {
+    fn world(&self) -> &WorldArgs {
+        &self.world
     }
-}
 
-fn parse_soak_span(s: &str) -> Result<f32, String> {
-    match s.parse::<f32>() {
-        Ok(v) if (1.0..=1_000_000.0).contains(&v) => Ok(v),
-        _ => Err(format!("{s:?} is not a distance in blocks between 1 and 1000000")),
+    fn soak(&self) -> &SoakArgs {
+        &self.soak
+    }
+
+    fn renderer_options(&self, fog_end: f32) -> RendererOptions {
+        ProfileArgs::renderer_options(self, fog_end)
     }
 }
 
@@ -140,7 +129,7 @@ pub struct ProfileReport {
     pub draw_commands: u32,
     pub quads: u64,
     pub skirt_quads: u64,
-    pub lod_levels: [u32; crate::lod::LEVELS],
+    pub lod_levels: [u32; voxgpu_core::lod::LEVELS],
     /// Chunks re-meshed per frame (six face jobs each), median and max over the measured frames
     /// (counted a frame or two late): the dig, plus level changes as the camera moves.
     pub remeshed_median: u32,
@@ -194,7 +183,7 @@ fn ground_height(world: &World, x: i32, z: i32) -> i32 {
 
 pub fn run(args: &ProfileArgs) -> Result<(), CliError> {
     let gpu = GpuContext::new()?;
-    if let Some(seconds) = args.soak {
+    if let Some(seconds) = args.soak.seconds {
         let report = super::soak::run(&gpu, args, seconds)?;
         if let Some(path) = &args.json {
             write(path, serde_json::to_string_pretty(&report).expect("plain struct serialises"))?;
@@ -223,8 +212,9 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     // A streamed world's ground is read from the terrain, a whole one's from its chunks.
     let horizon = config.uses_nodes();
     let terrain = worldgen::TerrainColumns::new(config.seed);
-    let radius =
-        config.view_distance.min(crate::stream::plan::TOP_RADIUS_NODES) as f32 * CHUNK_SIZE as f32 * 0.6;
+    let radius = config.view_distance.min(voxgpu_worlds::stream::plan::TOP_RADIUS_NODES) as f32
+        * CHUNK_SIZE as f32
+        * 0.6;
     let still = args.camera.zip(args.target).map(|(eye, target)| Camera::look_at(eye, target));
     let start = match still {
         Some(camera) => camera,
@@ -244,7 +234,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let world: &World = world;
     let ground = |x: i32, z: i32| if horizon { terrain.surface(x, z) } else { ground_height(world, x, z) };
     renderer.settle(&start)?;
-    renderer.set_profiling(true)?;
+    renderer.tools().set_profiling(true)?;
     // Streamed worlds keep streaming as the camera moves (the near columns change); the update
     // runs before each frame and is timed apart.
     let mut stream_ms = Vec::new();
@@ -277,13 +267,13 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         }
         // Waiting each frame keeps every frame's timings (none dropped); it idles the GPU between
         // frames, which per-stage GPU times do not include.
-        renderer.flush_timings()?;
-        frames.extend(renderer.take_timings());
+        renderer.tools().flush_timings()?;
+        frames.extend(renderer.tools().take_timings());
     }
     let frames: Vec<FrameTimings> = frames.into_iter().skip(args.warmup as usize).collect();
     // The same flight again with profiling off: the CPU cost of a frame as the viewer pays it
     // (no timestamp queries to record and resolve), timed around `render` alone.
-    renderer.set_profiling(false)?;
+    renderer.tools().set_profiling(false)?;
     let mut unprofiled = Vec::new();
     for i in 0..args.frames {
         let camera = at(total + i);
@@ -294,7 +284,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         let started = std::time::Instant::now();
         renderer.render(&camera)?;
         unprofiled.push(started.elapsed().as_secs_f64() * 1e3);
-        renderer.flush_timings()?;
+        renderer.tools().flush_timings()?;
     }
     if frames.is_empty() {
         return Err(GpuError::Profiler("no frame timings arrived".into()).into());
@@ -311,8 +301,8 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         speed: if still.is_some() { 0.0 } else { step * radius },
         cpu_unprofiled: Summary::of(unprofiled),
         cpu_stream: (!stream_ms.is_empty()).then(|| Summary::of(stream_ms)),
-        nodes_per_level: renderer.nodes_per_level(),
-        gpu_bytes: renderer.gpu_bytes(),
+        nodes_per_level: renderer.resident().nodes_per_level(),
+        gpu_bytes: renderer.inspect().gpu_bytes(),
     };
     Ok(summarise(gpu, args, &frames, &flown))
 }

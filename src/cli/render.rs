@@ -6,10 +6,10 @@ use clap::Args;
 use glam::Vec3;
 
 use super::{CliError, CullArgs, FrameArgs, MeshArgs, WorldArgs, parse_vec3};
-use crate::camera::Camera;
-use crate::gpu::{Culling, GpuContext, RenderMode, RendererOptions};
 use crate::session::{Residency, Session, SessionPlan};
-use crate::worldgen::WorldSource;
+use voxgpu_core::camera::Camera;
+use voxgpu_engine::{Culling, GpuContext, RenderMode, RendererOptions};
+use voxgpu_worlds::worldgen::WorldSource;
 
 #[derive(Debug, Clone, Args)]
 pub struct RenderArgs {
@@ -104,7 +104,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         args.frame.height,
         gpu.summary,
         stats.chunks_resident,
-        renderer.nodes_per_level(),
+        renderer.resident().nodes_per_level(),
         trimmed(&stats.lod_levels),
         stats.chunks_visible,
         stats.chunks_tested,

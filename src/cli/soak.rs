@@ -10,20 +10,55 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use clap::Args;
 use glam::Vec3;
 use serde::Serialize;
 
-use super::CliError;
 use super::plot::{self, Panel, Series};
-use super::profile::ProfileArgs;
-use crate::camera::Camera;
-use crate::gpu::{FrameStats, GpuContext};
+use super::{CliError, WorldArgs};
 use crate::session::{Residency, Session};
-use crate::voxel::CHUNK_SIZE;
-use crate::worldgen::{self, WorldSource};
+use voxgpu_core::camera::Camera;
+use voxgpu_core::voxel::CHUNK_SIZE;
+use voxgpu_engine::{FrameStats, GpuContext, RendererOptions};
+use voxgpu_worlds::worldgen::{self, WorldSource};
 
 /// Bytes of one quad page.
-const PAGE_BYTES: u64 = crate::gpu::PAGE_QUADS as u64 * crate::mesh::QUAD_BYTES as u64;
+const PAGE_BYTES: u64 = voxgpu_engine::PAGE_QUADS as u64 * voxgpu_core::mesh::QUAD_BYTES as u64;
+
+/// The soak's flags, flattened into `voxgpu profile`'s (`--soak` turns the profile into a soak).
+/// `--soak` conflicts with the measured flight's flags, which `profile` defines.
+#[derive(Debug, Clone, Args)]
+pub struct SoakArgs {
+    /// A soak instead of the measured flight: fly out and back along +X for this many seconds,
+    /// streaming, and sample resident nodes, GPU buffers, quad pages, host memory and frame time
+    /// every second (into `--json`). Needs no timestamp queries.
+    #[arg(id = "soak", long = "soak", value_name = "SOAK", value_parser = clap::value_parser!(u32).range(1..=7 * 24 * 3600), conflicts_with_all = ["camera", "trace", "frames", "warmup", "speed"])]
+    pub seconds: Option<u32>,
+    /// With `--soak`: the camera's speed in blocks per second.
+    #[arg(long, default_value_t = 64.0, requires = "soak", value_parser = parse_soak_speed)]
+    pub soak_speed: f32,
+    /// With `--soak`: how far out the flight goes before it turns back, in blocks (default:
+    /// twice the view distance, at most 4096).
+    #[arg(long, requires = "soak", value_parser = parse_soak_span)]
+    pub soak_span: Option<f32>,
+    /// With `--soak`: a PNG plot of the samples over time.
+    #[arg(long, requires = "soak")]
+    pub plot: Option<PathBuf>,
+}
+
+fn parse_soak_speed(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if v > 0.0 && v <= 100_000.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a speed in blocks per second above 0 and up to 100000")),
+    }
+}
+
+fn parse_soak_span(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if (1.0..=1_000_000.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?} is not a distance in blocks between 1 and 1000000")),
+    }
+}
 
 /// One second of the flight (or the settled start and end).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
@@ -87,12 +122,26 @@ fn host_rss() -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
-pub fn run(gpu: &GpuContext, args: &ProfileArgs, seconds: u32) -> Result<SoakReport, CliError> {
-    let config = args.world.config();
+/// What a soak runs over: the world, the soak's flags and the renderer. The command that carries
+/// `--soak` implements it (`voxgpu profile`'s flags), so this module needs nothing of it.
+pub trait SoakSetup {
+    /// The world flown over.
+    fn world(&self) -> &WorldArgs;
+    /// `--soak-speed`, `--soak-span`, `--plot`.
+    fn soak(&self) -> &SoakArgs;
+    /// The renderer, fog ending at `fog_end` blocks; its size is the frame's.
+    fn renderer_options(&self, fog_end: f32) -> RendererOptions;
+}
+
+/// Soaks for `seconds` over `setup`'s world and renderer.
+pub fn run(gpu: &GpuContext, setup: &impl SoakSetup, seconds: u32) -> Result<SoakReport, CliError> {
+    let (world, args) = (setup.world(), setup.soak());
+    let config = world.config();
     let mut session =
         Session::open(gpu, config.clone(), Residency::StreamTerrain, (None, None), |fog_end| {
-            args.renderer_options(fog_end)
+            setup.renderer_options(fog_end)
         })?;
+    let (width, height) = session.renderer.options().size();
     let view_blocks = config.view_distance as f32 * CHUNK_SIZE as f32;
     let span = args.soak_span.unwrap_or((2.0 * view_blocks).min(4096.0));
     let speed = args.soak_speed;
@@ -113,8 +162,8 @@ pub fn run(gpu: &GpuContext, args: &ProfileArgs, seconds: u32) -> Result<SoakRep
         let d = (t * speed as f64) % (2.0 * span as f64);
         span as f64 - (span as f64 - d).abs()
     };
-    let timestamps = session.renderer.caps().timestamps;
-    session.renderer.set_profiling(timestamps)?;
+    let timestamps = session.renderer.inspect().caps().timestamps;
+    session.renderer.tools().set_profiling(timestamps)?;
 
     let start = settled(&mut session, camera_at(0.0), 0.0)?;
     let began = Instant::now();
@@ -128,8 +177,8 @@ pub fn run(gpu: &GpuContext, args: &ProfileArgs, seconds: u32) -> Result<SoakRep
         session.camera = camera;
         session.update()?;
         let last = session.renderer.render(&camera)?;
-        session.renderer.flush_timings()?;
-        gpu_times.extend(session.renderer.take_timings().iter().map(|f| f.gpu_total_ms()));
+        session.renderer.tools().flush_timings()?;
+        gpu_times.extend(session.renderer.tools().take_timings().iter().map(|f| f.gpu_total_ms()));
         times.push(frame_began.elapsed().as_secs_f64() * 1e3);
         let now = began.elapsed().as_secs_f64();
         if now >= next_sample {
@@ -153,8 +202,8 @@ pub fn run(gpu: &GpuContext, args: &ProfileArgs, seconds: u32) -> Result<SoakRep
     let report = SoakReport {
         adapter: gpu.summary.name.clone(),
         backend: format!("{:?}", gpu.summary.backend),
-        resolution: format!("{}x{}", args.width, args.height),
-        world: args.world.world.to_string(),
+        resolution: format!("{width}x{height}"),
+        world: world.world.to_string(),
         view_distance: config.view_distance,
         seconds,
         speed_blocks_per_second: speed,
@@ -179,8 +228,8 @@ fn settled(session: &mut Session, camera: Camera, t: f64) -> Result<Sample, CliE
     session.camera = camera;
     session.fill()?;
     let stats = session.renderer.settle(&camera)?;
-    session.renderer.flush_timings()?;
-    session.renderer.take_timings();
+    session.renderer.tools().flush_timings()?;
+    session.renderer.tools().take_timings();
     Ok(measure(session, &stats, t, 0.0))
 }
 
@@ -190,9 +239,9 @@ fn measure(session: &Session, stats: &FrameStats, t: f64, x: f64) -> Sample {
     Sample {
         t,
         x,
-        nodes: renderer.chunk_count(),
-        nodes_per_level: renderer.nodes_per_level(),
-        gpu_bytes: renderer.gpu_bytes(),
+        nodes: renderer.resident().len(),
+        nodes_per_level: renderer.resident().nodes_per_level(),
+        gpu_bytes: renderer.inspect().gpu_bytes(),
         quad_pages_used: stats.pages_in_use(),
         quad_pages: stats.quad_buffer_bytes / page_bytes,
         host_rss_bytes: host_rss(),

@@ -11,14 +11,14 @@ use serde::Serialize;
 
 use super::mesh_stats::MeshStats;
 use super::{CliError, MeshArgs, WorldArgs, parse_vec3};
-use crate::camera::Camera;
-use crate::cull::{Frustum, chunk_in_frustum, face_may_show};
-use crate::gpu::{FrameStats, GpuContext, Offscreen, RendererOptions};
-use crate::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
-use crate::mesh::{ChunkMesh, Face, cpu_threads, map_parallel, mesh_world_chunk_lod};
 use crate::session::{Residency, SessionPlan};
-use crate::voxel::{ChunkPos, MipPyramid, World};
-use crate::worldgen;
+use voxgpu_core::camera::Camera;
+use voxgpu_core::cull::{Frustum, chunk_in_frustum, face_may_show};
+use voxgpu_core::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
+use voxgpu_core::mesh::{ChunkMesh, Face, cpu_threads, map_parallel, mesh_world_chunk_lod};
+use voxgpu_core::voxel::{ChunkPos, MipPyramid, World};
+use voxgpu_engine::{FrameStats, GpuContext, Offscreen, RendererOptions};
+use voxgpu_worlds::worldgen;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Mesher {
@@ -134,8 +134,8 @@ fn node_stats(args: &StatsArgs) -> Result<(), CliError> {
     let frame = renderer.settle(&camera)?;
     let report = NodeStatsReport {
         camera: eye.to_array(),
-        view_distance_blocks: args.world.distance() * crate::voxel::CHUNK_SIZE as u32,
-        nodes_per_level: renderer.nodes_per_level(),
+        view_distance_blocks: args.world.distance() * voxgpu_core::voxel::CHUNK_SIZE as u32,
+        nodes_per_level: renderer.resident().nodes_per_level(),
         drawn_per_level: super::render::trimmed(&frame.lod_levels).to_vec(),
         quads_drawn: frame.quads,
         skirt_quads: frame.skirt_quads,
@@ -312,7 +312,7 @@ fn gpu_meshes(
     }
     let read = |renderer: &mut Offscreen| -> Result<Meshed, CliError> {
         let frame = renderer.settle(&camera)?;
-        let chunks = renderer.read_meshes()?.into_iter().map(|m| (m.pos, m.mesh, m.level)).collect();
+        let chunks = renderer.inspect().meshes()?.into_iter().map(|m| (m.pos, m.mesh, m.level)).collect();
         Ok(Meshed { chunks, frame: Some(frame) })
     };
     let with_lod = read(&mut renderer)?;

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::{CliError, FrameArgs, MeshArgs, WorldArgs};
 use crate::viewer::ViewerConfig;
-use crate::worldgen::WorldSource;
+use voxgpu_worlds::worldgen::WorldSource;
 
 /// The viewer's flags.
 #[derive(Debug, Clone, Args)]

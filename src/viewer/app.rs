@@ -2,40 +2,30 @@
 //! draws offscreen and a [`Presenter`] that copies each frame into the window.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
-
-use crate::keys::{HeldKeys, KeyEvent};
 use winit::window::{CursorGrabMode, Window, WindowId};
 
 use super::overlay::{Overlay, OverlayData};
 use super::script::{Action, Key, Script};
 use super::{ViewerConfig, ViewerError};
-use crate::fly::{FlyCamera, FlyInput};
-use crate::gpu::{
-    Culling, FrameStats, GpuContext, Offscreen, Presented, Presenter, RenderMode, RendererOptions,
-};
-use crate::lod::LodSettings;
 use crate::session::{Persistence, Residency, Session, SessionPlan};
-use crate::stream::Streamer;
-use crate::voxel::{BlockId, CHUNK_SIZE};
-use crate::voxel::{ChunkPos, NodeColumn};
-use crate::worldgen::WorldSource;
+use voxgpu_core::fly::FlyInput;
+use voxgpu_core::voxel::CHUNK_SIZE;
+use voxgpu_engine::{FrameStats, GpuContext, Offscreen, Presented, Presenter, RendererOptions};
+use voxgpu_play::{Button, Click, Edit, Play, Request, now_ms};
+use voxgpu_worlds::stream::Streamer;
+use voxgpu_worlds::worldgen::WorldSource;
 
 mod persist;
 mod recover;
 
 /// Frame time of a scripted run, so it is repeatable.
 const SCRIPT_DT: f32 = 1.0 / 60.0;
-/// Farthest block the cursor picks, in blocks.
-const REACH: f32 = 8.0;
-/// Mouse look in radians per pixel of motion.
-const LOOK_PER_PIXEL: f32 = 0.0025;
 /// The viewer's view distance on a discrete GPU, in chunks: 8192 blocks.
 const DISCRETE_VIEW_DISTANCE: u32 = 256;
 
@@ -68,26 +58,18 @@ struct Viewer {
     persistence: Option<Persistence>,
     /// Whether the last commit failed (reported once until one succeeds again).
     commit_failed: bool,
-    fly: FlyCamera,
-    held: HeldKeys,
+    /// Camera, keys, look, pointer capture, selected block, frame clock: what input does.
+    play: Play,
     /// Scripted movement, held from its frame on.
     scripted_move: FlyInput,
-    look: (f32, f32),
-    grabbed: bool,
     frame: u64,
-    last: Instant,
-    /// The block right-click places.
-    selected: BlockId,
-    block_count: u16,
     overlay: Overlay,
-    block_names: Vec<String>,
     /// The world's blocks, for exports.
-    registry: crate::voxel::BlockRegistry,
+    registry: voxgpu_core::voxel::BlockRegistry,
     /// Whether the world is the unbounded terrain (exports take the columns around the camera).
     terrain: bool,
     /// The backend's name, lower case, for the overlay.
     backend: String,
-    lod: LodSettings,
     /// The view distance in chunks and what chose it, for the overlay.
     view_distance: (u32, &'static str),
     /// `--gpu-memory-budget`, for the overlay.
@@ -97,10 +79,6 @@ struct Viewer {
     /// Device losses survived, one line each, for the overlay.
     recoveries: Vec<String>,
     stats: Option<FrameStats>,
-    /// Frames per second, and the frames and time since it was last measured.
-    fps: f32,
-    fps_frames: u32,
-    fps_since: Instant,
 }
 
 impl ApplicationHandler for App {
@@ -144,11 +122,11 @@ impl ApplicationHandler for App {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
                 };
-                viewer.fly.scroll(notches);
+                viewer.play.scroll(notches);
                 Ok(())
             }
             WindowEvent::Focused(false) => {
-                viewer.held = HeldKeys::default();
+                viewer.play.release_keys();
                 Ok(())
             }
             WindowEvent::RedrawRequested => match viewer.frame(&self.args, self.script.as_ref()) {
@@ -178,11 +156,8 @@ impl ApplicationHandler for App {
     }
 
     fn device_event(&mut self, _event_loop: &ActiveEventLoop, _id: DeviceId, event: DeviceEvent) {
-        if let (Some(viewer), DeviceEvent::MouseMotion { delta }) = (self.state.as_mut(), event)
-            && viewer.grabbed
-        {
-            viewer.look.0 += delta.0 as f32 * LOOK_PER_PIXEL;
-            viewer.look.1 -= delta.1 as f32 * LOOK_PER_PIXEL;
+        if let (Some(viewer), DeviceEvent::MouseMotion { delta }) = (self.state.as_mut(), event) {
+            viewer.play.mouse_moved(delta.0, delta.1);
         }
     }
 
@@ -238,7 +213,7 @@ impl Viewer {
             ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
         })?;
         // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
-        let _ = session.renderer.set_profiling(true);
+        let _ = session.renderer.tools().set_profiling(true);
         session.update()?;
         let Session { renderer, streamer, camera, world, config, persistence, .. } = session;
         if let Some(p) = &persistence {
@@ -258,7 +233,7 @@ impl Viewer {
             gpu.summary.name,
             format!("{:?}", gpu.summary.backend).to_lowercase()
         );
-        let now = Instant::now();
+        let block_names = world.registry.iter().map(|(_, info)| info.name.clone()).collect();
         Ok(Self {
             window,
             presenter,
@@ -266,29 +241,18 @@ impl Viewer {
             streamer,
             persistence,
             commit_failed: false,
-            fly: FlyCamera::looking_at(eye, target),
-            held: HeldKeys::default(),
+            play: Play::new(eye, target, block_names, lod, now_ms()),
             scripted_move: FlyInput::default(),
-            look: (0.0, 0.0),
-            grabbed: false,
             frame: 0,
-            last: now,
-            selected: BlockId(9),
-            block_count: world.registry.len() as u16,
             overlay,
-            block_names: world.registry.iter().map(|(_, info)| info.name.clone()).collect(),
             registry: world.registry.clone(),
             terrain: config.source == WorldSource::Terrain,
             backend: format!("{:?}", gpu.summary.backend).to_lowercase(),
-            lod,
             view_distance,
             budget_mib: config.gpu_memory_budget_mib,
             minimised: size.width == 0 || size.height == 0,
             recoveries: Vec::new(),
             stats: None,
-            fps: 0.0,
-            fps_frames: 0,
-            fps_since: now,
             gpu,
         })
     }
@@ -306,48 +270,31 @@ impl Viewer {
 
     fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool) -> Result<(), ViewerError> {
         // winit's key code names are the physical codes the shared key map reads.
-        match self.held.key(&format!("{code:?}"), pressed, repeat) {
-            Some(KeyEvent::Key(key)) => self.press(key),
-            Some(KeyEvent::ReleaseCursor) => {
-                self.grab(false);
-                Ok(())
-            }
+        match self.play.key(&format!("{code:?}"), pressed, repeat, &mut *self.renderer) {
+            Some(request) => self.request(request),
             None => Ok(()),
         }
     }
 
+    /// A command key pressed (a script's `key`): the play layer's reaction, then the viewer's.
     fn press(&mut self, key: Key) -> Result<(), ViewerError> {
-        match key {
-            Key::Mode(n) => {
-                if let Some(&mode) = (n as usize).checked_sub(1).and_then(|i| RenderMode::ALL.get(i)) {
-                    self.renderer.set_mode(mode);
-                }
-            }
-            Key::Block(d) => {
-                let id = if d == 0 { 10 } else { d as u16 };
-                if id < self.block_count {
-                    self.selected = BlockId(id);
-                }
-            }
-            Key::ToggleLod => {
-                let next = if self.renderer.lod().is_on() { LodSettings::OFF } else { self.lod };
-                self.renderer.set_lod(next);
-            }
-            Key::FreezeCulling => {
-                let culling = self.renderer.culling();
-                let frozen = match culling.frozen {
-                    Some(_) => None,
-                    None => Some(self.fly.camera()),
-                };
-                self.renderer.set_culling(Culling { frozen, ..culling });
-            }
-            Key::Screenshot => {
+        match self.play.press(key, &mut *self.renderer) {
+            Some(request) => self.request(request),
+            None => Ok(()),
+        }
+    }
+
+    /// What a key asks of the viewer itself.
+    fn request(&mut self, request: Request) -> Result<(), ViewerError> {
+        match request {
+            Request::ReleaseCursor => self.grab(false),
+            Request::Screenshot => {
                 let path = std::path::PathBuf::from(format!("voxgpu-{}.png", self.frame));
                 self.save(&path)?;
                 println!("screenshot saved to {}", path.display());
             }
-            Key::ToggleOverlay => self.overlay.visible = !self.overlay.visible,
-            Key::Export => {
+            Request::ToggleOverlay => self.overlay.visible = !self.overlay.visible,
+            Request::Export => {
                 let path = std::path::PathBuf::from(format!("voxgpu-{}.vox", self.frame));
                 match self.export(&path) {
                     Ok(exported) => println!(
@@ -370,43 +317,43 @@ impl Viewer {
                 .window
                 .set_cursor_grab(CursorGrabMode::Locked)
                 .or_else(|_| self.window.set_cursor_grab(CursorGrabMode::Confined));
-            self.grabbed = grabbed.is_ok();
+            self.play.grabbed = grabbed.is_ok();
         } else {
             let _ = self.window.set_cursor_grab(CursorGrabMode::None);
-            self.grabbed = false;
+            self.play.grabbed = false;
         }
-        self.window.set_cursor_visible(!self.grabbed);
+        self.window.set_cursor_visible(!self.play.grabbed);
     }
 
     fn click(&mut self, button: MouseButton) -> Result<(), ViewerError> {
-        match button {
+        let button = match button {
+            MouseButton::Left => Button::Left,
+            MouseButton::Right => Button::Right,
+            _ => Button::Other,
+        };
+        match self.play.click(button, &mut *self.renderer, self.streamer.as_ref())? {
             // The first click only takes the cursor.
-            _ if !self.grabbed => {
-                self.grab(true);
-                Ok(())
-            }
-            MouseButton::Left => self.edit(false),
-            MouseButton::Right => self.edit(true),
-            _ => Ok(()),
-        }
-    }
-
-    /// Removes the targeted block, or places the selected one in front of it.
-    fn edit(&mut self, place: bool) -> Result<(), ViewerError> {
-        let Some(hit) = self.renderer.pick(&self.fly.camera(), REACH) else { return Ok(()) };
-        let (at, block) = if place { (hit.empty, self.selected) } else { (hit.block, BlockId::AIR) };
-        // A streamed chunk column that has not arrived yet reads as air; an edit there would
-        // be overwritten when it arrives (and stored as a chunk of one block), so it waits.
-        let chunk = ChunkPos::from_block(at).0.0;
-        let column = NodeColumn { level: 0, xz: glam::IVec2::new(chunk.x, chunk.z) };
-        if self.streamer.as_ref().is_some_and(|s| !s.manager.is_resident(column)) {
-            return Ok(());
-        }
-        self.renderer.set_block(at, block)?;
-        if let Some(p) = self.persistence.as_mut() {
-            p.edited(&self.renderer, at, block);
+            Click::Grab => self.grab(true),
+            Click::Edited(edit) => self.edited(edit),
+            Click::Nothing => {}
         }
         Ok(())
+    }
+
+    /// Removes the targeted block, or places the selected one in front of it (a script's
+    /// `click`, which needs no captured cursor).
+    fn edit(&mut self, place: bool) -> Result<(), ViewerError> {
+        if let Some(edit) = self.play.edit(place, &mut *self.renderer, self.streamer.as_ref())? {
+            self.edited(edit);
+        }
+        Ok(())
+    }
+
+    /// An edit the renderer took, into the store's pending batch.
+    fn edited(&mut self, edit: Edit) {
+        if let Some(p) = self.persistence.as_mut() {
+            p.edited(&self.renderer, edit.at, edit.block);
+        }
     }
 
     fn apply(&mut self, action: &Action) -> Result<(), ViewerError> {
@@ -414,10 +361,7 @@ impl Viewer {
             Action::Move { forward, right, up } => {
                 self.scripted_move = FlyInput { forward, right, up, ..FlyInput::default() };
             }
-            Action::Look { yaw, pitch } => {
-                self.look.0 += yaw;
-                self.look.1 += pitch;
-            }
+            Action::Look { yaw, pitch } => self.play.turn(yaw, pitch),
             Action::Key(key) => self.press(key)?,
             Action::Click { place } => self.edit(place)?,
             Action::Resize { width, height } => {
@@ -443,12 +387,11 @@ impl Viewer {
 
     /// One frame. Returns false when the run is over.
     fn frame(&mut self, args: &ViewerConfig, script: Option<&Script>) -> Result<bool, ViewerError> {
-        let now = Instant::now();
+        let step = self.play.clock.begin(now_ms());
         let dt = match script {
             Some(_) => SCRIPT_DT,
-            None => now.duration_since(self.last).as_secs_f32().min(0.1),
+            None => step.dt,
         };
-        self.last = now;
         self.gpu.check_device()?;
         if let Some(script) = script {
             for action in script.at(self.frame).to_vec() {
@@ -459,14 +402,11 @@ impl Viewer {
         // replayed.
         self.frame += 1;
         self.gpu.check_device()?;
-        let input = self.held.input(self.scripted_move, std::mem::take(&mut self.look));
-        self.fly.update(&input, dt);
-        let camera = self.fly.camera();
+        let camera = self.play.step(dt, self.scripted_move);
         if let Some(streamer) = self.streamer.as_mut() {
             streamer.update(camera.eye, &mut self.renderer)?;
         }
-        let selection = self.renderer.pick(&camera, REACH).map(|hit| hit.block);
-        self.renderer.set_selection(selection);
+        self.play.select(&mut *self.renderer, &camera, true);
 
         let last = args.exit_after_frames.is_some_and(|n| self.frame >= n);
         if last && let Some(path) = &args.screenshot {
@@ -490,7 +430,7 @@ impl Viewer {
             }
         }
         self.commit_edits();
-        self.count_frame();
+        self.play.clock.count(now_ms());
         Ok(!last)
     }
 
@@ -499,38 +439,27 @@ impl Viewer {
         image.save(path).map_err(|e| ViewerError::Write { path: path.to_path_buf(), reason: e.to_string() })
     }
 
-    /// Frames per second, measured over half-second windows.
-    fn count_frame(&mut self) {
-        self.fps_frames += 1;
-        let elapsed = self.fps_since.elapsed().as_secs_f32();
-        if elapsed >= 0.5 {
-            self.fps = self.fps_frames as f32 / elapsed;
-            self.fps_frames = 0;
-            self.fps_since = Instant::now();
-        }
-    }
-
     /// Lays out the overlay for this frame.
     fn build_overlay(&mut self) {
-        let p = self.fly.position;
+        let p = self.play.fly.position;
         let summary = &self.gpu.summary;
         let data = OverlayData {
-            fps: self.fps,
-            frame_ms: 1000.0 / self.fps.max(1e-3),
+            fps: self.play.clock.fps() as f32,
+            frame_ms: self.play.clock.frame_ms() as f32,
             stats: self.stats.unwrap_or_default(),
-            timings: self.renderer.latest_timings(),
+            timings: self.renderer.inspect().latest_timings(),
             position: p,
             chunk: p.floor().as_ivec3().div_euclid(glam::IVec3::splat(CHUNK_SIZE as i32)),
             adapter: &summary.name,
             backend: &self.backend,
-            mode: self.renderer.mode().name(),
-            lod_on: self.renderer.lod().is_on(),
+            mode: self.renderer.options().mode.name(),
+            lod_on: self.renderer.options().lod.is_on(),
             view_distance: self.view_distance,
-            nodes_per_level: self.renderer.nodes_per_level(),
+            nodes_per_level: self.renderer.resident().nodes_per_level(),
             budget_mib: self.budget_mib,
-            culling_frozen: self.renderer.culling().frozen.is_some(),
-            speed: self.fly.speed,
-            selected_block: self.block_names.get(self.selected.0 as usize).map_or("?", String::as_str),
+            culling_frozen: self.renderer.options().culling.frozen.is_some(),
+            speed: self.play.fly.speed,
+            selected_block: self.play.selected_name(),
             faults: self.faults(),
         };
         self.overlay.build(&self.window, &data);

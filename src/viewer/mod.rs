@@ -18,9 +18,9 @@ use std::path::PathBuf;
 
 use glam::Vec3;
 
-use crate::gpu::GpuError;
-use crate::lod::LodSettings;
 use crate::session::{SessionError, WorldConfig};
+use voxgpu_core::lod::LodSettings;
+use voxgpu_engine::GpuError;
 
 /// What the viewer opens, and how it is driven.
 #[derive(Clone, Debug)]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use winit::window::Window;
 
-use crate::gpu::{FrameStats, FrameTimings};
+use voxgpu_engine::{FrameStats, FrameTimings};
 
 /// What one frame shows.
 pub struct OverlayData<'a> {
@@ -167,7 +167,7 @@ fn panel(ctx: &egui::Context, d: &OverlayData) {
                 "view",
                 format!(
                     "{} blocks ({})",
-                    d.view_distance.0 * crate::voxel::CHUNK_SIZE as u32,
+                    d.view_distance.0 * voxgpu_core::voxel::CHUNK_SIZE as u32,
                     d.view_distance.1
                 ),
             );

@@ -24,7 +24,7 @@ pub enum Action {
     LoseDevice,
 }
 
-pub use crate::keys::Key;
+pub use voxgpu_core::keys::Key;
 
 /// A key's name in a script: `l`, `c`, `f2`, `f3`, `f5`, `0`…`9`, `f1+N`.
 fn parse_key(name: &str) -> Option<Key> {

@@ -13,8 +13,8 @@
 //!
 //! Create the device with [`required_limits`] and the [`OPTIONAL_FEATURES`] the adapter has,
 //! build a [`Renderer`] on it, insert chunks, and each frame call [`Renderer::prepare`] then
-//! [`Renderer::record`] with the frame's [`Targets`]. Submit the encoder yourself, then call
-//! [`Renderer::frame_submitted`]. Your own geometry can go into the same encoder and the same
+//! [`Renderer::record`] with the frame's [`Targets`] (the depth view from [`depth_target`]).
+//! Submit the encoder yourself, then call [`Renderer::frame_submitted`]. Your own geometry can go into the same encoder and the same
 //! depth target, before or after voxgpu's passes.
 //!
 //! Conventions the caller's draws must share:
@@ -48,7 +48,7 @@
 //! use glam::{IVec3, Vec3};
 //! use voxgpu_core::camera::Camera;
 //! use voxgpu_core::voxel::{BlockRegistry, Chunk, ChunkPos, blocks};
-//! use voxgpu_engine::{DEPTH_FORMAT, Renderer, RendererOptions, Targets};
+//! use voxgpu_engine::{Renderer, RendererOptions, Targets};
 //!
 //! # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, color: &wgpu::TextureView)
 //! #     -> Result<(), Box<dyn std::error::Error>> {
@@ -68,17 +68,7 @@
 //! voxels.insert_chunk(ChunkPos(IVec3::ZERO), Arc::new(chunk))?;
 //!
 //! // A depth target of the frame's size, in voxgpu's format.
-//! let depth = device.create_texture(&wgpu::TextureDescriptor {
-//!     label: None,
-//!     size: wgpu::Extent3d { width: 1280, height: 720, depth_or_array_layers: 1 },
-//!     mip_level_count: 1,
-//!     sample_count: 1,
-//!     dimension: wgpu::TextureDimension::D2,
-//!     format: DEPTH_FORMAT,
-//!     usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-//!     view_formats: &[],
-//! });
-//! let depth = depth.create_view(&Default::default());
+//! let depth = voxgpu_engine::depth_target(device, 1280, 720);
 //!
 //! // Each frame: prepare, record into the game's encoder, submit, tell voxgpu.
 //! let camera = Camera::look_at(Vec3::new(-20.0, 30.0, -20.0), Vec3::new(16.0, 4.0, 16.0));

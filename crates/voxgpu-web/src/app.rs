@@ -1,5 +1,6 @@
 //! The browser viewer's state and frame: a [`Renderer`] drawing straight into the canvas's
-//! texture, the fly camera, streaming, editing, the overlay and the status a test reads.
+//! texture, the play layer ([`Play`]: camera, keys, editing, frame rate), streaming, the overlay
+//! and the status a test reads.
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -8,28 +9,22 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use glam::{IVec2, IVec3};
+use glam::IVec3;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use crate::page::{self, Params, SAMPLES, STATUS};
 use crate::present::Present;
-use voxgpu_core::fly::{FlyCamera, FlyInput};
-use voxgpu_core::keys::{HeldKeys, Key, KeyEvent};
-use voxgpu_core::lod::LodSettings;
-use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, ChunkPos, NodeColumn, NodeKey, World};
+use voxgpu_core::fly::FlyInput;
+use voxgpu_core::voxel::{CHUNK_SIZE, NodeKey, World};
 use voxgpu_engine::{
-    Culling, DEPTH_FORMAT, FrameStats, OPTIONAL_FEATURES, RenderMode, Renderer, RendererOptions, Targets,
-    required_limits,
+    FrameStats, OPTIONAL_FEATURES, Renderer, RendererOptions, Targets, depth_target, required_limits,
 };
+use voxgpu_play::{Button, Play, Request};
 use voxgpu_worlds::stream::{StreamSettings, Streamer};
 use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldParams, WorldSource};
 
-/// Farthest block the cursor picks, in blocks (as the desktop viewer).
-const REACH: f32 = 8.0;
-/// Mouse look in radians per pixel of motion (as the desktop viewer).
-pub const LOOK_PER_PIXEL: f32 = 0.0025;
 /// Frames with nothing meshed, after streaming is complete, before the world counts as settled.
 /// GPU counters arrive a frame or two late.
 const QUIET_FRAMES: u32 = 8;
@@ -52,44 +47,19 @@ pub struct App {
     streamer: Option<Streamer>,
     params: Params,
     world_name: String,
-    pub fly: FlyCamera,
-    pub held: HeldKeys,
-    /// Mouse look gathered since the last frame, radians (yaw right, pitch up).
-    pub look: (f32, f32),
-    /// The pointer is locked to the canvas.
-    pub grabbed: bool,
+    /// Camera, keys, look, pointer capture (locked to the canvas), selected block, frame clock.
+    pub play: Play,
     /// The canvas's size in device pixels, when it changed since the last frame.
     pub resized: Option<(u32, u32)>,
-    selected: BlockId,
-    block_names: Vec<String>,
-    lod: LodSettings,
     overlay: bool,
-    last_ms: f64,
     quiet_frames: u32,
     stats: FrameStats,
     /// Columns wanted and not yet resident, after the last streaming update.
     missing: usize,
-    /// Frames per second, and the frames and time (ms) since it was last measured.
-    fps: (f64, u32, f64),
     /// F2 was pressed: save the next frame.
     screenshot_next: bool,
     /// The last thing to tell the user (a file opened or refused, a screenshot saved).
     message: String,
-}
-
-fn depth_view(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
-    device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some("voxgpu.web.depth"),
-            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        })
-        .create_view(&Default::default())
 }
 
 /// The canvas's size in device pixels: its CSS size times `devicePixelRatio`, at least 1.
@@ -188,32 +158,25 @@ impl App {
         STATUS.with(|s| {
             let mut s = s.borrow_mut();
             s.adapter = name;
-            s.draw_submission = renderer.submission().name().into();
+            s.draw_submission = renderer.inspect().submission().name().into();
         });
         let mut app = Self {
-            depth: depth_view(&device, width, height),
+            depth: depth_target(&device, width, height),
             canvas,
             present,
             size: (width, height),
             device,
             queue,
-            block_names: Vec::new(),
-            lod: renderer.lod(),
+            // The world's blocks are set once it is shown.
+            play: Play::new(eye, target, Vec::new(), renderer.options().lod, page::now_ms()),
             renderer,
             streamer: None,
             world_name: source.to_string(),
-            fly: FlyCamera::looking_at(eye, target),
-            held: HeldKeys::default(),
-            look: (0.0, 0.0),
-            grabbed: false,
             resized: None,
-            selected: BlockId(9),
             overlay: false,
-            last_ms: page::now_ms(),
             quiet_frames: 0,
             stats: FrameStats::default(),
             missing: 0,
-            fps: (0.0, 0, page::now_ms()),
             screenshot_next: false,
             message: String::new(),
             params,
@@ -224,7 +187,7 @@ impl App {
             app.show_world(world)?;
         }
         // GPU time per stage for the overlay, where the browser has timestamp queries.
-        let _ = app.renderer.set_profiling(true);
+        let _ = app.renderer.tools().set_profiling(true);
         Ok(app)
     }
 
@@ -242,16 +205,17 @@ impl App {
     fn stream_terrain(&mut self) {
         let columns = TerrainColumns::new(self.params.seed);
         let settings = StreamSettings {
-            lod: self.renderer.lod(),
+            lod: self.renderer.options().lod,
             // The adapter's voxel pool bounds the nodes, with a tenth to spare for the estimate.
-            max_nodes: Some((self.renderer.max_nodes() * 9 / 10) as usize),
+            max_nodes: Some((self.renderer.resident().max_nodes() * 9 / 10) as usize),
             ..StreamSettings::new(self.params.view_distance)
         };
         let budget = Duration::from_secs_f64(self.params.budget_ms / 1000.0);
         self.streamer =
             Some(Streamer::inline(settings, Arc::new(move |c| Ok(columns.node_column(c))), budget));
-        self.block_names =
-            voxgpu_core::voxel::BlockRegistry::builtin().iter().map(|(_, b)| b.name.clone()).collect();
+        self.play.set_block_names(
+            voxgpu_core::voxel::BlockRegistry::builtin().iter().map(|(_, b)| b.name.clone()).collect(),
+        );
     }
 
     /// Replaces what is shown with `world`, whole, on a renderer with its blocks.
@@ -262,11 +226,11 @@ impl App {
         for (pos, chunk) in world.chunks() {
             renderer.insert_chunk(pos, Arc::clone(chunk)).map_err(|e| e.to_string())?;
         }
-        let _ = renderer.set_profiling(true);
-        renderer.set_mode(self.renderer.mode());
+        let _ = renderer.tools().set_profiling(true);
+        renderer.set_mode(self.renderer.options().mode);
         self.renderer = renderer;
         self.streamer = None;
-        self.block_names = world.registry.iter().map(|(_, b)| b.name.clone()).collect();
+        self.play.set_block_names(world.registry.iter().map(|(_, b)| b.name.clone()).collect());
         self.quiet_frames = 0;
         STATUS.with(|s| s.borrow_mut().settled = None);
         Ok(())
@@ -283,7 +247,7 @@ impl App {
                     page::fail(&e);
                     return;
                 }
-                self.fly = FlyCamera::looking_at(eye, target);
+                self.play.look_at(eye, target);
                 self.world_name = name.to_string();
                 self.message = format!("opened {name}");
             }
@@ -297,13 +261,13 @@ impl App {
     pub fn world_digest(&self) -> String {
         let mut nodes: Vec<NodeKey> = match &self.streamer {
             Some(streamer) => streamer.manager.resident_chunks().iter().copied().collect(),
-            None => self.renderer.chunks().map(|(pos, _)| NodeKey::chunk(pos)).collect(),
+            None => self.renderer.resident().chunks().map(|(pos, _)| NodeKey::chunk(pos)).collect(),
         };
         nodes.sort();
         let entries: Vec<String> = nodes
             .iter()
             .filter_map(|&key| {
-                let chunk = self.renderer.node(key)?;
+                let chunk = self.renderer.resident().node(key)?;
                 let p = key.pos;
                 Some(format!("[{},{},{},{},{}]", key.level, p.x, p.y, p.z, voxgpu_core::voxel::digest(chunk)))
             })
@@ -327,57 +291,28 @@ impl App {
     }
 
     pub fn key(&mut self, code: &str, pressed: bool, repeat: bool) {
-        match self.held.key(code, pressed, repeat) {
-            Some(KeyEvent::Key(key)) => self.press(key),
+        match self.play.key(code, pressed, repeat, &mut self.renderer) {
+            Some(Request::Screenshot) => self.screenshot_next = true,
+            Some(Request::ToggleOverlay) => self.overlay = !self.overlay,
+            Some(Request::Export) => self.message = "F5 (.vox export) is in the desktop viewer only".into(),
             // The browser lets the pointer go on Escape itself.
-            Some(KeyEvent::ReleaseCursor) | None => {}
+            Some(Request::ReleaseCursor) | None => {}
         }
     }
 
-    fn press(&mut self, key: Key) {
-        match key {
-            Key::Mode(n) => {
-                if let Some(&mode) = (n as usize).checked_sub(1).and_then(|i| RenderMode::ALL.get(i)) {
-                    self.renderer.set_mode(mode);
-                }
-            }
-            Key::Block(d) => {
-                let id = if d == 0 { 10 } else { d as u16 };
-                if (id as usize) < self.block_names.len() {
-                    self.selected = BlockId(id);
-                }
-            }
-            Key::ToggleLod => {
-                let next = if self.renderer.lod().is_on() { LodSettings::OFF } else { self.lod };
-                self.renderer.set_lod(next);
-            }
-            Key::FreezeCulling => {
-                let culling = self.renderer.culling();
-                let frozen = match culling.frozen {
-                    Some(_) => None,
-                    None => Some(self.fly.camera()),
-                };
-                self.renderer.set_culling(Culling { frozen, ..culling });
-            }
-            Key::Screenshot => self.screenshot_next = true,
-            Key::ToggleOverlay => self.overlay = !self.overlay,
-            Key::Export => self.message = "F5 (.vox export) is in the desktop viewer only".into(),
-        }
-    }
-
-    /// Removes the targeted block, or places the selected one in front of it.
-    pub fn edit(&mut self, place: bool) {
-        let Some(hit) = self.renderer.pick(&self.fly.camera(), REACH) else { return };
-        let (at, block) = if place { (hit.empty, self.selected) } else { (hit.block, BlockId::AIR) };
-        // A streamed column that has not arrived reads as air; an edit there would be lost when
-        // it arrives, so it waits (as in the desktop viewer).
-        let chunk = ChunkPos::from_block(at).0.0;
-        let column = NodeColumn { level: 0, xz: IVec2::new(chunk.x, chunk.z) };
-        if self.streamer.as_ref().is_some_and(|s| !s.manager.is_resident(column)) {
-            return;
-        }
-        if let Err(e) = self.renderer.set_block(at, block) {
-            page::fail(&e.to_string());
+    /// A mouse button pressed on the canvas (`MouseEvent.button`: 0 left, 2 right). The first
+    /// click only takes the pointer; after that left removes the targeted block and right places
+    /// the selected one.
+    pub fn click(&mut self, button: i16) {
+        let button = match button {
+            0 => Button::Left,
+            2 => Button::Right,
+            _ => Button::Other,
+        };
+        match self.play.click(button, &mut self.renderer, self.streamer.as_ref()) {
+            Ok(voxgpu_play::Click::Grab) => self.canvas.request_pointer_lock(),
+            Ok(_) => {}
+            Err(e) => page::fail(&e.to_string()),
         }
     }
 
@@ -388,7 +323,7 @@ impl App {
         self.canvas.set_height(height);
         self.size = (width, height);
         self.present.resize(&self.device, width, height);
-        self.depth = depth_view(&self.device, width, height);
+        self.depth = depth_target(&self.device, width, height);
         self.renderer.resize(width, height).map_err(|e| e.to_string())
     }
 
@@ -397,22 +332,17 @@ impl App {
             return Ok(());
         }
         let started = page::now_ms();
-        let dt = ((now - self.last_ms) / 1000.0).clamp(0.0, 0.1) as f32;
-        let interval = now - self.last_ms;
-        self.last_ms = now;
+        let step = self.play.clock.begin(now);
         if let Some((w, h)) = self.resized.take() {
             self.resize(w, h)?;
         }
-        let input = self.held.input(FlyInput::default(), std::mem::take(&mut self.look));
-        self.fly.update(&input, dt);
-        let camera = self.fly.camera();
+        let camera = self.play.step(step.dt, FlyInput::default());
         if let Some(streamer) = self.streamer.as_mut() {
             self.missing =
                 streamer.update(camera.eye, &mut self.renderer).map_err(|e| e.to_string())?.missing;
         }
-        let selection =
-            if self.grabbed { self.renderer.pick(&camera, REACH).map(|hit| hit.block) } else { None };
-        self.renderer.set_selection(selection);
+        // The outline shows only while the pointer is locked (without it, clicks do not edit).
+        self.play.select(&mut self.renderer, &camera, self.play.grabbed);
 
         let Some(frame) = self.present.begin(&self.device)? else { return Ok(()) };
         self.renderer.prepare(&camera).map_err(|e| e.to_string())?;
@@ -429,7 +359,7 @@ impl App {
         let copied = self.present.record(&mut encoder);
         self.queue.submit([encoder.finish()]);
         self.renderer.frame_submitted();
-        let settled = self.track(now, interval, page::now_ms() - started);
+        let settled = self.track(now, step.interval_ms, page::now_ms() - started);
         IN_FLIGHT.fetch_add(1, Ordering::Relaxed);
         let submitted = page::now_ms();
         self.queue.on_submitted_work_done(move || {
@@ -468,7 +398,7 @@ impl App {
             } else if s.settled.is_some() && s.frame_ms.len() < SAMPLES {
                 s.frame_ms.push(interval);
                 s.cpu_ms.push(cpu_ms);
-                if let Some(t) = self.renderer.latest_timings() {
+                if let Some(t) = self.renderer.inspect().latest_timings() {
                     s.timestamp_ms.push(t.gpu_total_ms());
                 }
             }
@@ -493,22 +423,19 @@ impl App {
 
     /// The F3 overlay, refreshed twice a second.
     fn update_overlay(&mut self, now: f64) {
-        let (fps, frames, since) = &mut self.fps;
-        *frames += 1;
-        if now - *since < 500.0 {
+        if !self.play.clock.count(now) {
             return;
         }
-        *fps = *frames as f64 * 1000.0 / (now - *since);
-        (*frames, *since) = (0, now);
+        let fps = self.play.clock.fps();
         let Some(element) = page::element("overlay") else { return };
         if !self.overlay {
             element.set_text_content(if self.message.is_empty() { None } else { Some(&self.message) });
             return;
         }
         let s = &self.stats;
-        let p = self.fly.position;
+        let p = self.play.fly.position;
         let chunk = p.floor().as_ivec3().div_euclid(IVec3::splat(CHUNK_SIZE as i32));
-        let gpu = self.renderer.latest_timings().map_or("no timestamps".to_string(), |t| {
+        let gpu = self.renderer.inspect().latest_timings().map_or("no timestamps".to_string(), |t| {
             let stages: Vec<String> = t
                 .stages
                 .iter()
@@ -521,7 +448,7 @@ impl App {
             STATUS.with(|s| (s.borrow().adapter.clone(), s.borrow().draw_submission.clone()));
         let text = format!(
             "{fps:.0} fps ({:.1} ms)\nGPU {gpu}\n{adapter} (webgpu), draws: {submission}\nworld {} at view distance {} chunks\nposition {:.1} {:.1} {:.1} chunk {} {} {}\nmode {}, LOD {}{}\nnodes {} (per level {:?}), {} visible\nquads {} ({} skirts), {} draw commands\nGPU buffers {:.1} MiB\nspeed {:.0} blocks/s, block {}\n{}",
-            1000.0 / fps.max(1e-3),
+            self.play.clock.frame_ms(),
             self.world_name,
             self.params.view_distance,
             p.x,
@@ -530,18 +457,18 @@ impl App {
             chunk.x,
             chunk.y,
             chunk.z,
-            self.renderer.mode().name(),
-            if self.renderer.lod().is_on() { "on" } else { "off" },
-            if self.renderer.culling().frozen.is_some() { ", culling frozen" } else { "" },
+            self.renderer.options().mode.name(),
+            if self.renderer.options().lod.is_on() { "on" } else { "off" },
+            if self.renderer.options().culling.frozen.is_some() { ", culling frozen" } else { "" },
             s.chunks_resident,
-            self.renderer.nodes_per_level(),
+            self.renderer.resident().nodes_per_level(),
             s.chunks_visible,
             s.quads,
             s.skirt_quads,
             s.draw_commands,
             s.gpu_bytes as f64 / (1024.0 * 1024.0),
-            self.fly.speed,
-            self.block_names.get(self.selected.0 as usize).map_or("?", String::as_str),
+            self.play.fly.speed,
+            self.play.selected_name(),
             self.message,
         );
         element.set_text_content(Some(&text));

@@ -12,7 +12,7 @@ use web_sys::{
     ResizeObserverEntry, WheelEvent,
 };
 
-use crate::app::{App, LOOK_PER_PIXEL, canvas_pixels};
+use crate::app::{App, canvas_pixels};
 use crate::page::{self, js_message};
 
 /// Adds `handler` for `event` on `target`, for the page's lifetime.
@@ -62,30 +62,19 @@ pub fn listen(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     {
         // Keys let go while the page is not focused would otherwise stay held.
         let app = Rc::clone(app);
-        on(&window, "blur", move |_: Event| with_app(&app, |app| app.held = Default::default()))?;
+        on(&window, "blur", move |_: Event| with_app(&app, |app| app.play.release_keys()))?;
     }
     {
         let app = Rc::clone(app);
         on(&document, "mousemove", move |e: MouseEvent| {
-            with_app(&app, |app| {
-                if app.grabbed {
-                    app.look.0 += e.movement_x() as f32 * LOOK_PER_PIXEL;
-                    app.look.1 -= e.movement_y() as f32 * LOOK_PER_PIXEL;
-                }
-            })
+            with_app(&app, |app| app.play.mouse_moved(e.movement_x() as f64, e.movement_y() as f64))
         })?;
     }
     {
-        let (app, target) = (Rc::clone(app), canvas.clone());
+        let app = Rc::clone(app);
         on(&canvas, "mousedown", move |e: MouseEvent| {
             e.prevent_default();
-            with_app(&app, |app| match e.button() {
-                // The first click only takes the pointer.
-                _ if !app.grabbed => target.request_pointer_lock(),
-                0 => app.edit(false),
-                2 => app.edit(true),
-                _ => {}
-            })
+            with_app(&app, |app| app.click(e.button()))
         })?;
     }
     on(&canvas, "contextmenu", |e: MouseEvent| e.prevent_default())?;
@@ -93,7 +82,7 @@ pub fn listen(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         let (app, target, doc) = (Rc::clone(app), canvas.clone(), document.clone());
         on(&document, "pointerlockchange", move |_: Event| {
             let locked = doc.pointer_lock_element().is_some_and(|el| el == **target);
-            with_app(&app, |app| app.grabbed = locked);
+            with_app(&app, |app| app.play.grabbed = locked);
         })?;
     }
     {
@@ -105,7 +94,7 @@ pub fn listen(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
                 WheelEvent::DOM_DELTA_PIXEL => -e.delta_y() / 100.0,
                 _ => -e.delta_y(),
             };
-            with_app(&app, |app| app.fly.scroll(notches as f32));
+            with_app(&app, |app| app.play.scroll(notches as f32));
         })?;
     }
     observe_size(app, &canvas)?;

@@ -2,7 +2,7 @@
 //! edited exported as `.vox` (F5).
 
 use super::Viewer;
-use crate::voxel::ChunkPos;
+use voxgpu_core::voxel::ChunkPos;
 
 impl Viewer {
     /// Commits this frame's edits to the store, in one transaction, and prints them once they
@@ -34,17 +34,17 @@ impl Viewer {
     pub(super) fn export(
         &self,
         path: &std::path::Path,
-    ) -> Result<crate::worldgen::Exported, crate::worldgen::WorldError> {
-        let around = ChunkPos::from_block(self.fly.camera().eye.floor().as_ivec3()).0.0;
-        let mut world = crate::voxel::World::new(self.registry.clone());
-        for (pos, chunk) in self.renderer.chunks() {
+    ) -> Result<voxgpu_worlds::worldgen::Exported, voxgpu_worlds::worldgen::WorldError> {
+        let around = ChunkPos::from_block(self.play.camera().eye.floor().as_ivec3()).0.0;
+        let mut world = voxgpu_core::voxel::World::new(self.registry.clone());
+        for (pos, chunk) in self.renderer.resident().chunks() {
             let near = (pos.0.x - around.x).abs() <= 1 && (pos.0.z - around.z).abs() <= 1;
             if !self.terrain || near {
                 world.insert(pos, (**chunk).clone());
             }
         }
-        let (min, max) = crate::cli::export::solid_bounds(&world)
-            .ok_or(crate::worldgen::WorldError::ExportEmpty { min: [0; 3], max: [0; 3] })?;
-        crate::worldgen::export_vox(&world, min, max, path)
+        let (min, max) = voxgpu_worlds::worldgen::solid_bounds(&world)
+            .ok_or(voxgpu_worlds::worldgen::WorldError::ExportEmpty { min: [0; 3], max: [0; 3] })?;
+        voxgpu_worlds::worldgen::export_vox(&world, min, max, path)
     }
 }

@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use super::Viewer;
-use crate::gpu::{GpuContext, GpuError, Presenter};
 use crate::session::SessionError;
 use crate::viewer::ViewerError;
 use crate::viewer::overlay::Overlay;
+use voxgpu_engine::{GpuContext, GpuError, Presenter};
 
 impl Viewer {
     /// Whether `error` came from losing the device, and why it was lost. Errors other than the
@@ -44,7 +44,7 @@ impl Viewer {
             "GPU device lost at frame {} ({reason}); recovered on {} with {} nodes",
             self.frame,
             gpu.summary.name,
-            self.renderer.chunk_count()
+            self.renderer.resident().len()
         );
         println!("{line}");
         self.recoveries.push(line);

@@ -15,7 +15,7 @@ use voxgpu_core::voxel::blocks as builtin;
 use voxgpu_core::voxel::{CHUNK_SIZE, World};
 
 pub use terrain::{ChunkColumnEdit, TerrainColumns};
-pub use vox::{Exported, export_vox, sample_model};
+pub use vox::{Exported, export_vox, sample_model, solid_bounds};
 
 /// Largest extent, per axis and in blocks, of an imported model once placed in the world.
 ///

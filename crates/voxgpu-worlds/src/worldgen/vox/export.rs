@@ -19,7 +19,7 @@ use glam::IVec3;
 use super::sample::{shape, transform, write};
 use super::{PALETTE_SLOTS, WorldError};
 use crate::worldgen::MAX_MODEL_EXTENT;
-use voxgpu_core::voxel::{BlockId, Opacity, World};
+use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, Opacity, World};
 
 /// Voxels a model holds at most along each axis.
 const MODEL_SIDE: i32 = 256;
@@ -33,6 +33,25 @@ pub struct Exported {
     pub colours: usize,
     /// Models (tiles of up to 256³).
     pub models: usize,
+}
+
+/// The box around every solid (non-air) block of `world`, `[min, max)` in world blocks; `None`
+/// when it holds none. The box an export of the whole world takes.
+pub fn solid_bounds(world: &World) -> Option<(IVec3, IVec3)> {
+    let size = CHUNK_SIZE as i32;
+    let mut bounds: Option<(IVec3, IVec3)> = None;
+    for (pos, chunk) in world.chunks() {
+        for (i, block) in chunk.voxels().iter().enumerate() {
+            if block.is_air() {
+                continue;
+            }
+            // Voxels are stored x fastest, then y, then z.
+            let local = IVec3::new(i as i32 % size, i as i32 / size % size, i as i32 / (size * size));
+            let p = pos.origin() + local;
+            bounds = Some(bounds.map_or((p, p + 1), |(lo, hi)| (lo.min(p), hi.max(p + 1))));
+        }
+    }
+    bounds
 }
 
 /// Writes the blocks of `world` in `[min, max)` to `path` as a MagicaVoxel file.
@@ -145,4 +164,19 @@ pub fn export_vox(world: &World, min: IVec3, max: IVec3, path: &Path) -> Result<
     write(path, &data)
         .map_err(|source| WorldError::ExportWrite { path: path.to_path_buf(), reason: source.to_string() })?;
     Ok(exported)
+}
+
+#[cfg(test)]
+mod solid_bounds_tests {
+    use super::*;
+    use voxgpu_core::voxel::BlockRegistry;
+
+    #[test]
+    fn solid_bounds_spans_every_solid_block_across_chunks() {
+        let mut world = World::new(BlockRegistry::builtin());
+        assert_eq!(solid_bounds(&world), None);
+        world.set_block(IVec3::new(-3, 5, 40), BlockId(1));
+        world.set_block(IVec3::new(70, -2, 0), BlockId(2));
+        assert_eq!(solid_bounds(&world), Some((IVec3::new(-3, -2, 0), IVec3::new(71, 6, 41))));
+    }
 }

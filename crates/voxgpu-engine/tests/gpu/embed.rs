@@ -1,0 +1,184 @@
+//! The engine as a game embeds it, through its public API only: the test creates its own
+//! instance and device (with the limits and features voxgpu states), records voxgpu and a draw
+//! of its own into one encoder, and reads the result back. The game's cube is half buried in the
+//! ground: its upper half must show over the terrain, its lower half must be hidden by it, so
+//! both draws share one reverse-Z depth buffer correctly.
+//!
+//! Runs on every Vulkan and GL adapter present; with none it fails (`VOXGPU_ALLOW_NO_GPU=1`
+//! opts out), and `VOXGPU_REQUIRE_BACKENDS` names backends that must be present.
+
+#[path = "../../examples/support/player_cube.rs"]
+mod player_cube;
+
+use std::sync::Arc;
+
+use glam::{IVec3, Vec3};
+use player_cube::PlayerCube;
+use voxgpu_core::camera::Camera;
+use voxgpu_core::voxel::{BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, blocks};
+use voxgpu_engine::{
+    COLOR_FORMAT, DEPTH_FORMAT, OPTIONAL_FEATURES, Renderer, RendererOptions, Targets, required_limits,
+};
+
+const W: u32 = 160;
+const H: u32 = 120;
+
+fn devices() -> Vec<(String, wgpu::Device, wgpu::Queue)> {
+    // What the `voxgpu` binary does (`GpuContext::quiet_device_select`), so this process prints
+    // no Mesa device-select lines: once per process, before any test of this binary makes an
+    // instance.
+    voxgpu_test_kit::quiet_device_select();
+    let backends = wgpu::Backends::VULKAN | wgpu::Backends::GL;
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
+    let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+    let mut out = Vec::new();
+    for adapter in adapters {
+        let info = adapter.get_info();
+        let limits = required_limits(&adapter.limits()).expect("a software adapter has what voxgpu needs");
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("game.device"),
+            required_features: adapter.features() & OPTIONAL_FEATURES,
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .expect("device with voxgpu's limits");
+        out.push((format!("{} ({:?})", info.name, info.backend), device, queue));
+    }
+    if let Ok(required) = std::env::var("VOXGPU_REQUIRE_BACKENDS") {
+        for name in required.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            assert!(
+                out.iter().any(|(n, ..)| n.to_lowercase().contains(&format!("({})", name.to_lowercase()))),
+                "VOXGPU_REQUIRE_BACKENDS names {name}, but no {name} adapter was found"
+            );
+        }
+    }
+    let opted_out = std::env::var("VOXGPU_ALLOW_NO_GPU").as_deref() == Ok("1");
+    assert!(!out.is_empty() || opted_out, "no GPU adapter found (VOXGPU_ALLOW_NO_GPU=1 opts out)");
+    out
+}
+
+fn texture(device: &wgpu::Device, format: wgpu::TextureFormat, usage: wgpu::TextureUsages) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("game.target"),
+        size: wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
+}
+
+/// RGBA bytes of `texture` (W×H, 4 bytes a pixel).
+fn read(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::Texture) -> Vec<u8> {
+    let row = (W * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("game.readback"),
+        size: (row * H) as u64,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(H),
+            },
+        },
+        texture.size(),
+    );
+    queue.submit([encoder.finish()]);
+    buffer.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
+    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    let mapped = buffer.get_mapped_range(..).expect("mapped");
+    mapped.chunks_exact(row as usize).flat_map(|r| r[..(W * 4) as usize].to_vec()).collect()
+}
+
+/// The pixel `point` projects to.
+fn pixel_of(camera: &Camera, point: Vec3) -> (u32, u32) {
+    let clip = camera.view_proj(W as f32 / H as f32) * point.extend(1.0);
+    let ndc = clip.truncate() / clip.w;
+    (((ndc.x * 0.5 + 0.5) * W as f32) as u32, ((0.5 - ndc.y * 0.5) * H as f32) as u32)
+}
+
+#[test]
+fn a_game_records_voxgpu_and_its_own_draw_into_one_encoder_sharing_depth() {
+    // Stone ground, its top at y = 16, over 3×3 chunks around the origin.
+    let mut ground = Chunk::empty();
+    for x in 0..CHUNK_SIZE {
+        for z in 0..CHUNK_SIZE {
+            for y in 0..16 {
+                ground.set(x, y, z, blocks::STONE);
+            }
+        }
+    }
+    let ground = Arc::new(ground);
+    let camera = Camera::look_at(Vec3::new(-30.0, 45.0, -30.0), Vec3::new(16.0, 16.0, 16.0));
+    let (centre, half) = (Vec3::new(16.0, 16.0, 16.0), 5.0);
+    let magenta = Vec3::new(1.0, 0.0, 1.0);
+    for (name, device, queue) in devices() {
+        let options = RendererOptions { procedural_sky: false, ..RendererOptions::new(W, H, 400.0) };
+        let mut voxels =
+            Renderer::new(&device, &queue, options, &BlockRegistry::builtin()).expect("renderer");
+        for x in -1..=1 {
+            for z in -1..=1 {
+                voxels.insert_chunk(ChunkPos(IVec3::new(x, 0, z)), Arc::clone(&ground)).expect("chunk");
+            }
+        }
+        let color = texture(
+            &device,
+            COLOR_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
+        let depth = texture(&device, DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT);
+        let (color_view, depth_view) =
+            (color.create_view(&Default::default()), depth.create_view(&Default::default()));
+        let targets = Targets { color: &color_view, depth: &depth_view, clear: true };
+        voxels.settle(&camera, &targets).expect("the ground meshes");
+
+        // One frame: voxgpu, then the game's cube, in one encoder and one submission.
+        let cube = PlayerCube::new(&device, COLOR_FORMAT);
+        cube.prepare(&queue, &camera, W as f32 / H as f32, centre, half, magenta);
+        voxels.prepare(&camera).expect("prepare");
+        let mut encoder = device.create_command_encoder(&Default::default());
+        voxels.record(&mut encoder, &targets).expect("record");
+        cube.draw(&mut encoder, &color_view, &depth_view);
+        queue.submit([encoder.finish()]);
+        voxels.frame_submitted();
+        let rgba = read(&device, &queue, &color);
+
+        let at = |p: Vec3| {
+            let (x, y) = pixel_of(&camera, p);
+            let i = ((y * W + x) * 4) as usize;
+            [rgba[i], rgba[i + 1], rgba[i + 2]]
+        };
+        let is_cube = |c: [u8; 3]| c[0] > 120 && c[2] > 120 && c[1] < 60;
+        let sky = (options_sky() * 255.0).round();
+        let is_sky = |c: [u8; 3]| (0..3).all(|i| (c[i] as f32 - sky[i]).abs() <= 40.0);
+        // The top of the cube, above the ground: the game's draw shows.
+        let top = centre + Vec3::new(0.0, half, 0.0);
+        assert!(is_cube(at(top)), "{name}: the cube's top should show, got {:?}", at(top));
+        // The cube's face towards the camera, below the ground's surface: hidden by voxels.
+        let buried = centre + Vec3::new(-half, -0.6 * half, 0.0);
+        assert!(!is_cube(at(buried)), "{name}: the buried part should be hidden, got {:?}", at(buried));
+        // Ground away from the cube: voxgpu drew it (not the background).
+        let ground_point = Vec3::new(0.0, 16.0, 8.0);
+        assert!(
+            !is_sky(at(ground_point)) && !is_cube(at(ground_point)),
+            "{name}: ground {:?}",
+            at(ground_point)
+        );
+    }
+}
+
+/// The background colour a frame without the procedural sky is cleared to, as sRGB in 0..1.
+fn options_sky() -> Vec3 {
+    let linear = RendererOptions::new(1, 1, 1.0).sky_color;
+    let encode = |c: f32| if c <= 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+    Vec3::new(encode(linear.x), encode(linear.y), encode(linear.z))
+}
