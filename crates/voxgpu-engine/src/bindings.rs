@@ -138,7 +138,11 @@ impl BindingTable {
                 }),
             })
             .collect();
-        device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(self.label), layout, entries: &entries })
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(self.label),
+            layout,
+            entries: &entries,
+        })
     }
 }
 

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use super::layouts::{ChunkLinks, ChunkMeta, FaceMesh, SLOT_WORDS, level_base};
+use super::profiling::FrameTimings;
 use super::quad_pool::PAGE_QUADS_LOG2;
 use super::readback::read_buffer;
-use super::profiling::FrameTimings;
 use super::{Capabilities, DrawSubmission, GpuError, Renderer};
 use voxgpu_core::lod::MAX_LEVEL;
 use voxgpu_core::mesh::{ChunkMesh, Face, PackedQuad};
@@ -55,7 +55,10 @@ impl<'a> Inspector<'a> {
         Self { renderer }
     }
 
-    fn parts(&self) -> (&'a wgpu::Device, &'a wgpu::Queue, &'a crate::chunk_pool::ChunkPool, &'a crate::quad_pool::QuadPool) {
+    fn parts(
+        &self,
+    ) -> (&'a wgpu::Device, &'a wgpu::Queue, &'a crate::chunk_pool::ChunkPool, &'a crate::quad_pool::QuadPool)
+    {
         let (gpu, resident, _) = self.renderer.parts();
         (&gpu.device, &gpu.queue, &resident.pool, &resident.quads)
     }
@@ -215,8 +218,13 @@ impl<'a> Inspector<'a> {
         if count == 0 {
             return Ok(Vec::new());
         }
-        let keys =
-            read_buffer(device, queue, &self.draws().sort_keys, SORT_SORTED_REGION * capacity * 4, count * 4)?;
+        let keys = read_buffer(
+            device,
+            queue,
+            &self.draws().sort_keys,
+            SORT_SORTED_REGION * capacity * 4,
+            count * 4,
+        )?;
         let slots = read_buffer(
             device,
             queue,

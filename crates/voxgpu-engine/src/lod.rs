@@ -159,7 +159,10 @@ impl LodPasses {
 
     /// The passes' buffers by name: the LOD parameters, level counts and mip list.
     pub fn resources<'a>(&'a self, resources: Resources<'a>) -> Resources<'a> {
-        resources.buffer("lod_params", &self.params).buffer("lod_counts", &self.counts).buffer("mip_work", &self.mip_work)
+        resources
+            .buffer("lod_params", &self.params)
+            .buffer("lod_counts", &self.counts)
+            .buffer("mip_work", &self.mip_work)
     }
 
     /// The bind groups over `resources` (the frame's, with [`Self::resources`] among them).

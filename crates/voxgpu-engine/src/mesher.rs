@@ -111,7 +111,6 @@ pub struct Mesher {
 /// `tests/shaders.rs` sums the shader's workgroup variables and checks this figure.
 pub const MESH_WORKGROUP_BYTES: u32 = 19152;
 
-
 impl Mesher {
     pub fn new(device: &wgpu::Device) -> Self {
         let collect_layout = COLLECT_BINDINGS.layout(device);

@@ -333,13 +333,19 @@ fn binding_mismatches(table: &BindingTable, shader: ShaderFile, partial: bool) -
         }
         let needed = if kind == SlotKind::Texture { 0 } else { layouter[global.ty].size as u64 };
         if slot.min_size < needed {
-            errors.push(format!("{at}: {} asks for at least {} bytes, the shader's type takes {needed}", table.label, slot.min_size));
+            errors.push(format!(
+                "{at}: {} asks for at least {} bytes, the shader's type takes {needed}",
+                table.label, slot.min_size
+            ));
         }
     }
     if !partial {
         for (i, slot) in table.slots.iter().enumerate() {
             if !declared.contains(&(i as u32)) {
-                errors.push(format!("{}: slot {i} `{}` is not declared by {}", table.label, slot.name, shader.name));
+                errors.push(format!(
+                    "{}: slot {i} `{}` is not declared by {}",
+                    table.label, slot.name, shader.name
+                ));
             }
         }
     }
@@ -378,7 +384,10 @@ fn the_table_check_finds_two_swapped_buffers_of_one_type() {
     // either way round. The check must not.
     let mesh = BINDING_TABLES.iter().find(|t| t.label == "voxgpu.mesh").expect("the mesh pass has a table");
     let mut slots = mesh.slots.to_vec();
-    let (a, b) = (slots.iter().position(|s| s.name == "links").unwrap(), slots.iter().position(|s| s.name == "faces").unwrap());
+    let (a, b) = (
+        slots.iter().position(|s| s.name == "links").unwrap(),
+        slots.iter().position(|s| s.name == "faces").unwrap(),
+    );
     slots.swap(a, b);
     let slots: &'static [Slot] = Box::leak(slots.into_boxed_slice());
     let swapped = BindingTable { slots, ..*mesh };

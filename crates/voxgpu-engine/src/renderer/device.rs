@@ -28,7 +28,11 @@ pub(crate) struct Gpu {
 impl Gpu {
     /// The caller's device (cloned handles), refused when `options` asks for a frame size or a
     /// draw submission it cannot do.
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, options: &RendererOptions) -> Result<Self, GpuError> {
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        options: &RendererOptions,
+    ) -> Result<Self, GpuError> {
         check_target_size(device, options.width, options.height)?;
         let caps = Capabilities::of(device.features());
         let info = device.adapter_info();

@@ -63,22 +63,23 @@ impl Passes {
                     color_attachments: if depth_only { &[] } else { &attachments },
                     ..pass_descriptor(raster.label(), first)
                 };
-                commands += render_pass(profiler, encoder, Some(parent), raster.label(), descriptor, |pass| {
-                    let mut pass = CountingPass::new(pass);
-                    pass.set_bind_group(0, draw);
-                    pass.set_index_buffer(self.index_buffer());
-                    pass.set_pipeline(self.pipelines().get(raster));
-                    for &list in raster.lists() {
-                        self.draws.draw(&mut pass, submission, list);
-                    }
-                    // The sky fills what the first colour pass left empty, before anything
-                    // transparent.
-                    if clear_color && options.procedural_sky {
-                        pass.set_pipeline(&self.pipelines().sky);
-                        pass.draw(0..3);
-                    }
-                    pass.commands
-                });
+                commands +=
+                    render_pass(profiler, encoder, Some(parent), raster.label(), descriptor, |pass| {
+                        let mut pass = CountingPass::new(pass);
+                        pass.set_bind_group(0, draw);
+                        pass.set_index_buffer(self.index_buffer());
+                        pass.set_pipeline(self.pipelines().get(raster));
+                        for &list in raster.lists() {
+                            self.draws.draw(&mut pass, submission, list);
+                        }
+                        // The sky fills what the first colour pass left empty, before anything
+                        // transparent.
+                        if clear_color && options.procedural_sky {
+                            pass.set_pipeline(&self.pipelines().sky);
+                            pass.draw(0..3);
+                        }
+                        pass.commands
+                    });
             }
             if options.selection.is_some() {
                 let attachments = color(false);
@@ -86,13 +87,14 @@ impl Passes {
                     color_attachments: &attachments,
                     ..pass_descriptor(stage::DRAW_OUTLINE, false)
                 };
-                commands += render_pass(profiler, encoder, Some(parent), stage::DRAW_OUTLINE, descriptor, |pass| {
-                    let mut pass = CountingPass::new(pass);
-                    pass.set_bind_group(0, draw);
-                    pass.set_pipeline(&self.pipelines().outline);
-                    pass.draw(0..24);
-                    pass.commands
-                });
+                commands +=
+                    render_pass(profiler, encoder, Some(parent), stage::DRAW_OUTLINE, descriptor, |pass| {
+                        let mut pass = CountingPass::new(pass);
+                        pass.set_bind_group(0, draw);
+                        pass.set_pipeline(&self.pipelines().outline);
+                        pass.draw(0..24);
+                        pass.commands
+                    });
             }
             commands
         })

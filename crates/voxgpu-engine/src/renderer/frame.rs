@@ -48,8 +48,14 @@ impl Renderer {
         }
         let (params, evicted_room) = self.passes.size(&self.gpu.device, &self.resident, &self.options);
         let top_level = self.resident.pool.top_level();
-        let lod =
-            self.passes.write_frame(&self.gpu.queue, camera, &self.options, self.gpu.submission, &params, top_level);
+        let lod = self.passes.write_frame(
+            &self.gpu.queue,
+            camera,
+            &self.options,
+            self.gpu.submission,
+            &params,
+            top_level,
+        );
         self.frames.prepared = Some(Prepared { params, lod, started, evicted_room });
         Ok(())
     }
@@ -80,7 +86,8 @@ impl Renderer {
         let (gpu, passes, frames) = (&self.gpu, &self.passes, &mut self.frames);
         let profiler = &frames.profiling.profiler;
         passes.record_compute(&gpu.queue, encoder, profiler, gpu.submission, &params, &lod);
-        frames.render_pass_commands = passes.record_draw(encoder, profiler, targets, &self.options, gpu.submission);
+        frames.render_pass_commands =
+            passes.record_draw(encoder, profiler, targets, &self.options, gpu.submission);
         let sources = passes.counter_sources(&self.resident);
         let counters = frames.counters.copy(encoder, &sources, frames.frame_index);
         frames.finish_recording(encoder, counters, started, evicted_room);

@@ -88,7 +88,8 @@ impl FrameLoop {
         self.profiling.profiler.resolve_queries(encoder);
         self.belt.finish();
         self.frame_index += 1;
-        self.unsubmitted = Some(Recorded { counters, cpu_ms: started.elapsed().as_secs_f64() * 1e3, evicted_room });
+        self.unsubmitted =
+            Some(Recorded { counters, cpu_ms: started.elapsed().as_secs_f64() * 1e3, evicted_room });
     }
 
     /// `Err(FrameNotSubmitted)` when the last recorded frame was never confirmed: its encoder

@@ -43,18 +43,18 @@ mod options;
 mod passes;
 mod residency;
 
+pub(crate) use device::check_target_size;
+pub use offline::Tools;
 pub use offscreen::Offscreen;
 pub use options::{Culling, FrameStats, RendererOptions};
-pub use offline::Tools;
 pub use residency::Residency;
-pub(crate) use device::check_target_size;
 
 use std::sync::Arc;
 
 use glam::IVec3;
 
-use crate::chunk_pool::Remesh;
 use crate::GpuError;
+use crate::chunk_pool::Remesh;
 use device::Gpu;
 use frame_loop::FrameLoop;
 use passes::Passes;
@@ -111,7 +111,14 @@ impl Renderer {
         let gpu = Gpu::new(device, queue, &options)?;
         let resident = Residency::new(device, queue, options.initial_quad_pages);
         let passes = Passes::new(device, queue, &options, gpu.caps, registry, resident.quads.pages());
-        Ok(Self { frames: FrameLoop::new(device), gpu, resident, passes, options, registry: registry.clone() })
+        Ok(Self {
+            frames: FrameLoop::new(device),
+            gpu,
+            resident,
+            passes,
+            options,
+            registry: registry.clone(),
+        })
     }
 
     /// Rebuilds the renderer on a new `device` and `queue` after its own was lost (or for any
@@ -128,9 +135,8 @@ impl Renderer {
         // The pools start at the size they had grown to, so the rebuild is not refused pages.
         options.initial_quad_pages = options.initial_quad_pages.max(self.resident.quads.pages());
         // A submission chosen for the old device may not exist on the new one.
-        options.draw_submission = options
-            .draw_submission
-            .filter(|s| s.is_supported(crate::Capabilities::of(device.features())));
+        options.draw_submission =
+            options.draw_submission.filter(|s| s.is_supported(crate::Capabilities::of(device.features())));
         let mut fresh = Renderer::new(device, queue, options, &self.registry)?;
         if self.frames.profiling.enabled() {
             // The new adapter may lack timestamps; frames go on unprofiled then.

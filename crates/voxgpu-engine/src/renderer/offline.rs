@@ -86,7 +86,10 @@ impl Tools<'_> {
     /// Waits until every submitted frame's timings have arrived.
     pub fn flush_timings(&mut self) -> Result<(), GpuError> {
         let r = &mut *self.renderer;
-        r.gpu.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Readback(e.to_string()))?;
+        r.gpu
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
         r.frames.profiling.collect(r.gpu.queue.get_timestamp_period());
         Ok(())
     }
@@ -112,8 +115,10 @@ impl Tools<'_> {
         r.resident.pool.mark_all_dirty();
         let (params, evicted_room) = r.passes.size(&r.gpu.device, &r.resident, &r.options);
         r.passes.write_mesh_run(&r.gpu.queue, &params);
-        let mut encoder =
-            r.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.bench") });
+        let mut encoder = r
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("voxgpu.bench") });
         r.record_uploads(&mut encoder);
         r.passes.record_mesh(&mut encoder, &r.frames.profiling.profiler, &params);
         let started = Instant::now();
@@ -129,7 +134,9 @@ impl Tools<'_> {
         // The pass must have meshed every chunk, with every page granted, or the time means little.
         let counters = r.read_counters_now()?;
         let all_jobs = 6 * r.resident.len() as u32;
-        if r.resident.refused_since_seen(&counters) || counters.jobs_asked != all_jobs || params.max_jobs < all_jobs
+        if r.resident.refused_since_seen(&counters)
+            || counters.jobs_asked != all_jobs
+            || params.max_jobs < all_jobs
         {
             return Err(GpuError::Unsettled { frames: 1 });
         }

@@ -134,7 +134,9 @@ impl Passes {
         registry: &BlockRegistry,
         quad_pages: u32,
     ) -> Self {
-        let init = |label, contents: &[u8], usage| crate::buffers::buffer_with(device, queue, label, contents, usage);
+        let init = |label, contents: &[u8], usage| {
+            crate::buffers::buffer_with(device, queue, label, contents, usage)
+        };
         let draw_layout = DRAW_BINDINGS.layout(device);
         Self {
             lod: LodPasses::new(device),
@@ -402,9 +404,15 @@ impl ReleaseRuns<'_> {
         write(&release.params, bytemuck::bytes_of(&run));
         write(&release.work.buffer, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
         let work = &release.work.buffer;
-        self.passes.mesher.record(encoder, &release.profiler, &self.groups, work, slot_count, Collect::Evicted);
+        self.passes.mesher.record(
+            encoder,
+            &release.profiler,
+            &self.groups,
+            work,
+            slot_count,
+            Collect::Evicted,
+        );
     }
-
 }
 
 impl Passes {

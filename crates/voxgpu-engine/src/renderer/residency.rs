@@ -128,7 +128,10 @@ impl Residency {
     /// table and free stack.
     pub fn gpu_bytes(&self) -> u64 {
         let pool = &self.pool;
-        [&pool.voxels, &pool.meta, &pool.links_buffer, &pool.faces].iter().map(|b| b.buffer.size()).sum::<u64>()
+        [&pool.voxels, &pool.meta, &pool.links_buffer, &pool.faces]
+            .iter()
+            .map(|b| b.buffer.size())
+            .sum::<u64>()
             + self.quads.total_bytes()
     }
 }

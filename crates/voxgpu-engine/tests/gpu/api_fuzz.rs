@@ -821,7 +821,8 @@ fn check_settled(h: &mut Harness, model: &Model, setup: &Setup) -> Result<(), Te
     prop_assert_eq!(h.r.resident().len(), model.nodes.len());
 
     let before: HashMap<NodeKey, NodeState> =
-        h.r.inspect().nodes()
+        h.r.inspect()
+            .nodes()
             .map_err(fail)?
             .iter()
             .map(|n| (n.key, NodeState { split: Some(n.split), mip: n.mip, shown: n.shown }))

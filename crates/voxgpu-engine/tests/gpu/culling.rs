@@ -42,7 +42,8 @@ fn gpu_visible_set_equals_the_cpu_frustum_on_random_cameras() {
         let mut r = renderer(&gpu, &world, Culling::ALL);
         r.settle(&cameras(1, 1)[0]).expect("settles");
         let with_quads: Vec<ChunkPos> = r
-            .inspect().meshes()
+            .inspect()
+            .meshes()
             .expect("meshes")
             .into_iter()
             .filter(|m| m.mesh.quad_count() > 0)
@@ -51,7 +52,8 @@ fn gpu_visible_set_equals_the_cpu_frustum_on_random_cameras() {
         let (mut compared, mut borderline, mut culled) = (0, 0, 0);
         for camera in cameras(12, 9) {
             r.render(&camera).expect("frame");
-            let gpu_visible: BTreeSet<ChunkPos> = r.inspect().visible().expect("visible").into_iter().collect();
+            let gpu_visible: BTreeSet<ChunkPos> =
+                r.inspect().visible().expect("visible").into_iter().collect();
             let frustum = Frustum::from_view_proj(camera.view_proj(W as f32 / H as f32));
             for &pos in &with_quads {
                 let (min, max) = chunk_aabb(pos);

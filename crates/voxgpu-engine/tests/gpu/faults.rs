@@ -107,8 +107,10 @@ fn a_renderer_recovers_from_a_lost_device_with_every_node_and_edit() {
         let camera = Camera::look_at(eye, Vec3::new(60.0, 60.0, 50.0));
         streamer.settle(eye, &mut renderer).expect("streams");
         // Edits: a pillar in view, and a dug block.
-        let ground =
-            (0..200).rev().find(|&y| renderer.resident().block(IVec3::new(40, y, 40)) != BlockId::AIR).expect("ground");
+        let ground = (0..200)
+            .rev()
+            .find(|&y| renderer.resident().block(IVec3::new(40, y, 40)) != BlockId::AIR)
+            .expect("ground");
         for y in 1..=6 {
             renderer.set_block(IVec3::new(40, ground + y, 40), ids::BRICK).expect("edit");
         }
@@ -116,7 +118,8 @@ fn a_renderer_recovers_from_a_lost_device_with_every_node_and_edit() {
         renderer.settle(&camera).expect("frame");
         let before = renderer.read_image().expect("pixels");
         let meshes = |r: &Offscreen| -> Vec<_> {
-            r.inspect().meshes()
+            r.inspect()
+                .meshes()
                 .expect("meshes")
                 .into_iter()
                 .map(|m| (m.key, m.level, kit::as_set(&m.mesh)))

@@ -190,8 +190,10 @@ fn drawn_node_meshes_equal_the_cpu_twin_and_an_edit_reaches_every_ancestor() {
         // Dig a 4x4x4 hole at the surface far from the camera, inside a drawn coarse node: every
         // ancestor's cells must follow (the mip rule over the edited children).
         let column = IVec2::new(100, 60);
-        let surface =
-            (0..256).rev().find(|&y| !r.resident().block(IVec3::new(column.x, y, column.y)).is_air()).expect("ground");
+        let surface = (0..256)
+            .rev()
+            .find(|&y| !r.resident().block(IVec3::new(column.x, y, column.y)).is_air())
+            .expect("ground");
         let mut edited = nodes.nodes.clone();
         for d in 0..64 {
             let p = IVec3::new(column.x + d % 4, surface - 3 + d / 16, column.y + d / 4 % 4);

@@ -41,7 +41,8 @@ fn the_transparent_list_is_sorted_back_to_front_by_chunk_distance() {
         r.settle(&cameras[0]).expect("settles");
         // Each chunk with water, and its face directions that have transparent quads.
         let with_water: Vec<(ChunkPos, Vec<Face>)> = r
-            .inspect().meshes()
+            .inspect()
+            .meshes()
             .expect("meshes")
             .into_iter()
             .filter(|m| !m.mesh.transparent.is_empty())
