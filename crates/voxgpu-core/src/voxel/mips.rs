@@ -1,14 +1,23 @@
 //! A chunk's mip pyramid, 32³ → 16³ → 8³ → 4³ → 2³ → 1³: the voxels a coarser level of detail
 //! meshes. This is the CPU reference the GPU mip pass (`shaders/mips.wgsl`, `mips_build.wgsl`) must match exactly.
 //!
-//! The rule, for each 2×2×2 cell of the level below:
-//! - the cell is solid when at least 4 of its 8 voxels are not air (water and glass count);
-//! - its block is the most frequent non-air block among them, ties going to the lowest id.
+//! The rule is surface-true: a coarse cell shows the block its 2×2×2 children show from above,
+//! and keeps what stands on the ground standing. For each cell of the level below:
+//! - the cell is solid when at least 4 of its 8 children are not air (water and glass count), or
+//!   when one of its four vertical pairs (the two children sharing an x and z) is solid top and
+//!   bottom;
+//! - its block is read from above: each vertical pair offers its upper child when that is not air
+//!   and its lower child otherwise, and the cell takes the most frequent non-air offer; ties go to
+//!   the id some pair offered from its upper child, then to the lowest id.
 //!
-//! Trade-offs of this rule: a full axis-aligned one-voxel plane (a floor, a wall) survives every
-//! level (each cell it crosses holds 4 of 8), thickening to the cell size; a one-voxel line (2 of
-//! 8, a fence or a tree trunk's edge) or a lone voxel (1 of 8) vanishes at the first level. Coarse
-//! levels are drawn far away, where a lost line is a pixel or less.
+//! What it keeps and loses: a full axis-aligned one-voxel plane (a floor, a wall) survives every
+//! level, thickening to the cell size; a vertical line two children tall (a trunk, a pillar, a
+//! wall's edge) survives as a column one cell wide, so nothing that stands on the ground comes
+//! loose from it; a horizontal line or a lone voxel vanishes at the first level. Silhouettes
+//! thicken by up to a cell where pairs survive. The block of a one-voxel surface layer shows as
+//! long as its pair's upper child is that layer; where the layer lies in the lower half of a cell
+//! that goes to air (fewer than 4 children, no full pair), the cell below shows what lies under
+//! it. Coarse levels are drawn far away, where a lost line is a pixel or less.
 
 use super::{BlockId, CHUNK_SIZE, Chunk};
 
@@ -41,21 +50,32 @@ pub fn downsample(source: &[BlockId], size: usize) -> Vec<BlockId> {
     out
 }
 
-/// The block a 2×2×2 cell becomes.
+/// The block a 2×2×2 cell becomes, its children indexed `x | y << 1 | z << 2`.
 pub fn cell_block(cell: &[BlockId; 8]) -> BlockId {
+    // The four vertical pairs: (lower, upper) children of one x and z.
+    let pairs: [(BlockId, BlockId); 4] = std::array::from_fn(|p| {
+        let lower = (p & 1) | (p >> 1) << 2;
+        (cell[lower], cell[lower | 2])
+    });
     let solid = cell.iter().filter(|b| !b.is_air()).count();
-    if solid < 4 {
+    let pair_solid = pairs.iter().any(|(lower, upper)| !lower.is_air() && !upper.is_air());
+    if solid < 4 && !pair_solid {
         return BlockId::AIR;
     }
-    // At most 8 distinct ids: count each, keep the most frequent, the lowest on a tie.
-    let mut best = (0usize, BlockId::AIR);
-    for &candidate in cell.iter().filter(|b| !b.is_air()) {
-        let count = cell.iter().filter(|&&b| b == candidate).count();
-        if count > best.0 || (count == best.0 && candidate < best.1) {
-            best = (count, candidate);
+    // What each pair shows from above, and whether it is its upper child.
+    let offers = pairs.map(|(lower, upper)| if upper.is_air() { (lower, false) } else { (upper, true) });
+    // Most frequent, then offered from an upper child, then the lowest id.
+    let mut best = (0usize, false, BlockId::AIR);
+    for &(candidate, _) in offers.iter().filter(|(b, _)| !b.is_air()) {
+        let same = offers.iter().filter(|(b, _)| *b == candidate);
+        let count = same.clone().count();
+        let from_upper = same.clone().any(|(_, upper)| *upper);
+        let better = (count, from_upper) > (best.0, best.1) || ((count, from_upper) == (best.0, best.1) && candidate < best.2);
+        if better {
+            best = (count, from_upper, candidate);
         }
     }
-    best.1
+    best.2
 }
 
 impl MipPyramid {
@@ -99,27 +119,67 @@ impl MipPyramid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::voxel::blocks::{DIRT, GRASS, STONE, WATER};
+    use crate::voxel::blocks::{DIRT, GRASS, SAND, STONE, WATER};
 
-    fn cell(ids: &[BlockId]) -> [BlockId; 8] {
-        let mut c = [BlockId::AIR; 8];
-        c[..ids.len()].copy_from_slice(ids);
-        c
+    /// A cell from its lower layer (y = 0) and upper layer (y = 1), each in `x | z << 1` order.
+    fn layers(lower: [BlockId; 4], upper: [BlockId; 4]) -> [BlockId; 8] {
+        std::array::from_fn(|i| {
+            let at = (i & 1) | (i >> 2) << 1;
+            if i & 2 == 0 { lower[at] } else { upper[at] }
+        })
+    }
+
+    const A: BlockId = BlockId::AIR;
+
+    #[test]
+    fn a_cell_is_solid_from_half_its_children_or_one_full_pair() {
+        assert_eq!(cell_block(&layers([STONE; 4], [A; 4])), STONE, "a one-voxel floor");
+        assert_eq!(cell_block(&layers([STONE, STONE, STONE, A], [A; 4])), A, "3 of 8, no full pair");
+        assert_eq!(cell_block(&layers([STONE, A, A, A], [STONE, A, A, A])), STONE, "a trunk: one full pair");
+        assert_eq!(cell_block(&layers([A, STONE, A, A], [STONE, A, A, A])), A, "a diagonal pair is no column");
+        assert_eq!(cell_block(&layers([WATER; 4], [A; 4])), WATER, "transparent blocks count as solid");
     }
 
     #[test]
-    fn a_cell_is_solid_from_half_its_voxels() {
-        assert_eq!(cell_block(&cell(&[STONE; 4])), STONE);
-        assert_eq!(cell_block(&cell(&[STONE; 3])), BlockId::AIR);
-        assert_eq!(cell_block(&cell(&[WATER; 4])), WATER, "transparent blocks count as solid");
+    fn the_block_is_the_one_seen_from_above() {
+        // Grass over dirt: the bulk below loses to the surface layer.
+        assert_eq!(cell_block(&layers([DIRT; 4], [GRASS; 4])), GRASS);
+        // A slope: two columns end in grass on the lower layer, two in grass on the upper one.
+        assert_eq!(cell_block(&layers([GRASS, GRASS, DIRT, DIRT], [A, A, GRASS, GRASS])), GRASS);
+        // Water over sand shows water; sand where the water is not.
+        assert_eq!(cell_block(&layers([SAND; 4], [WATER, WATER, WATER, A])), WATER);
+        assert_eq!(cell_block(&layers([SAND; 4], [WATER, A, A, A])), SAND);
     }
 
     #[test]
-    fn the_most_frequent_block_wins_and_ties_go_to_the_lowest_id() {
-        assert_eq!(cell_block(&cell(&[DIRT, DIRT, DIRT, STONE])), DIRT);
-        assert_eq!(cell_block(&cell(&[GRASS, GRASS, DIRT, DIRT])), GRASS, "tie: grass (1) < dirt (5)");
-        assert_eq!(cell_block(&cell(&[GRASS, STONE, DIRT, WATER, WATER])), WATER);
-        assert_eq!(cell_block(&cell(&[WATER, STONE, DIRT, GRASS])), GRASS, "four-way tie: lowest id");
+    fn ties_go_to_the_upper_layer_then_to_the_lowest_id() {
+        // Stone offered from above, grass (id 1 < 7) only from below: the upper layer wins.
+        assert_eq!(cell_block(&layers([GRASS, GRASS, STONE, STONE], [A, A, STONE, STONE])), STONE);
+        // Both from above: the lowest id.
+        assert_eq!(cell_block(&layers([DIRT; 4], [STONE, STONE, GRASS, GRASS])), GRASS);
+        // Both from below only.
+        assert_eq!(cell_block(&layers([WATER, WATER, DIRT, DIRT], [A; 4])), DIRT, "dirt (5) < water (10)");
+    }
+
+    #[test]
+    fn a_trunk_stands_at_every_level_and_stays_on_the_ground() {
+        let mut tree = Chunk::empty();
+        for x in 0..CHUNK_SIZE {
+            for z in 0..CHUNK_SIZE {
+                tree.set(x, 0, z, GRASS);
+            }
+        }
+        for y in 1..CHUNK_SIZE {
+            tree.set(9, y, 9, STONE);
+        }
+        let mips = MipPyramid::build(&tree);
+        for level in 1..=MIP_LEVELS {
+            let size = CHUNK_SIZE >> level;
+            let column = 9 >> level;
+            for y in 0..size {
+                assert!(!mips.get(level, column, y, column).is_air(), "level {level}: gap at cell y {y}");
+            }
+        }
     }
 
     #[test]

@@ -288,6 +288,14 @@ impl TerrainColumns {
     pub fn coarse_node_column(&self, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
         coarse::node_column(&self.noise, column)
     }
+
+    /// The cells of one column of level-`level` cells (`2^level` blocks wide, at cell
+    /// coordinates `cell`) as coarse generation gives them, bottom up from y 0 to the top of the
+    /// terrain: `256 >> level` ids (at least one). The same cells as that column of
+    /// [`Self::coarse_node_column`], for a measure that samples cells rather than whole nodes.
+    pub fn coarse_cells(&self, level: u32, cell: IVec2) -> Vec<BlockId> {
+        coarse::cell_column(&self.noise, level, cell)
+    }
 }
 
 /// Node levels built from full detail rather than generated coarsely: a level-2 column is 16

@@ -6,4 +6,5 @@
 
 mod export;
 mod faults;
+mod levels;
 mod stream;

@@ -2,69 +2,259 @@
 //! without any full-detail chunk (streaming uses it from level 3; below, nodes are the mip of
 //! their chunks).
 //!
-//! Each cell samples the ground at 2×2 block columns spread over its footprint, classified as the full generator does, and counts the blocks each
-//! sample column puts in the cell's height range (water, surface, soil, stone), weighted by the
-//! columns it stands for. Solid ground is carved where the cave noise says so, tested at up to
-//! four heights per sample and cell on a lattice of the cave noise (the full generator's lattice
-//! at level 2, one point per cell above). Trees are left out: a leaf blob holds about 75 blocks,
-//! short of half of an 8-block cell's 512. The counts stand in for the cell's blocks under the
-//! mip rule: the cell is solid when at least half of them are not air, and takes the most frequent
-//! block, ties to the lowest id. `tests/nodes.rs` measures the match against the mip of full
-//! detail.
+//! The cells are what the mip rule (`voxgpu_core::voxel::mips`) would make of the terrain, built
+//! from far less than the terrain:
+//! - Each cell stands on 4×4 **sample columns** (fewer at levels 1 and 2), one per square
+//!   `2^(L−2)` blocks wide. A sample is the full generator's ground at the square's centre
+//!   (height, surface and soil by height and slope, water to the sea), its slope taken from
+//!   the neighbouring samples, with the ground raised by that slope over a quarter of a square
+//!   (the mip keeps a square's highest column, not its middle one) and its materials chosen at
+//!   that height.
+//! - **Trees** stand on grass samples by a hash of the sample's place, at a measured chance that
+//!   makes leaves top coarse cells about as often as they top the mip's, as a column of leaves
+//!   from the ground to the canopy's top: at these sizes a tree is a column of cells, as the
+//!   pair rule keeps it, and nothing floats.
+//! - A sample is one uniform column of its square at level `L − 2`: a cell there is solid when
+//!   any block in its height is, and shows the highest one (what the mip rule gives over a
+//!   square of identical columns). The 4×4 samples then go through the mip rule itself twice,
+//!   which gives the cell's solidity and the block it shows from above.
+//! - **Caves** are carved afterwards at the node's resolution, as before: a cell under the
+//!   ground turns to air when the cave noise carves at every one of its test points (2×2
+//!   positions, up to four heights, on a lattice of the cave noise).
+//!
+//! `tests/worlds/levels.rs` measures the top-visible blocks against the mip of full detail.
 
 use glam::{IVec2, IVec3};
 
 use super::caves::carves;
-use super::{CAVE_CELL, Column, Noise, SEA_LEVEL, SIZE, SOIL_DEPTH, WORLD_HEIGHT, builtin};
-use voxgpu_core::voxel::{BlockId, Chunk, NodeColumn, NodeKey, voxel_index};
+use super::{CAVE_CELL, Column, Noise, SEA_LEVEL, SIZE, WORLD_HEIGHT, builtin, hash};
+use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, Chunk, NodeColumn, NodeKey, cell_block, voxel_index};
 
-/// Sample columns per cell along each horizontal axis.
-const SAMPLES: i32 = 2;
-/// Heights per cell at which a sample column is tested for caves, at most.
+/// Sample columns per cell along each horizontal axis, at most (4: two mip steps).
+const SAMPLES: i32 = 4;
+/// Heights per cell at which the cave noise is tested, at most.
 const CAVE_TESTS: i32 = 4;
+/// A tree's canopy top stands 7 to 9 blocks above its ground (trunk 4–6, leaves 3 above).
+const CANOPY_ABOVE_GROUND: i32 = 8;
+/// The chance that a grass sample stands for a tree. Measured, not derived: at full detail
+/// one grass column in 90 roots a tree, but the mip rule lets a canopy show on top of a cell
+/// only where it outvotes the ground around it, so leaves top about 18% of level-3 cells, 7% at
+/// level 4 and under 3% above (`tests/worlds/levels.rs`); 5% of samples gives about that.
+const TREE_SAMPLE_CHANCE: f64 = 0.05;
+/// A sample's ground is raised by its slope over this many of its squares: the mip keeps a
+/// square's highest column, not its middle one, but raising by the whole half-square
+/// over-shoots on ridges (measured: a quarter square matches best).
+const RAISE: f32 = 0.25;
 
 /// The non-empty nodes of a level ≥ 1 column, bottom up.
 pub(super) fn node_column(noise: &Noise, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
     debug_assert!(column.level > 0);
-    let cell = 1i32 << column.level;
-    let origin = column.origin();
-    let grounds = sample_grounds(noise, origin, cell);
-    let highest_ground = grounds.iter().map(|c| c.height).max().unwrap_or(0);
-    let node_blocks = SIZE * cell;
-    let caves = CaveGrid::new(noise, origin, node_blocks, highest_ground, cell);
-    let highest = highest_ground.max(SEA_LEVEL);
-    let nodes = (WORLD_HEIGHT + node_blocks - 1) / node_blocks;
+    let cells = Cells::generate(noise, column.level, column.origin(), SIZE);
+    let node_rows = SIZE as usize;
+    let nodes = cells.rows.div_ceil(node_rows);
     (0..nodes)
-        .take_while(|ny| ny * node_blocks <= highest)
         .map(|ny| {
-            let key = column.node(ny);
-            let base = IVec3::new(origin.x, ny * node_blocks, origin.y);
-            (key, fill_node(&grounds, &caves, base, cell))
+            let mut chunk = Chunk::empty();
+            let voxels = chunk.voxels_mut();
+            for cz in 0..CHUNK_SIZE {
+                for cx in 0..CHUNK_SIZE {
+                    let cells = cells.column(cx, cz);
+                    for y in 0..node_rows.min(cells.len().saturating_sub(ny * node_rows)) {
+                        voxels[voxel_index(cx, y, cz)] = cells[ny * node_rows + y];
+                    }
+                }
+            }
+            (column.node(ny as i32), chunk)
         })
         .filter(|(_, chunk)| !chunk.is_empty())
         .collect()
 }
 
-/// Where sample `(sx, sz)` of cell `(cx, cz)` stands, relative to the node's corner.
-fn sample_offset(cx: i32, cz: i32, sx: i32, sz: i32, cell: i32) -> IVec2 {
-    let step = (cell / SAMPLES).max(1);
-    IVec2::new(cx * cell + sx * step + step / 2, cz * cell + sz * step + step / 2)
+/// The cells of one column of level-`level` cells at cell coordinates `cell`, bottom up.
+pub(super) fn cell_column(noise: &Noise, level: u32, cell: IVec2) -> Vec<BlockId> {
+    Cells::generate(noise, level, cell * (1 << level), 1).column(0, 0).to_vec()
 }
 
-/// The ground of each sample column, cell by cell (x fastest), `SAMPLES²` per cell.
-fn sample_grounds(noise: &Noise, origin: IVec2, cell: i32) -> Vec<Column> {
-    let mut out = Vec::with_capacity((SIZE * SIZE * SAMPLES * SAMPLES) as usize);
-    for cz in 0..SIZE {
-        for cx in 0..SIZE {
-            for sz in 0..SAMPLES {
-                for sx in 0..SAMPLES {
-                    let at = origin + sample_offset(cx, cz, sx, sz, cell);
-                    out.push(noise.column(at.x, at.y));
+/// A square of `width` × `width` cell columns, each `rows` cells from y 0 up.
+struct Cells {
+    width: usize,
+    rows: usize,
+    cells: Vec<BlockId>,
+}
+
+impl Cells {
+    fn column(&self, x: usize, z: usize) -> &[BlockId] {
+        &self.cells[(x + self.width * z) * self.rows..][..self.rows]
+    }
+
+    /// The cells of level `level` over `width` × `width` cell columns from block `origin`.
+    fn generate(noise: &Noise, level: u32, origin: IVec2, width: i32) -> Self {
+        let cell = 1i32 << level;
+        let per_cell = SAMPLES.min(cell);
+        let step = cell / per_cell;
+        let samples = Samples::new(noise, origin, step, width * per_cell);
+        // The samples' level: each is one uniform column of cells `step` blocks tall.
+        let sample_level = level - per_cell.trailing_zeros();
+        let mut columns: Vec<Vec<BlockId>> = (0..samples.width * samples.width)
+            .map(|i| samples.profile(i % samples.width, i / samples.width, step))
+            .collect();
+        let mut side = samples.width;
+        for _ in sample_level..level {
+            columns = halve(&columns, side);
+            side /= 2;
+        }
+        let rows = (WORLD_HEIGHT >> level).max(1) as usize;
+        let mut cells = vec![BlockId::AIR; side * side * rows];
+        for (i, column) in columns.iter().enumerate() {
+            cells[i * rows..][..rows].copy_from_slice(&column[..rows]);
+        }
+        let mut out = Self { width: side, rows, cells };
+        out.carve_caves(noise, &samples, origin, cell, per_cell);
+        out
+    }
+
+    /// Turns cells under the ground to air where the cave noise carves at every test point.
+    fn carve_caves(&mut self, noise: &Noise, samples: &Samples, origin: IVec2, cell: i32, per_cell: i32) {
+        let highest = samples.grounds.iter().map(|c| c.height).max().unwrap_or(0);
+        let caves = CaveGrid::new(noise, origin, cell * self.width as i32, highest, cell);
+        let tests = CAVE_TESTS.min(cell);
+        let half = (per_cell / 2).max(1);
+        for cz in 0..self.width {
+            for cx in 0..self.width {
+                // The 2×2 test columns: one sample of each quarter of the cell.
+                let quarters: Vec<(IVec2, &Column)> = (0..4)
+                    .map(|q| {
+                        let sx = cx * per_cell as usize + (q & 1) * half as usize;
+                        let sz = cz * per_cell as usize + (q >> 1) * half as usize;
+                        (samples.position(sx, sz), samples.ground(sx, sz))
+                    })
+                    .collect();
+                let base = (cx + self.width * cz) * self.rows;
+                for y in 0..self.rows {
+                    let low = y as i32 * cell;
+                    if self.cells[base + y].is_air() || quarters.iter().all(|(_, g)| low > g.height) {
+                        continue;
+                    }
+                    let carved = quarters.iter().all(|(xz, ground)| {
+                        (0..tests).all(|t| {
+                            let at = low + t * (cell / tests) + cell / tests / 2;
+                            at > ground.height || carves(caves.value(IVec3::new(xz.x, at, xz.y)), at, ground.height)
+                        })
+                    });
+                    if carved {
+                        self.cells[base + y] = BlockId::AIR;
+                    }
                 }
             }
         }
     }
-    out
+}
+
+/// One mip step over a square of `side` × `side` cell columns (x fastest), each the same number
+/// of rows: the square half as wide, by the mip rule over each 2×2×2 group.
+fn halve(columns: &[Vec<BlockId>], side: usize) -> Vec<Vec<BlockId>> {
+    let half = side / 2;
+    let rows = columns[0].len() / 2;
+    (0..half * half)
+        .map(|i| {
+            let (x, z) = (2 * (i % half), 2 * (i / half));
+            (0..rows.max(1))
+                .map(|y| {
+                    let below: [BlockId; 8] = std::array::from_fn(|c| {
+                        let column = &columns[x + (c & 1) + side * (z + (c >> 2))];
+                        column.get(2 * y + (c >> 1 & 1)).copied().unwrap_or(BlockId::AIR)
+                    });
+                    cell_block(&below)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The ground of sample columns on a square grid, with a one-sample margin for slopes.
+struct Samples {
+    origin: IVec2,
+    step: i32,
+    /// Samples per side, margin excluded.
+    width: usize,
+    /// `(width + 2)²`, margin included, x fastest.
+    grounds: Vec<Column>,
+    /// Each sample's canopy top (y of its highest leaf), if a tree stands there.
+    trees: Vec<Option<i32>>,
+}
+
+impl Samples {
+    fn new(noise: &Noise, origin: IVec2, step: i32, width: i32) -> Self {
+        let span = width + 2;
+        let centre = |i: i32| i * step + step / 2;
+        let mut heights = Vec::with_capacity((span * span) as usize);
+        for z in -1..=width {
+            for x in -1..=width {
+                heights.push(noise.height(origin.x + centre(x), origin.y + centre(z)));
+            }
+        }
+        let h = |x: i32, z: i32| heights[((x + 1) + (z + 1) * span) as usize];
+        let mut grounds = Vec::with_capacity(heights.len());
+        let mut trees = Vec::with_capacity(heights.len());
+        for z in -1..=width {
+            for x in -1..=width {
+                let (x1, z1) = ((x + 1).min(width), (z + 1).min(width));
+                let (x0, z0) = ((x - 1).max(-1), (z - 1).max(-1));
+                let neighbours = [h(x1, z), h(x0, z), h(x, z1), h(x, z0)];
+                let here = h(x, z);
+                // The per-block slope the full generator would see, and the square's highest
+                // column: the middle raised by the slope over half a square.
+                let slope = neighbours.iter().map(|n| (n - here).abs()).max().unwrap_or(0) as f32 / step.max(1) as f32;
+                let per_block = neighbours.map(|n| here + ((n - here) as f32 / step.max(1) as f32).round() as i32);
+                let at = origin + IVec2::new(centre(x), centre(z));
+                let highest = (here + (slope * RAISE * step as f32) as i32).min(WORLD_HEIGHT - CANOPY_ABOVE_GROUND - 1);
+                let ground = noise.classify(at.x, at.y, highest, per_block.map(|n| n + highest - here));
+                let roll = hash(noise.seed, at.x, at.y, 13);
+                let tree = (ground.top == builtin::GRASS && ((roll >> 11) as f64 / (1u64 << 53) as f64) < TREE_SAMPLE_CHANCE)
+                    .then(|| ground.height + CANOPY_ABOVE_GROUND - 1 + (roll % 3) as i32);
+                grounds.push(ground);
+                trees.push(tree);
+            }
+        }
+        Self { origin, step, width: width as usize, grounds, trees }
+    }
+
+    fn index(&self, x: usize, z: usize) -> usize {
+        (x + 1) + (z + 1) * (self.width + 2)
+    }
+
+    fn ground(&self, x: usize, z: usize) -> &Column {
+        &self.grounds[self.index(x, z)]
+    }
+
+    /// The block position of sample `(x, z)`'s centre.
+    fn position(&self, x: usize, z: usize) -> IVec2 {
+        self.origin + IVec2::new(x as i32, z as i32) * self.step + IVec2::splat(self.step / 2)
+    }
+
+    /// Sample `(x, z)` as a uniform column of cells `step` blocks tall, bottom up: a cell is
+    /// the highest solid block within its height (leaves over water over the ground).
+    fn profile(&self, x: usize, z: usize, step: i32) -> Vec<BlockId> {
+        let ground = self.ground(x, z);
+        let canopy = self.trees[self.index(x, z)];
+        let rows = (WORLD_HEIGHT / step) as usize;
+        (0..rows)
+            .map(|r| {
+                let (low, high) = (r as i32 * step, r as i32 * step + step - 1);
+                let above_ground = high > ground.height;
+                if above_ground && canopy.is_some_and(|top| low <= top) {
+                    return builtin::LEAVES;
+                }
+                if above_ground && ground.height < SEA_LEVEL && low <= SEA_LEVEL {
+                    return builtin::WATER;
+                }
+                if low > ground.height {
+                    return BlockId::AIR;
+                }
+                ground.block(high.min(ground.height))
+            })
+            .collect()
+    }
 }
 
 /// Cave noise on a lattice over the node column, up to the highest ground: the full generator's
@@ -77,10 +267,10 @@ struct CaveGrid {
 }
 
 impl CaveGrid {
-    fn new(noise: &Noise, origin: IVec2, node_blocks: i32, highest: i32, cell: i32) -> Self {
+    fn new(noise: &Noise, origin: IVec2, blocks: i32, highest: i32, cell: i32) -> Self {
         let spacing = cell.max(CAVE_CELL);
         let origin = IVec3::new(origin.x, 0, origin.y);
-        let size = IVec3::new(node_blocks / spacing + 1, highest / spacing + 2, node_blocks / spacing + 1);
+        let size = IVec3::new(blocks / spacing + 2, highest / spacing + 2, blocks / spacing + 2);
         let mut samples = Vec::with_capacity((size.x * size.y * size.z) as usize);
         for z in 0..size.z {
             for y in 0..size.y {
@@ -102,7 +292,7 @@ impl CaveGrid {
     fn value(&self, p: IVec3) -> f64 {
         let local = p - self.origin;
         let cell = local.div_euclid(IVec3::splat(self.spacing)).clamp(IVec3::ZERO, self.size - 2);
-        let t = (local - cell * self.spacing).as_dvec3() / f64::from(self.spacing);
+        let t = ((local - cell * self.spacing).as_dvec3() / f64::from(self.spacing)).clamp(glam::DVec3::ZERO, glam::DVec3::ONE);
         let at = |d: IVec3| {
             let c = cell + d;
             self.samples[(c.x + self.size.x * (c.y + self.size.y * c.z)) as usize]
@@ -118,83 +308,4 @@ impl CaveGrid {
 
 fn lerp(a: f64, b: f64, t: f64) -> f64 {
     a + (b - a) * t
-}
-
-/// Adds `n` blocks of `block` to `counts`.
-fn add(counts: &mut Vec<(BlockId, f64)>, block: BlockId, n: f64) {
-    if n <= 0.0 {
-        return;
-    }
-    match counts.iter_mut().find(|(b, _)| *b == block) {
-        Some((_, c)) => *c += n,
-        None => counts.push((block, n)),
-    }
-}
-
-/// Blocks of each kind that the sample column at `(x, z)` puts in `[low, low + span)`, each
-/// standing for `weight` block columns, after carving caves.
-fn count_column(
-    column: &Column,
-    caves: &CaveGrid,
-    xz: IVec2,
-    low: i32,
-    span: i32,
-    weight: f64,
-    counts: &mut Vec<(BlockId, f64)>,
-) {
-    let h = column.height;
-    let overlap = |from: i32, to: i32| (to.min(low + span) - from.max(low)).max(0);
-    // Water above the ground up to the sea.
-    add(counts, builtin::WATER, f64::from(overlap(h + 1, SEA_LEVEL + 1)) * weight);
-    // The ground, carved: the share of tested heights a cave leaves solid.
-    let ground_top = (h + 1).min(low + span);
-    if ground_top <= low {
-        return;
-    }
-    let tests = CAVE_TESTS.min(span);
-    let step = span / tests;
-    let kept = (0..tests)
-        .map(|i| low + i * step + step / 2)
-        .filter(|&y| y >= ground_top || !carves(caves.value(IVec3::new(xz.x, y, xz.y)), y, h))
-        .count();
-    let keep = kept as f64 / f64::from(tests) * weight;
-    add(counts, column.top, f64::from(overlap(h, h + 1)) * keep);
-    add(counts, column.under, f64::from(overlap(h - SOIL_DEPTH, h)) * keep);
-    add(counts, builtin::STONE, f64::from(overlap(0, h - SOIL_DEPTH)) * keep);
-}
-
-/// One node with its minimum corner at world `base`: each cell from its sample columns' counts.
-fn fill_node(grounds: &[Column], caves: &CaveGrid, base: IVec3, cell: i32) -> Chunk {
-    let mut chunk = Chunk::empty();
-    let voxels = chunk.voxels_mut();
-    let per_cell = (SAMPLES * SAMPLES) as usize;
-    let weight = f64::from(cell * cell) / per_cell as f64;
-    let volume = f64::from(cell).powi(3);
-    let mut counts = Vec::with_capacity(8);
-    for cz in 0..SIZE {
-        for cx in 0..SIZE {
-            let samples = &grounds[(cx + cz * SIZE) as usize * per_cell..][..per_cell];
-            let top = samples.iter().map(|c| c.height.max(SEA_LEVEL)).max().unwrap_or(0);
-            for cy in 0..SIZE {
-                let low = base.y + cy * cell;
-                if low > top {
-                    break;
-                }
-                counts.clear();
-                for (i, sample) in samples.iter().enumerate() {
-                    let (sx, sz) = (i as i32 % SAMPLES, i as i32 / SAMPLES);
-                    let xz = IVec2::new(base.x, base.z) + sample_offset(cx, cz, sx, sz, cell);
-                    count_column(sample, caves, xz, low, cell, weight, &mut counts);
-                }
-                let solid: f64 = counts.iter().map(|(_, n)| n).sum();
-                if 2.0 * solid < volume {
-                    continue;
-                }
-                let best =
-                    counts.iter().max_by(|(a, n), (b, m)| n.total_cmp(m).then(b.cmp(a))).map(|(b, _)| *b);
-                voxels[voxel_index(cx as usize, cy as usize, cz as usize)] = best.unwrap_or(BlockId::AIR);
-            }
-        }
-    }
-    chunk
 }
