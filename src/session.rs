@@ -10,7 +10,7 @@ use glam::{IVec3, Vec3};
 use voxgpu_store::{Overlay, Store, StoreError, StoreMeta};
 
 use voxgpu_core::camera::Camera;
-use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, Chunk, ChunkPos, World};
+use voxgpu_core::voxel::{BlockId, Chunk, ChunkPos, World};
 use voxgpu_engine::{GpuContext, GpuError, Offscreen, RendererOptions};
 use voxgpu_worlds::stream::{StreamSettings, Streamer, UpdateReport};
 use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldError, WorldParams, WorldSource};
@@ -101,9 +101,10 @@ impl WorldConfig {
         }
     }
 
-    /// The distance where fog reaches the sky colour: one chunk past the view distance.
+    /// The distance from the eye where haze reaches the sky: the radius the world is loaded
+    /// within ([`voxgpu_worlds::worldgen::loaded_radius`]).
     pub fn fog_end(&self) -> f32 {
-        (self.view_distance as f32 + 1.0) * CHUNK_SIZE as f32
+        voxgpu_worlds::worldgen::loaded_radius(self.view_distance)
     }
 
     /// The streamer of this world's terrain nodes for `renderer`: its level thresholds, and at

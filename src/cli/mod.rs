@@ -20,7 +20,7 @@ use glam::Vec3;
 
 use crate::session::{SessionError, WorldConfig};
 use voxgpu_core::lod::LodSettings;
-use voxgpu_engine::{Culling, DrawSubmission, GpuError};
+use voxgpu_engine::{Culling, DrawSubmission, GpuError, RendererOptions};
 use voxgpu_worlds::worldgen::{WorldError, WorldSource};
 
 /// Largest image side `render` accepts: 8192² RGBA is 256 MiB of readback already.
@@ -210,6 +210,34 @@ fn parse_lod_distance(s: &str) -> Result<f32, String> {
             .map(|l| l.first_distance())
             .map_err(|e| e.to_string()),
         _ => Err(format!("{s:?} is not a distance in blocks between 8 and 1000000")),
+    }
+}
+
+/// Haze into the sky, shared by the viewer, `render` and `profile`.
+#[derive(Debug, Clone, Args)]
+pub struct FogArgs {
+    /// Distant surfaces fade into the sky, reaching it where the loaded world ends.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub fog: Switch,
+    /// How thick the haze is (0.1 to 8): the sky's share at distance d is (d / view)^(4 /
+    /// density), so a larger density brings it nearer; it reaches the sky at the view distance
+    /// whatever the density.
+    #[arg(long, default_value_t = voxgpu_engine::DEFAULT_FOG_DENSITY, value_parser = parse_fog_density)]
+    pub fog_density: f32,
+}
+
+impl FogArgs {
+    /// Sets the haze `options` asks for from these flags.
+    pub fn apply(&self, options: RendererOptions) -> RendererOptions {
+        RendererOptions { fog: self.fog == Switch::On, fog_density: self.fog_density, ..options }
+    }
+}
+
+/// `--fog-density`: a number from 0.1 to 8.
+fn parse_fog_density(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(d) if (voxgpu_engine::MIN_FOG_DENSITY..=8.0).contains(&d) => Ok(d),
+        _ => Err(format!("{s:?} is not a fog density from 0.1 to 8")),
     }
 }
 

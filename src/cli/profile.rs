@@ -8,7 +8,7 @@ use glam::{IVec3, Vec3};
 use serde::Serialize;
 
 use super::soak::{SoakArgs, SoakSetup};
-use super::{CliError, CullArgs, MAX_IMAGE_SIDE, MeshArgs, WorldArgs};
+use super::{CliError, CullArgs, FogArgs, MAX_IMAGE_SIDE, MeshArgs, WorldArgs};
 use crate::session::{Residency, Session};
 use voxgpu_core::camera::Camera;
 use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, World};
@@ -51,20 +51,22 @@ pub struct ProfileArgs {
     #[command(flatten)]
     pub cull: CullArgs,
     #[command(flatten)]
+    pub fog: FogArgs,
+    #[command(flatten)]
     pub world: WorldArgs,
 }
 
 impl ProfileArgs {
     /// The renderer these flags ask for, fog ending at `fog_end` blocks.
     pub fn renderer_options(&self, fog_end: f32) -> RendererOptions {
-        RendererOptions {
+        self.fog.apply(RendererOptions {
             lod: self.mesh.lod_settings(),
             ambient_occlusion: self.mesh.ambient_occlusion(),
             culling: self.cull.culling(),
             depth_prepass: self.cull.depth_prepass == super::Switch::On,
             draw_submission: self.cull.draw_submission,
             ..RendererOptions::new(self.width, self.height, fog_end)
-        }
+        })
     }
 }
 

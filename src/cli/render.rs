@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use glam::Vec3;
 
-use super::{CliError, CullArgs, FrameArgs, MeshArgs, WorldArgs, parse_vec3};
+use super::{CliError, CullArgs, FogArgs, FrameArgs, MeshArgs, WorldArgs, parse_vec3};
 use crate::session::{Residency, Session, SessionPlan};
 use voxgpu_core::camera::Camera;
 use voxgpu_engine::{Culling, GpuContext, RenderMode, RendererOptions};
@@ -27,6 +27,8 @@ pub struct RenderArgs {
     pub mesh: MeshArgs,
     #[command(flatten)]
     pub cull: CullArgs,
+    #[command(flatten)]
+    pub fog: FogArgs,
     /// Stream the terrain around a scripted flight of N frames (2 blocks per frame along +X from
     /// the view), then render where it ends. Exercises streaming headless; terrain only.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -68,14 +70,16 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         at => at.map(|at| Camera::look_at(at, start.target)),
     };
     let gpu = GpuContext::new()?;
-    let mut session = plan.open(&gpu, |fog_end| RendererOptions {
-        lod: args.mesh.lod_settings(),
-        ambient_occlusion: args.mesh.ambient_occlusion(),
-        mode: args.mode,
-        depth_prepass: args.cull.depth_prepass == super::Switch::On,
-        culling: Culling { frozen, ..args.cull.culling() },
-        draw_submission: args.cull.draw_submission,
-        ..RendererOptions::new(args.frame.width, args.frame.height, fog_end)
+    let mut session = plan.open(&gpu, |fog_end| {
+        args.fog.apply(RendererOptions {
+            lod: args.mesh.lod_settings(),
+            ambient_occlusion: args.mesh.ambient_occlusion(),
+            mode: args.mode,
+            depth_prepass: args.cull.depth_prepass == super::Switch::On,
+            culling: Culling { frozen, ..args.cull.culling() },
+            draw_submission: args.cull.draw_submission,
+            ..RendererOptions::new(args.frame.width, args.frame.height, fog_end)
+        })
     })?;
     let camera = match args.flight {
         None => {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CliError, FrameArgs, MeshArgs, WorldArgs};
+use super::{CliError, FogArgs, FrameArgs, MeshArgs, Switch, WorldArgs};
 use crate::viewer::ViewerConfig;
 use voxgpu_worlds::worldgen::WorldSource;
 
@@ -28,6 +28,8 @@ pub struct ViewArgs {
     pub script: Option<PathBuf>,
     #[command(flatten)]
     pub mesh: MeshArgs,
+    #[command(flatten)]
+    pub fog: FogArgs,
     #[command(flatten)]
     pub world: WorldArgs,
 }
@@ -68,6 +70,8 @@ impl ViewArgs {
             target: self.frame.target,
             lod: self.mesh.lod_settings(),
             ambient_occlusion: self.mesh.ambient_occlusion(),
+            fog: self.fog.fog == Switch::On,
+            fog_density: self.fog.fog_density,
             exit_after_frames: self.exit_after_frames,
             screenshot: self.screenshot.clone(),
             script: self.script.clone(),

@@ -210,6 +210,8 @@ impl Viewer {
         let mut session = plan.open(&gpu, |fog_end| RendererOptions {
             lod,
             ambient_occlusion: args.ambient_occlusion,
+            fog: args.fog,
+            fog_density: args.fog_density,
             ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
         })?;
         // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.
@@ -454,6 +456,10 @@ impl Viewer {
             backend: &self.backend,
             mode: self.renderer.options().mode.name(),
             lod_on: self.renderer.options().lod.is_on(),
+            fog: {
+                let o = self.renderer.options();
+                (o.fog, o.fog_density, o.fog_end)
+            },
             view_distance: self.view_distance,
             nodes_per_level: self.renderer.resident().nodes_per_level(),
             budget_mib: self.budget_mib,

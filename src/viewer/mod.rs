@@ -42,6 +42,9 @@ pub struct ViewerConfig {
     pub lod: LodSettings,
     /// Ambient occlusion baked by the mesher.
     pub ambient_occlusion: bool,
+    /// Haze into the sky, and its density ([`voxgpu_engine::RendererOptions::fog_density`]).
+    pub fog: bool,
+    pub fog_density: f32,
     /// Quit after this many frames.
     pub exit_after_frames: Option<u64>,
     /// Save the last frame here as a PNG.

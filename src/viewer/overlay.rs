@@ -21,6 +21,8 @@ pub struct OverlayData<'a> {
     pub backend: &'a str,
     pub mode: &'a str,
     pub lod_on: bool,
+    /// Haze: on, its density and the distance in blocks where it reaches the sky.
+    pub fog: (bool, f32, f32),
     /// View distance in chunks, and what chose it.
     pub view_distance: (u32, &'a str),
     /// Resident nodes per node level (0: chunks).
@@ -170,6 +172,13 @@ fn panel(ctx: &egui::Context, d: &OverlayData) {
                     d.view_distance.0 * voxgpu_core::voxel::CHUNK_SIZE as u32,
                     d.view_distance.1
                 ),
+            );
+            row(
+                "haze",
+                match d.fog {
+                    (true, density, end) => format!("on, density {density:.2}, sky at {end:.0} blocks"),
+                    (false, ..) => "off (--fog on)".to_string(),
+                },
             );
             row("per level", format!("{:?} nodes (0: chunks)", d.nodes_per_level));
             let used = s.lod_levels.iter().rposition(|&n| n > 0).map_or(1, |i| i + 1);

@@ -216,16 +216,30 @@ fn albedo(in: VertexOut) -> vec4<f32> {
     return color;
 }
 
+// A surface's colour seen from the eye along `to_surface` (anchored, not normalised): faded by
+// the medium the eye is in, then by the haze into the sky behind it. The near field, where the
+// haze is under 1/1024, returns before any transcendental or the sky's gradient.
+fn atmosphere(color: vec3<f32>, to_surface: vec3<f32>) -> vec3<f32> {
+    let distance2 = dot(to_surface, to_surface);
+    if camera.medium.w > 0.0 {
+        return mix(camera.medium.rgb, color, exp(-sqrt(distance2) / camera.medium.w));
+    }
+    if (camera.sky_flags & SKY_HAZE) == 0u {
+        return color;
+    }
+    let haze = haze_amount(distance2, camera.fog_end, camera.fog_exponent, camera.haze_clear2);
+    if haze == 0.0 {
+        return color;
+    }
+    let procedural = (camera.sky_flags & SKY_PROCEDURAL) != 0u;
+    return mix(color, sky_gradient(camera.sky_color, to_surface * inverseSqrt(distance2), procedural), haze);
+}
+
 fn shade(in: VertexOut) -> vec4<f32> {
     let rgba = albedo(in);
     let occlusion = mix(AO_DARKEST, 1.0, in.ao);
     var color = rgba.rgb * face_shade(in.face) * block_jitter(in.anchored, in.face) * occlusion;
-    // Cylindrical fog: the world is loaded within a horizontal radius, so fade by horizontal
-    // distance; looking straight down is then never fogged.
-    let distance = length(in.anchored.xz - camera.eye.xz);
-    let fog = clamp((distance - camera.fog_start) / max(camera.fog_end - camera.fog_start, 1.0), 0.0, 1.0);
-    color = mix(color, camera.sky_color, fog * fog);
-    return vec4<f32>(color, rgba.a);
+    return vec4<f32>(atmosphere(color, in.anchored - camera.eye), rgba.a);
 }
 
 @fragment

@@ -269,8 +269,11 @@ struct Camera {
     view_proj: mat4x4<f32>,
     // The eye measured from `anchor` (each coordinate in [0, 1)).
     eye: vec3<f32>,
-    fog_start: f32,
+    // The haze's exponent: 4 / RendererOptions::fog_density (see `haze_amount`).
+    fog_exponent: f32,
+    // Linear RGB of the sky at the horizon.
     sky_color: vec3<f32>,
+    // Distance from the eye in blocks where the haze reaches the sky.
     fog_end: f32,
     // Clip space to view directions in world axes (the view's rotation alone), for the sky.
     inv_rotation_proj: mat4x4<f32>,
@@ -281,7 +284,57 @@ struct Camera {
     // The draw lists' capacity when they are drawn instanced (one instance per page command,
     // chunk_draw.wgsl finds its quad through the list); 0 when each command is its own draw.
     page_list_capacity: u32,
+    // The medium the eye is in: linear colour, and in w the distance over which it hides 63%
+    // of what lies behind (0 in air).
+    medium: vec4<f32>,
+    // SKY_HAZE | SKY_PROCEDURAL.
+    sky_flags: u32,
+    // The t² (t = distance / fog_end) below which haze is under 1/1024: 2^(-20 / fog_exponent).
+    haze_clear2: f32,
 }
+
+// Camera.sky_flags. Twins of CameraUniform::HAZE and PROCEDURAL_SKY.
+const SKY_HAZE: u32 = 1u;
+const SKY_PROCEDURAL: u32 = 2u;
+
+// The sun, high and a little towards +X +Z (unit length).
+const SUN: vec3<f32> = vec3<f32>(0.349773, 0.779493, 0.519662);
+
+// The sky's colour in the unit direction `dir`, without the sun's disc: what the sky shader
+// draws there, and what haze fades a surface seen in that direction to, so the terrain at
+// `fog_end` is the sky behind it. `horizon` is Camera.sky_color.
+fn sky_gradient(horizon: vec3<f32>, dir: vec3<f32>, procedural: bool) -> vec3<f32> {
+    if !procedural {
+        return horizon;
+    }
+    let up = clamp(dir.y, -1.0, 1.0);
+    let zenith = horizon * vec3<f32>(0.35, 0.5, 0.8);
+    var color = mix(horizon, zenith, smoothstep(0.0, 0.8, up));
+    // Below the horizon (seen past the world's edge): a little darker than the horizon.
+    color = mix(color, horizon * 0.8, smoothstep(0.0, -0.3, up));
+    // The glow: sun^16 by four squarings (no pow: this runs for every hazed fragment).
+    var glow = max(dot(dir, SUN), 0.0);
+    glow *= glow;
+    glow *= glow;
+    glow *= glow;
+    glow *= glow;
+    return color + vec3<f32>(1.0, 0.85, 0.6) * glow * 0.25;
+}
+
+// How much of the sky's colour a surface at squared distance `distance2` from the eye takes,
+// 0..1: with t = distance / fog_end and the exponent 4/ρ for density ρ, t^(4/ρ), taken as
+// (t²)^(2/ρ) so no square root is needed: 0 at the eye, 1 at fog_end. Twin of
+// voxgpu_engine::haze_amount.
+// `clear2` is the t² below which the amount is under 1/1024 (Camera.haze_clear2): those
+// fragments, most of the near field, skip the transcendentals.
+fn haze_amount(distance2: f32, fog_end: f32, exponent: f32, clear2: f32) -> f32 {
+    let t2 = clamp(distance2 / max(fog_end * fog_end, 1e-6), 1e-12, 1.0);
+    if t2 < clear2 {
+        return 0.0;
+    }
+    return exp2(0.5 * exponent * log2(t2));
+}
+
 
 // The index of an invocation of a one-dimensional job spread over a two-dimensional grid of
 // workgroups of `size` (`linear_dispatch` in src/pipelines.rs): one dimension may hold at most

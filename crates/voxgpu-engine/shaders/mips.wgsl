@@ -2,8 +2,10 @@
 // crates/voxgpu-core/src/voxel/mips.rs (`downsample`, `cell_block`), which it must match id for
 // id.
 //
-// A 2x2x2 cell becomes the most frequent non-air id among its voxels when at least 4 of the 8
-// are not air, and air otherwise; ties go to the lowest id.
+// A 2x2x2 cell is solid when at least 4 of its 8 voxels are not air or one vertical pair is
+// solid top and bottom, and air otherwise. Its id is read from above: each pair offers its upper
+// voxel when that is not air and its lower one otherwise; the most frequent offer wins, ties to
+// one offered from an upper voxel, then to the lowest id.
 //
 // Reads:  params, links (state, neighbours and their levels), voxels (each level as it is built).
 // Writes: mip_work (the list of slots), voxels (levels 1..5 of each listed slot), links (VOXELS

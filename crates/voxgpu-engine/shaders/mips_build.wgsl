@@ -19,30 +19,40 @@ fn count_of(id: u32, low: vec4<u32>, high: vec4<u32>) -> u32 {
     return n.x + n.y + n.z + n.w;
 }
 
-// Keeps `best` (id, count) unless `id` is more frequent, or as frequent and lower.
-fn consider(best: vec2<u32>, id: u32, low: vec4<u32>, high: vec4<u32>) -> vec2<u32> {
-    let n = count_of(id, low, high);
-    if id != 0u && (n > best.y || (n == best.y && id < best.x)) {
-        return vec2<u32>(id, n);
+// Keeps `best` (id, count, offered from an upper child) unless `id` is more frequent among the
+// four pairs' offers, or as frequent and offered from above where `best` is not, or equal in both
+// and lower.
+fn consider(best: vec3<u32>, id: u32, offers: vec4<u32>, from_upper: vec4<bool>) -> vec3<u32> {
+    let same = offers == vec4<u32>(id);
+    let n = vec4<u32>(same);
+    let count = n.x + n.y + n.z + n.w;
+    let upper = u32(any(same & from_upper));
+    let better = count > best.y || (count == best.y && (upper > best.z || (upper == best.z && id < best.x)));
+    if id != 0u && better {
+        return vec3<u32>(id, count, upper);
     }
     return best;
 }
 
-// Twin of mips.rs `cell_block`, over the cell's ids as two vectors (no arrays: the eight
-// candidates are unrolled, so everything stays in registers).
+// Twin of mips.rs `cell_block`, over the cell's ids as two vectors (x = 0 in `low`, x = 1 in
+// `high`, each in the rows (dy, dz) = (0, 0), (1, 0), (0, 1), (1, 1)); no arrays, so everything
+// stays in registers. Solid from 4 of 8 children or one full vertical pair; the block is the
+// most frequent of what the four pairs show from above.
 fn cell_block(low: vec4<u32>, high: vec4<u32>) -> u32 {
-    if 8u - count_of(0u, low, high) < 4u {
+    // The pairs (x, z) = (0, 0), (0, 1), (1, 0), (1, 1): their lower and upper children.
+    let lower = vec4<u32>(low.x, low.z, high.x, high.z);
+    let upper = vec4<u32>(low.y, low.w, high.y, high.w);
+    let from_upper = upper != vec4<u32>(0u);
+    let full_pair = any((lower != vec4<u32>(0u)) & from_upper);
+    if 8u - count_of(0u, low, high) < 4u && !full_pair {
         return 0u;
     }
-    var best = vec2<u32>(0u, 0u);
-    best = consider(best, low.x, low, high);
-    best = consider(best, low.y, low, high);
-    best = consider(best, low.z, low, high);
-    best = consider(best, low.w, low, high);
-    best = consider(best, high.x, low, high);
-    best = consider(best, high.y, low, high);
-    best = consider(best, high.z, low, high);
-    best = consider(best, high.w, low, high);
+    let offers = select(lower, upper, from_upper);
+    var best = vec3<u32>(0u, 0u, 0u);
+    best = consider(best, offers.x, offers, from_upper);
+    best = consider(best, offers.y, offers, from_upper);
+    best = consider(best, offers.z, offers, from_upper);
+    best = consider(best, offers.w, offers, from_upper);
     return best.x;
 }
 

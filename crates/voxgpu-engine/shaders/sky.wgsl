@@ -1,7 +1,7 @@
 // Procedural sky: a full-screen triangle drawn after the opaque quads, only where no surface was
-// drawn (depth still at its clear value, 0 in reverse-Z). A gradient from the horizon (the fog
-// colour, so distant terrain fades into it) to a deeper zenith, and a glow around the sun that
-// lights the faces (chunk_draw.wgsl `face_shade`).
+// drawn (depth still at its clear value, 0 in reverse-Z). The gradient of common.wgsl
+// `sky_gradient` (which the haze fades distant surfaces to, so the terrain's end is the sky
+// behind it) and the sun's disc; the sun also lights the faces (chunk_draw.wgsl `face_shade`).
 //
 // Reads:  camera (inverse of the projection and the view's rotation, sky colour). The sky
 //         depends on where the camera looks, never on where it is.
@@ -15,9 +15,6 @@ struct SkyOut {
     @builtin(position) @invariant clip: vec4<f32>,
     @location(0) ndc: vec2<f32>,
 }
-
-// The sun, high and a little towards +X +Z.
-const SUN: vec3<f32> = vec3<f32>(0.35, 0.78, 0.52);
 
 @vertex
 fn vs_sky(@builtin(vertex_index) vertex: u32) -> SkyOut {
@@ -34,12 +31,12 @@ fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
     // The view ray through this pixel: unproject a point in front of an eye at the origin.
     let far = camera.inv_rotation_proj * vec4<f32>(in.ndc, 0.5, 1.0);
     let dir = normalize(far.xyz / far.w);
-    let up = clamp(dir.y, -1.0, 1.0);
-    let zenith = camera.sky_color * vec3<f32>(0.35, 0.5, 0.8);
-    var color = mix(camera.sky_color, zenith, smoothstep(0.0, 0.8, up));
-    // Below the horizon (seen past the world's edge): a little darker than the horizon.
-    color = mix(color, camera.sky_color * 0.8, smoothstep(0.0, -0.3, up));
-    let sun = max(dot(dir, normalize(SUN)), 0.0);
-    color += vec3<f32>(1.0, 0.85, 0.6) * (pow(sun, 600.0) * 3.0 + pow(sun, 16.0) * 0.25);
+    if camera.medium.w > 0.0 {
+        // Under water the sky is past any distance: the medium's colour.
+        return vec4<f32>(camera.medium.rgb, 1.0);
+    }
+    var color = sky_gradient(camera.sky_color, dir, true);
+    let sun = max(dot(dir, SUN), 0.0);
+    color += vec3<f32>(1.0, 0.85, 0.6) * pow(sun, 600.0) * 3.0;
     return vec4<f32>(color, 1.0);
 }

@@ -48,11 +48,11 @@ pub struct CameraUniform {
     pub view_proj: Mat4,
     /// The view camera's position measured from `anchor`, in blocks (each coordinate in `[0, 1)`).
     pub eye: Vec3,
-    /// Horizontal distance from the eye in blocks where fog starts.
-    pub fog_start: f32,
-    /// Linear RGB of the sky, which the fog fades to.
+    /// The haze's exponent, `4 / ρ` for the density ρ ([`crate::haze_amount`]).
+    pub fog_exponent: f32,
+    /// Linear RGB of the sky at the horizon, which the haze fades to.
     pub sky_color: Vec3,
-    /// Horizontal distance from the eye in blocks where fog reaches the sky colour.
+    /// Distance from the eye in blocks where the haze reaches the sky.
     pub fog_end: f32,
     /// Clip space to view directions in world axes: the inverse of the projection times the
     /// view's rotation alone, so the sky does not depend on where the eye is.
@@ -67,9 +67,22 @@ pub struct CameraUniform {
     /// The draw lists' capacity when they are drawn instanced
     /// ([`crate::DrawSubmission::Instanced`]); 0 when each command is its own draw.
     pub page_list_capacity: u32,
+    /// The medium the eye is in (water, glass): its linear colour in xyz and, in w, the
+    /// distance in blocks over which it hides 63% of what lies behind; w = 0 in air.
+    pub medium: glam::Vec4,
+    /// [`CameraUniform::HAZE`] and [`CameraUniform::PROCEDURAL_SKY`].
+    pub sky_flags: u32,
+    /// The `t²` (`t` = distance / `fog_end`) below which haze is under 1/1024,
+    /// `2^(−20 / fog_exponent)`: nearer fragments skip computing it.
+    pub haze_clear2: f32,
 }
 
 impl CameraUniform {
+    /// `sky_flags`: distant surfaces fade into the sky.
+    pub const HAZE: u32 = 1;
+    /// `sky_flags`: the sky is the gradient of `sky.wgsl`, not `sky_color` flat.
+    pub const PROCEDURAL_SKY: u32 = 2;
+
     /// Bytes in the uniform buffer's layout.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut buffer = encase::UniformBuffer::new(Vec::new());

@@ -119,7 +119,10 @@ pub use profiling::{FrameTimings, StageTiming, stage};
 pub use quad_pool::PAGE_QUADS;
 pub use readback::Pixels;
 pub use render_mode::{RasterPass, RenderMode};
-pub use renderer::{Culling, FrameStats, Offscreen, Renderer, RendererOptions, Residency, Targets};
+pub use renderer::{
+    Culling, DEFAULT_FOG_DENSITY, FrameStats, MIN_FOG_DENSITY, Offscreen, Renderer, RendererOptions, Residency, Targets,
+    haze_amount, haze_exponent,
+};
 
 /// The engine's internals that its tests and tools reach into: the GPU record layouts shared
 /// with the WGSL, the shader sources and every pass's binding table, the inspector and its

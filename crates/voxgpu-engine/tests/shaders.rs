@@ -119,13 +119,16 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
     let uniform = CameraUniform {
         view_proj: Mat4::from_cols_array(&std::array::from_fn(|i| i as f32 + 1.0)),
         eye: Vec3::new(101.0, 102.0, 103.0),
-        fog_start: 104.0,
+        fog_exponent: 104.0,
         sky_color: Vec3::new(105.0, 106.0, 107.0),
         fog_end: 108.0,
         inv_rotation_proj: Mat4::from_cols_array(&std::array::from_fn(|i| i as f32 + 201.0)),
         selection: glam::Vec4::new(301.0, 302.0, 303.0, 1.0),
         anchor: glam::IVec3::new(501, 502, 503),
         page_list_capacity: 401,
+        medium: glam::Vec4::new(601.0, 602.0, 603.0, 604.0),
+        sky_flags: 701,
+        haze_clear2: 801.0,
     };
     let bytes = uniform.to_bytes();
     let (members, span) = wgsl_struct(&common(), "Camera");
@@ -138,7 +141,7 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
     let expected: Vec<(&str, Vec<f32>)> = vec![
         ("view_proj", uniform.view_proj.to_cols_array().to_vec()),
         ("eye", uniform.eye.to_array().to_vec()),
-        ("fog_start", vec![uniform.fog_start]),
+        ("fog_exponent", vec![uniform.fog_exponent]),
         ("sky_color", uniform.sky_color.to_array().to_vec()),
         ("fog_end", vec![uniform.fog_end]),
         ("inv_rotation_proj", uniform.inv_rotation_proj.to_cols_array().to_vec()),
@@ -147,6 +150,10 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         ("anchor", uniform.anchor.to_array().map(|v| f32::from_bits(v as u32)).to_vec()),
         // Compared as the f32 with the same bits.
         ("page_list_capacity", vec![f32::from_bits(uniform.page_list_capacity)]),
+        ("medium", uniform.medium.to_array().to_vec()),
+        // Compared as the f32 with the same bits.
+        ("sky_flags", vec![f32::from_bits(uniform.sky_flags)]),
+        ("haze_clear2", vec![uniform.haze_clear2]),
     ];
     assert_eq!(
         members.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),

@@ -13,6 +13,9 @@ use crate::profiling::{scope, stage};
 use crate::{FrameStats, GpuError};
 use voxgpu_core::camera::Camera;
 
+/// Blocks over which a transparent medium the eye is in (water) hides 63% of what lies behind.
+pub const MEDIUM_DISTANCE: f32 = 12.0;
+
 impl Renderer {
     /// The CPU half of a frame: takes the GPU counters that have arrived (growing the quad pool
     /// if the mesher was refused pages), sizes this frame's lists, and writes the camera and pass
@@ -48,6 +51,7 @@ impl Renderer {
         }
         let (params, evicted_room) = self.passes.size(&self.gpu.device, &self.resident, &self.options);
         let top_level = self.resident.pool.top_level();
+        let medium = self.medium_at(camera.anchor());
         let lod = self.passes.write_frame(
             &self.gpu.queue,
             camera,
@@ -55,9 +59,25 @@ impl Renderer {
             self.gpu.submission,
             &params,
             top_level,
+            medium,
         );
         self.frames.prepared = Some(Prepared { params, lod, started, evicted_room });
         Ok(())
+    }
+
+    /// The medium the eye sees through when it is inside block `eye` (a transparent block:
+    /// water, glass), as the camera uniform takes it: linear colour and the distance in blocks
+    /// over which it hides 63% of what lies behind ([`MEDIUM_DISTANCE`]); zero in air, in an
+    /// opaque block and where no chunk is resident.
+    fn medium_at(&self, eye: glam::IVec3) -> glam::Vec4 {
+        let block = self.resident.block(eye);
+        match self.registry.get(block) {
+            Some(info) if !block.is_air() && info.opacity == voxgpu_core::voxel::Opacity::Transparent => {
+                let [r, g, b, _] = info.color.map(|c| (f32::from(c) / 255.0).powf(2.2));
+                glam::Vec4::new(r, g, b, MEDIUM_DISTANCE)
+            }
+            _ => glam::Vec4::ZERO,
+        }
     }
 
     /// The GPU half of a frame, into the caller's encoder: the uploads, the compute passes

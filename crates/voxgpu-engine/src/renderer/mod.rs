@@ -46,7 +46,9 @@ mod residency;
 pub(crate) use device::check_target_size;
 pub use offline::Tools;
 pub use offscreen::Offscreen;
-pub use options::{Culling, FrameStats, RendererOptions};
+pub use options::{
+    Culling, DEFAULT_FOG_DENSITY, FrameStats, MIN_FOG_DENSITY, RendererOptions, haze_amount, haze_exponent,
+};
 pub use residency::Residency;
 
 use std::sync::Arc;

@@ -253,6 +253,7 @@ impl Passes {
         submission: DrawSubmission,
         params: &PassParams,
         top_level: u32,
+        medium: glam::Vec4,
     ) -> LodParams {
         let aspect = options.width as f32 / options.height as f32;
         // Every position the GPU sees is measured from the block the eye is in (`Camera::anchor`).
@@ -266,13 +267,17 @@ impl Passes {
             selection,
             anchor,
             eye: camera.eye_from(anchor),
-            fog_start: options.fog_end * options.fog_start_fraction,
+            fog_exponent: crate::haze_exponent(options.fog_density),
+            haze_clear2: (-20.0 / crate::haze_exponent(options.fog_density)).exp2(),
             sky_color: options.sky_color,
             fog_end: options.fog_end,
             page_list_capacity: match submission {
                 DrawSubmission::Instanced => self.draws.capacity,
                 _ => 0,
             },
+            medium,
+            sky_flags: CameraUniform::HAZE * options.fog as u32
+                | CameraUniform::PROCEDURAL_SKY * options.procedural_sky as u32,
         };
         queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
         let culling = options.culling;

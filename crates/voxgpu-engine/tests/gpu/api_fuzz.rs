@@ -553,7 +553,7 @@ struct Harness {
     gpu: GpuContext,
     errors: WgpuErrors,
     r: Offscreen,
-    depth: wgpu::Texture,
+    depth: wgpu::TextureView,
     tally: Tally,
 }
 
@@ -612,18 +612,10 @@ impl Tally {
     }
 }
 
-fn depth_target(r: &Offscreen) -> wgpu::Texture {
+/// A depth target of the renderer's frame size.
+fn depth_target(r: &Offscreen) -> wgpu::TextureView {
     let (width, height) = r.options().size();
-    r.inspect().device().create_texture(&wgpu::TextureDescriptor {
-        label: Some("api_fuzz.depth"),
-        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: voxgpu_engine::DEPTH_FORMAT,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-        view_formats: &[],
-    })
+    voxgpu_engine::depth_target(r.inspect().device(), width, height)
 }
 
 impl Harness {
@@ -639,9 +631,8 @@ impl Harness {
         clear: bool,
     ) -> (Result<voxgpu_engine::FrameStats, GpuError>, wgpu::CommandEncoder) {
         let color = self.r.color_texture().create_view(&Default::default());
-        let depth = self.depth.create_view(&Default::default());
         let mut encoder = self.r.inspect().device().create_command_encoder(&Default::default());
-        let stats = self.r.record(&mut encoder, &Targets { color: &color, depth: &depth, clear });
+        let stats = self.r.record(&mut encoder, &Targets { color: &color, depth: &self.depth, clear });
         (stats, encoder)
     }
 
@@ -1029,7 +1020,6 @@ fn a_refused_camera_changes_nothing_and_the_last_good_one_stays() {
         let before = r.read_image().expect("pixels");
         let record = |r: &mut Offscreen| {
             let color = r.color_texture().create_view(&Default::default());
-            let depth = depth.create_view(&Default::default());
             let mut encoder = r.inspect().device().create_command_encoder(&Default::default());
             let stats = r.record(&mut encoder, &Targets { color: &color, depth: &depth, clear: true });
             stats.map(|_| encoder)

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use glam::{IVec3, Vec3};
 use voxgpu_core::camera::Camera;
 use voxgpu_core::lod::LodSettings;
-use voxgpu_core::voxel::{CHUNK_SIZE, World, blocks as ids};
+use voxgpu_core::voxel::{World, blocks as ids};
 use voxgpu_engine::{GpuContext, Offscreen, RenderMode, RendererOptions};
 use voxgpu_worlds::worldgen::{self, WorldParams, WorldSource};
 
@@ -74,7 +74,7 @@ fn scenes() -> Vec<Scene> {
             "terrain_above",
             WorldSource::Terrain,
             terrain,
-            Some((Vec3::new(0.5, 200.0, 0.5), Vec3::new(0.5, 0.0, 0.5))),
+            Some((Vec3::new(0.5, 150.0, 0.5), Vec3::new(0.5, 0.0, 0.5))),
         ),
         full("terrain_low_angle", WorldSource::Terrain, terrain, None),
         full(
@@ -233,7 +233,10 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     } else {
         scene.view.unwrap_or_else(|| worldgen::default_view(&scene.source, &world, &scene.params))
     };
-    let fog_end = (scene.params.view_distance as f32 + 1.0) * CHUNK_SIZE as f32;
+    // The scenes pin what the renderer draws, so haze ends past the small worlds' edge (as in
+    // the viewer at a 5-chunk view) instead of at it: at their 3 chunks it would hide most of
+    // each frame. `haze.rs` tests the haze itself, ending where the world does.
+    let fog_end = worldgen::loaded_radius(scene.params.view_distance.max(5));
     let options =
         RendererOptions { lod: scene.lod, mode: scene.mode, ..RendererOptions::new(SIZE, SIZE, fog_end) };
     let mut renderer = Offscreen::new(gpu, options, &world.registry).expect("renderer");

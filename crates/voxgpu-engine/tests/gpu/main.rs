@@ -10,6 +10,7 @@ mod embed;
 mod examples;
 mod faults;
 mod golden;
+mod haze;
 mod gpu_mesher;
 mod lod;
 mod nodes;

@@ -204,6 +204,16 @@ pub fn columns_in_view(center: IVec3, view_distance: u32) -> Vec<IVec2> {
     columns
 }
 
+/// The radius in blocks around the view's centre within which everything is loaded at a view
+/// distance of `view_distance` chunks: a column is loaded when its centre lies within the view
+/// distance ([`columns_in_view`]), so every point nearer than the view distance less half a
+/// column's diagonal (23 blocks) is; node views cover their view distance, so this holds for
+/// them too. At least 8 blocks. Haze reaches the sky here, so the world never ends in view.
+pub fn loaded_radius(view_distance: u32) -> f32 {
+    let view = view_distance as f32 * CHUNK_SIZE as f32;
+    (view - (CHUNK_SIZE as f32 / std::f32::consts::SQRT_2).ceil()).max(8.0)
+}
+
 /// The y of the highest non-air block in a world column, if any.
 fn surface_height(world: &World, column: IVec2) -> Option<i32> {
     let (min, max) = world.chunk_bounds()?;

@@ -80,11 +80,36 @@ struct Cells {
     width: usize,
     rows: usize,
     cells: Vec<BlockId>,
+    /// Per column, how many rows from the bottom may be solid (all above are air).
+    tops: Vec<usize>,
 }
 
 impl Cells {
     fn column(&self, x: usize, z: usize) -> &[BlockId] {
         &self.cells[(x + self.width * z) * self.rows..][..self.rows]
+    }
+
+    /// One mip step: the square half as wide and half as tall, by the mip rule over each
+    /// 2×2×2 group of cells.
+    fn halve(&self) -> Self {
+        let (width, rows) = (self.width / 2, (self.rows / 2).max(1));
+        let mut cells = vec![BlockId::AIR; width * width * rows];
+        let mut tops = vec![0; width * width];
+        for z in 0..width {
+            for x in 0..width {
+                let below = (0..4).map(|c| self.tops[2 * x + (c & 1) + self.width * (2 * z + (c >> 1))]).max();
+                let top = below.unwrap_or(0).div_ceil(2).min(rows);
+                tops[x + width * z] = top;
+                for y in 0..top {
+                    let below: [BlockId; 8] = std::array::from_fn(|c| {
+                        let column = self.column(2 * x + (c & 1), 2 * z + (c >> 2));
+                        column.get(2 * y + (c >> 1 & 1)).copied().unwrap_or(BlockId::AIR)
+                    });
+                    cells[(x + width * z) * rows + y] = cell_block(&below);
+                }
+            }
+        }
+        Self { width, rows, cells, tops }
     }
 
     /// The cells of level `level` over `width` × `width` cell columns from block `origin`.
@@ -95,20 +120,26 @@ impl Cells {
         let samples = Samples::new(noise, origin, step, width * per_cell);
         // The samples' level: each is one uniform column of cells `step` blocks tall.
         let sample_level = level - per_cell.trailing_zeros();
-        let mut columns: Vec<Vec<BlockId>> = (0..samples.width * samples.width)
-            .map(|i| samples.profile(i % samples.width, i / samples.width, step))
-            .collect();
-        let mut side = samples.width;
+        // One flat buffer per level (each worker allocates a handful, not one per column: the
+        // generation pool's threads share two malloc arenas).
+        let sample_rows = (WORLD_HEIGHT / step) as usize;
+        let side = samples.width;
+        let mut columns = Self {
+            width: side,
+            rows: sample_rows,
+            cells: vec![BlockId::AIR; side * side * sample_rows],
+            tops: vec![0; side * side],
+        };
+        for z in 0..side {
+            for x in 0..side {
+                let at = (x + side * z) * sample_rows;
+                columns.tops[x + side * z] = samples.profile(x, z, step, &mut columns.cells[at..at + sample_rows]);
+            }
+        }
         for _ in sample_level..level {
-            columns = halve(&columns, side);
-            side /= 2;
+            columns = columns.halve();
         }
-        let rows = (WORLD_HEIGHT >> level).max(1) as usize;
-        let mut cells = vec![BlockId::AIR; side * side * rows];
-        for (i, column) in columns.iter().enumerate() {
-            cells[i * rows..][..rows].copy_from_slice(&column[..rows]);
-        }
-        let mut out = Self { width: side, rows, cells };
+        let mut out = columns;
         out.carve_caves(noise, &samples, origin, cell, per_cell);
         out
     }
@@ -122,13 +153,11 @@ impl Cells {
         for cz in 0..self.width {
             for cx in 0..self.width {
                 // The 2×2 test columns: one sample of each quarter of the cell.
-                let quarters: Vec<(IVec2, &Column)> = (0..4)
-                    .map(|q| {
-                        let sx = cx * per_cell as usize + (q & 1) * half as usize;
-                        let sz = cz * per_cell as usize + (q >> 1) * half as usize;
-                        (samples.position(sx, sz), samples.ground(sx, sz))
-                    })
-                    .collect();
+                let quarters: [(IVec2, &Column); 4] = std::array::from_fn(|q| {
+                    let sx = cx * per_cell as usize + (q & 1) * half as usize;
+                    let sz = cz * per_cell as usize + (q >> 1) * half as usize;
+                    (samples.position(sx, sz), samples.ground(sx, sz))
+                });
                 let base = (cx + self.width * cz) * self.rows;
                 for y in 0..self.rows {
                     let low = y as i32 * cell;
@@ -148,27 +177,6 @@ impl Cells {
             }
         }
     }
-}
-
-/// One mip step over a square of `side` × `side` cell columns (x fastest), each the same number
-/// of rows: the square half as wide, by the mip rule over each 2×2×2 group.
-fn halve(columns: &[Vec<BlockId>], side: usize) -> Vec<Vec<BlockId>> {
-    let half = side / 2;
-    let rows = columns[0].len() / 2;
-    (0..half * half)
-        .map(|i| {
-            let (x, z) = (2 * (i % half), 2 * (i / half));
-            (0..rows.max(1))
-                .map(|y| {
-                    let below: [BlockId; 8] = std::array::from_fn(|c| {
-                        let column = &columns[x + (c & 1) + side * (z + (c >> 2))];
-                        column.get(2 * y + (c >> 1 & 1)).copied().unwrap_or(BlockId::AIR)
-                    });
-                    cell_block(&below)
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// The ground of sample columns on a square grid, with a one-sample margin for slopes.
@@ -232,29 +240,34 @@ impl Samples {
         self.origin + IVec2::new(x as i32, z as i32) * self.step + IVec2::splat(self.step / 2)
     }
 
-    /// Sample `(x, z)` as a uniform column of cells `step` blocks tall, bottom up: a cell is
-    /// the highest solid block within its height (leaves over water over the ground).
-    fn profile(&self, x: usize, z: usize, step: i32) -> Vec<BlockId> {
+    /// Sample `(x, z)` as a uniform column of cells `step` blocks tall, bottom up, into `out`
+    /// (all air on entry). Returns how many rows from the bottom may be solid.
+    fn profile(&self, x: usize, z: usize, step: i32, out: &mut [BlockId]) -> usize {
         let ground = self.ground(x, z);
         let canopy = self.trees[self.index(x, z)];
-        let rows = (WORLD_HEIGHT / step) as usize;
-        (0..rows)
-            .map(|r| {
-                let (low, high) = (r as i32 * step, r as i32 * step + step - 1);
-                let above_ground = high > ground.height;
-                if above_ground && canopy.is_some_and(|top| low <= top) {
-                    return builtin::LEAVES;
-                }
-                if above_ground && ground.height < SEA_LEVEL && low <= SEA_LEVEL {
-                    return builtin::WATER;
-                }
-                if low > ground.height {
-                    return BlockId::AIR;
-                }
-                ground.block(high.min(ground.height))
-            })
-            .collect()
+        let highest = ground.height.max(SEA_LEVEL).max(canopy.unwrap_or(0));
+        let top = ((highest / step + 1) as usize).min(out.len());
+        for (r, cell) in out[..top].iter_mut().enumerate() {
+            *cell = highest_block(ground, canopy, r as i32 * step, r as i32 * step + step - 1);
+        }
+        top
     }
+}
+
+/// The highest solid block of a sample column in heights `low..=high`: leaves over water over
+/// the ground (`canopy`: the y of the highest leaf of a tree standing there).
+fn highest_block(ground: &Column, canopy: Option<i32>, low: i32, high: i32) -> BlockId {
+    let above_ground = high > ground.height;
+    if above_ground && canopy.is_some_and(|top| low <= top) {
+        return builtin::LEAVES;
+    }
+    if above_ground && ground.height < SEA_LEVEL && low <= SEA_LEVEL {
+        return builtin::WATER;
+    }
+    if low > ground.height {
+        return BlockId::AIR;
+    }
+    ground.block(high.min(ground.height))
 }
 
 /// Cave noise on a lattice over the node column, up to the highest ground: the full generator's
