@@ -33,6 +33,12 @@ pub struct RenderArgs {
     /// the view), then render where it ends. Exercises streaming headless; terrain only.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub flight: Option<u32>,
+    /// With `--flight`: draw each frame twice from its camera, first with the last frame's
+    /// level-of-detail and residency decisions frozen, then live, and print the share of pixels
+    /// whose colour moves by more than CIELAB ΔE 10 (median, p99 and max over the frames): how
+    /// much the picture pops where levels change.
+    #[arg(long, requires = "flight")]
+    pub pop_score: bool,
     /// Cull from a camera frozen at `x,y,z` (looking at the target) instead of the view's, to
     /// inspect culling from outside.
     #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
@@ -95,7 +101,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
             }
             start
         }
-        Some(frames) => fly(&mut session, start, frames)?,
+        Some(frames) => fly(&mut session, start, frames, args.pop_score)?,
     };
     let renderer = &mut session.renderer;
     let stats = renderer.settle(&camera)?;
@@ -133,7 +139,7 @@ const FLIGHT_SPEED: f32 = 2.0;
 /// Streams terrain in around `start`, then along `frames` frames of a straight flight from it,
 /// rendering each, then waits for the last position's columns. Returns the camera where the
 /// flight ends.
-fn fly(session: &mut Session, start: Camera, frames: u32) -> Result<Camera, CliError> {
+fn fly(session: &mut Session, start: Camera, frames: u32, pop_score: bool) -> Result<Camera, CliError> {
     let Session { renderer, streamer, .. } = session;
     let streamer = streamer.as_mut().expect("a flight streams its terrain");
     let at = |frame: u32| {
@@ -150,13 +156,41 @@ fn fly(session: &mut Session, start: Camera, frames: u32) -> Result<Camera, CliE
     // Frames with a hole near the camera: a column within two chunks of it with no resident
     // node at any level.
     let mut near_holes = 0u32;
+    let mut pops = Vec::new();
+    if pop_score {
+        // Decisions for the nodes the settling inserted last: the first frozen frame starts
+        // from a decided view, as every later one does.
+        renderer.render(&at(0))?;
+    }
     for frame in 0..frames {
         let camera = at(frame);
+        let frozen = if pop_score {
+            // The last frame's decisions from this camera: residency is still as it left it.
+            renderer.tools().set_lod_frozen(true);
+            renderer.render(&camera)?;
+            renderer.tools().set_lod_frozen(false);
+            Some(renderer.read_pixels()?)
+        } else {
+            None
+        };
         streamer.update(camera.eye, renderer)?;
         near_holes += u32::from(streamer.manager.near_holes(camera.eye) > 0);
         let stats = renderer.render(&camera)?;
+        if let Some(frozen) = frozen {
+            pops.push(popped_share(&frozen, &renderer.read_pixels()?));
+        }
         uploaded += stats.uploaded_bytes;
         peak_gpu_bytes = peak_gpu_bytes.max(stats.gpu_bytes);
+    }
+    if pop_score {
+        pops.sort_by(f64::total_cmp);
+        let at = |q: f64| pops[((pops.len() - 1) as f64 * q).round() as usize] * 100.0;
+        println!(
+            "pop score over {frames} frames: pixels moving by more than ΔE 10 between the frozen and the live decisions: median {:.3}%, p99 {:.3}%, max {:.3}%",
+            at(0.5),
+            at(0.99),
+            at(1.0)
+        );
     }
     let end = at(frames);
     let settling = std::time::Instant::now();
@@ -175,4 +209,29 @@ fn fly(session: &mut Session, start: Camera, frames: u32) -> Result<Camera, CliE
         streamer.manager.resident_chunks().len()
     );
     Ok(end)
+}
+
+/// The share of pixels whose colour differs by more than CIELAB ΔE*76 10 between two frames of
+/// the same size.
+fn popped_share(a: &voxgpu_engine::Pixels, b: &voxgpu_engine::Pixels) -> f64 {
+    let popped = a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)).filter(|(p, q)| {
+        let (p, q) = (lab([p[0], p[1], p[2]]), lab([q[0], q[1], q[2]]));
+        (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2) > 100.0
+    });
+    popped.count() as f64 / (a.rgba.len() / 4).max(1) as f64
+}
+
+/// CIELAB (D65) of an sRGB colour.
+fn lab(rgb: [u8; 3]) -> [f64; 3] {
+    let lin = rgb.map(|c| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+    });
+    let xyz = [
+        (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047,
+        0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2],
+        (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883,
+    ];
+    let f = xyz.map(|t| if t > 216.0 / 24389.0 { t.cbrt() } else { (24389.0 / 27.0 * t + 16.0) / 116.0 });
+    [116.0 * f[1] - 16.0, 500.0 * (f[0] - f[1]), 200.0 * (f[1] - f[2])]
 }

@@ -181,23 +181,27 @@ impl LodPasses {
         encoder.clear_buffer(&self.counts, 0, None);
     }
 
-    /// Records the `lod` pass (split, shown), then the `mips` pass (collect, finalize, build): two
-    /// profiled compute passes, five dispatches.
+    /// Records the `lod` pass (split, shown), unless `frozen` (the last frame's decisions stand),
+    /// then the `mips` pass (collect, finalize, build): two profiled compute passes, five
+    /// dispatches.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &GpuProfiler,
         groups: &LodBindGroups,
         slot_count: u32,
+        frozen: bool,
     ) {
         let per_slot = slot_count.div_ceil(64).max(1);
-        compute_pass(profiler, encoder, None, stage::LOD, |pass| {
-            pass.set_bind_group(0, &groups.select, &[]);
-            pass.set_pipeline(&self.split);
-            pass.dispatch_workgroups(per_slot, 1, 1);
-            pass.set_pipeline(&self.select);
-            pass.dispatch_workgroups(per_slot, 1, 1);
-        });
+        if !frozen {
+            compute_pass(profiler, encoder, None, stage::LOD, |pass| {
+                pass.set_bind_group(0, &groups.select, &[]);
+                pass.set_pipeline(&self.split);
+                pass.dispatch_workgroups(per_slot, 1, 1);
+                pass.set_pipeline(&self.select);
+                pass.dispatch_workgroups(per_slot, 1, 1);
+            });
+        }
         compute_pass(profiler, encoder, None, stage::MIPS, |pass| {
             pass.set_bind_group(0, &groups.collect, &[]);
             pass.set_pipeline(&self.collect);

@@ -94,6 +94,14 @@ impl Tools<'_> {
         Ok(())
     }
 
+    /// Freezes the level-of-detail decisions (which nodes are drawn, and each one's mip) as the
+    /// last frame left them, or lets the LOD pass decide again, from the next frame on. With
+    /// residency held still too (no inserts or removals), a frozen frame is the last frame's
+    /// decisions seen from this frame's camera: what a pop score compares the live frame with.
+    pub fn set_lod_frozen(&mut self, frozen: bool) {
+        self.renderer.passes.lod_frozen = frozen;
+    }
+
     /// Turns the opaque depth pre-pass on or off (filled modes), from the next frame on.
     pub fn set_depth_prepass(&mut self, on: bool) {
         self.renderer.options.depth_prepass = on;

@@ -109,6 +109,9 @@ struct ReleaseRun {
 
 pub(crate) struct Passes {
     lod: LodPasses,
+    /// Skip the LOD pass: drawn nodes and their mips stay as the last frame decided
+    /// (`Tools::set_lod_frozen`).
+    pub(crate) lod_frozen: bool,
     mesher: Mesher,
     pub draws: DrawLists,
     pipelines: DrawPipelines,
@@ -140,6 +143,7 @@ impl Passes {
         let draw_layout = DRAW_BINDINGS.layout(device);
         Self {
             lod: LodPasses::new(device),
+            lod_frozen: false,
             mesher: Mesher::new(device),
             draws: DrawLists::new(device, quad_pages),
             pipelines: DrawPipelines::new(device, &draw_layout, caps.polygon_mode_line, options.color_format),
@@ -311,7 +315,7 @@ impl Passes {
         let bound = self.bound();
         self.draws.reset(encoder, submission);
         self.lod.prepare(queue, encoder, lod);
-        self.lod.record(encoder, profiler, &bound.lod, params.slot_count);
+        self.lod.record(encoder, profiler, &bound.lod, params.slot_count, self.lod_frozen);
         self.record_mesh(encoder, profiler, params);
         self.draws.record(encoder, profiler, &bound.cull, params.slot_count);
     }

@@ -19,9 +19,9 @@ use voxgpu_core::voxel::{CHUNK_SIZE, MAX_NODE_LEVEL, NodeColumn};
 /// Top-level nodes reach at most this many node sizes from the camera (below the coarsest top
 /// level, which reaches the whole view).
 pub const TOP_RADIUS_NODES: u32 = 8;
-/// The coarsest top level: 128-block cells. A cell is solid when half its blocks are, so cells
-/// taller than half of terrain's 256 blocks would keep only mountains; views beyond 32,768 blocks
-/// use more level-7 nodes instead.
+/// The coarsest top level: 128-block cells, two to terrain's 256-block height; coarser cells
+/// would be taller than the terrain, so views beyond 32,768 blocks use more level-7 nodes
+/// instead.
 pub const MAX_TOP_LEVEL: u32 = 7;
 /// Blocks added to every split distance: the eye lies up to 16·√2 blocks from its column's
 /// centre, which residency is decided around.
