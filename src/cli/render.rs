@@ -36,7 +36,8 @@ pub struct RenderArgs {
     /// With `--flight`: draw each frame twice from its camera, first with the last frame's
     /// level-of-detail and residency decisions frozen, then live, and print the share of pixels
     /// whose colour moves by more than CIELAB ΔE 10 (median, p99 and max over the frames): how
-    /// much the picture pops where levels change.
+    /// much the picture pops where levels change. The extra frame and both read-backs make
+    /// the flight's timing and streaming figures those of a measurement, not of a flight.
     #[arg(long, requires = "flight")]
     pub pop_score: bool,
     /// Cull from a camera frozen at `x,y,z` (looking at the target) instead of the view's, to

@@ -232,7 +232,8 @@ fn atmosphere(color: vec3<f32>, to_surface: vec3<f32>) -> vec3<f32> {
         return color;
     }
     let procedural = (camera.sky_flags & SKY_PROCEDURAL) != 0u;
-    return mix(color, sky_gradient(camera.sky_color, to_surface * inverseSqrt(distance2), procedural), haze);
+    let dir = to_surface * inverseSqrt(max(distance2, 1e-12));
+    return mix(color, sky_gradient(camera.sky_color, dir, procedural), haze);
 }
 
 fn shade(in: VertexOut) -> vec4<f32> {

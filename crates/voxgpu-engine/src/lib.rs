@@ -120,8 +120,8 @@ pub use quad_pool::PAGE_QUADS;
 pub use readback::Pixels;
 pub use render_mode::{RasterPass, RenderMode};
 pub use renderer::{
-    Culling, DEFAULT_FOG_DENSITY, FrameStats, MIN_FOG_DENSITY, Offscreen, Renderer, RendererOptions, Residency, Targets,
-    haze_amount, haze_exponent,
+    Culling, DEFAULT_FOG_DENSITY, FrameStats, MIN_FOG_DENSITY, Offscreen, Renderer, RendererOptions,
+    Residency, Targets, haze_amount, haze_exponent,
 };
 
 /// The engine's internals that its tests and tools reach into: the GPU record layouts shared

@@ -196,7 +196,7 @@ impl App {
             color_format: format,
             draw_submission: params.draw,
             mode: params.mode,
-            ..RendererOptions::new(width, height, (params.view_distance as f32 + 1.0) * CHUNK_SIZE as f32)
+            ..RendererOptions::new(width, height, voxgpu_worlds::worldgen::loaded_radius(params.view_distance))
         }
     }
 

@@ -70,7 +70,8 @@ pub fn cell_block(cell: &[BlockId; 8]) -> BlockId {
         let same = offers.iter().filter(|(b, _)| *b == candidate);
         let count = same.clone().count();
         let from_upper = same.clone().any(|(_, upper)| *upper);
-        let better = (count, from_upper) > (best.0, best.1) || ((count, from_upper) == (best.0, best.1) && candidate < best.2);
+        let better = (count, from_upper) > (best.0, best.1)
+            || ((count, from_upper) == (best.0, best.1) && candidate < best.2);
         if better {
             best = (count, from_upper, candidate);
         }
@@ -136,7 +137,11 @@ mod tests {
         assert_eq!(cell_block(&layers([STONE; 4], [A; 4])), STONE, "a one-voxel floor");
         assert_eq!(cell_block(&layers([STONE, STONE, STONE, A], [A; 4])), A, "3 of 8, no full pair");
         assert_eq!(cell_block(&layers([STONE, A, A, A], [STONE, A, A, A])), STONE, "a trunk: one full pair");
-        assert_eq!(cell_block(&layers([A, STONE, A, A], [STONE, A, A, A])), A, "a diagonal pair is no column");
+        assert_eq!(
+            cell_block(&layers([A, STONE, A, A], [STONE, A, A, A])),
+            A,
+            "a diagonal pair is no column"
+        );
         assert_eq!(cell_block(&layers([WATER; 4], [A; 4])), WATER, "transparent blocks count as solid");
     }
 

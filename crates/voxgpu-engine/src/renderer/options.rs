@@ -27,7 +27,7 @@ pub fn haze_exponent(density: f32) -> f32 {
 pub const MIN_FOG_DENSITY: f32 = 0.1;
 
 /// [`RendererOptions::fog_density`] by default.
-pub const DEFAULT_FOG_DENSITY: f32 = 2.5;
+pub const DEFAULT_FOG_DENSITY: f32 = 1.5;
 
 /// How a [`crate::Renderer`] is set up: frame size, fog and sky, buffer sizes, the re-mesh
 /// budget, level of detail and what the frame draws. [`RendererOptions::new`] gives the defaults.
@@ -46,9 +46,9 @@ pub struct RendererOptions {
     pub fog: bool,
     /// How thick the haze is: the share of the sky's colour at distance `d` is `(d/fog_end)^(4/ρ)`
     /// for density ρ ([`haze_amount`]), so it reaches 1 at `fog_end` whatever ρ, and a larger ρ
-    /// brings it nearer (ρ = 4: linear in distance). The default, 2.5, gives 14% at 30% of
-    /// `fog_end` (the ground seen straight down from 2,500 blocks at an 8,192-block view), 33%
-    /// at half of it and 70% at 80%. Values under [`MIN_FOG_DENSITY`] or not finite count as it.
+    /// brings it nearer (ρ = 4: linear in distance). The default, 1.5, gives 4% at 30% of
+    /// `fog_end` (the ground seen straight down from 2,500 blocks at an 8,192-block view), 16%
+    /// at half of it and 55% at 80%. Values under [`MIN_FOG_DENSITY`] or not finite count as it.
     pub fog_density: f32,
     /// Linear RGB of the sky at the horizon: the flat background without the procedural sky,
     /// the horizon of the gradient with it, and the colour haze fades to in either case.
@@ -102,7 +102,7 @@ impl Culling {
 
 impl RendererOptions {
     /// A `width × height` frame with haze reaching the sky at `fog_end` blocks, and defaults for
-    /// the rest: haze on at density 2.5, a blue sky, 4096 quad pages (1 Mi quads, 8 MiB) to start,
+    /// the rest: haze on at density 1.5, a blue sky, 4096 quad pages (1 Mi quads, 8 MiB) to start,
     /// 4096 re-meshed chunks per frame, LOD and ambient occlusion on, the filled mode without
     /// depth pre-pass, the procedural sky, no selection, all culling, [`crate::COLOR_FORMAT`],
     /// the device's preferred draw submission.

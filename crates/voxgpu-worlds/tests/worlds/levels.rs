@@ -42,7 +42,13 @@ impl Volume {
 
     /// Full detail over `width` × `width` block columns from block `(x0, z0)` (chunk-aligned
     /// when `width` is 32 or more), from chunk columns kept in `cache`.
-    fn full_detail(terrain: &TerrainColumns, cache: &mut ChunkColumns, x0: i32, z0: i32, width: usize) -> Self {
+    fn full_detail(
+        terrain: &TerrainColumns,
+        cache: &mut ChunkColumns,
+        x0: i32,
+        z0: i32,
+        width: usize,
+    ) -> Self {
         let mut cells = vec![BlockId::AIR; width * HEIGHT * width];
         let size = CHUNK_SIZE as i32;
         for z in 0..width as i32 {
@@ -188,7 +194,8 @@ impl Tally {
 
 /// A reproducible place: splitmix64 of `(seed, salt, i)`, spread over ±`SPREAD` blocks.
 fn place(seed: u64, salt: u64, i: usize) -> IVec2 {
-    let mut z = seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut z =
+        seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
     let mut next = || {
         z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut v = z;
@@ -214,7 +221,8 @@ fn rule_tallies(seed: u64, colours: &TopColours, rule: fn(&[BlockId; 8]) -> Bloc
             let cell = CHUNK_SIZE / level.width;
             for z in 0..level.width {
                 for x in 0..level.width {
-                    let footprint = (0..cell * cell).map(|j| full.top(x * cell + j % cell, z * cell + j / cell));
+                    let footprint =
+                        (0..cell * cell).map(|j| full.top(x * cell + j % cell, z * cell + j / cell));
                     tally.add(colours, level.top(x, z), most_common(footprint));
                 }
             }
@@ -333,7 +341,9 @@ fn coarse_generation_matches_the_mip_of_full_detail() {
     let tallies = per_seed(|seed| generator_tallies(seed, &colours).into_iter().collect::<Vec<_>>());
     // Today's figures: 68.2, 77.6, 82.3, 78.1, 83.9% and ΔE 10.6, 10.8, 10.2, 12.5, 13.6.
     let floors = [(0.62, 13.0), (0.70, 13.0), (0.75, 13.0), (0.70, 15.0), (0.75, 16.0)];
-    for (l, ((share, delta_e), (floor, ceiling))) in report("generator", 3, &tallies).into_iter().zip(floors).enumerate() {
+    for (l, ((share, delta_e), (floor, ceiling))) in
+        report("generator", 3, &tallies).into_iter().zip(floors).enumerate()
+    {
         assert!(
             share >= floor && delta_e <= ceiling,
             "level {}: {:.1}% agree, ΔE {delta_e:.2}: under the floor",
@@ -392,7 +402,8 @@ fn floating(full: &Volume, full_grounded: &[bool], level: &Volume) -> usize {
         while let Some(i) = stack.pop() {
             let (x, y, z) = (i % w, i / w % h, i / (w * h));
             stands |= (0..cell * cell * cell).any(|j| {
-                let (fx, fy, fz) = (x * cell + j % cell, y * cell + j / cell % cell, z * cell + j / (cell * cell));
+                let (fx, fy, fz) =
+                    (x * cell + j % cell, y * cell + j / cell % cell, z * cell + j / (cell * cell));
                 full_grounded[fx + full.width * (fy + full.height * fz)]
             });
             for d in 0..27 {

@@ -4,8 +4,8 @@
 //!
 //! The cells are what the mip rule (`voxgpu_core::voxel::mips`) would make of the terrain, built
 //! from far less than the terrain:
-//! - Each cell stands on 4×4 **sample columns** (fewer at levels 1 and 2), one per square
-//!   `2^(L−2)` blocks wide. A sample is the full generator's ground at the square's centre
+//! - Each cell stands on 4×4 **sample columns** (2×2 at level 1), one per square
+//!   `2^(L−2)` blocks wide (single block columns at levels 1 and 2). A sample is the full generator's ground at the square's centre
 //!   (height, surface and soil by height and slope, water to the sea), its slope taken from
 //!   the neighbouring samples, with the ground raised by that slope over a quarter of a square
 //!   (the mip keeps a square's highest column, not its middle one) and its materials chosen at
@@ -13,11 +13,11 @@
 //! - **Trees** stand on grass samples by a hash of the sample's place, at a measured chance that
 //!   makes leaves top coarse cells about as often as they top the mip's, as a column of leaves
 //!   from the ground to the canopy's top: at these sizes a tree is a column of cells, as the
-//!   pair rule keeps it, and nothing floats.
+//!   pair rule keeps it; caves leave a column a tree tops alone, so no canopy floats.
 //! - A sample is one uniform column of its square at level `L − 2`: a cell there is solid when
 //!   any block in its height is, and shows the highest one (what the mip rule gives over a
-//!   square of identical columns). The 4×4 samples then go through the mip rule itself twice,
-//!   which gives the cell's solidity and the block it shows from above.
+//!   square of identical columns). The samples then go through the mip rule itself (twice; once
+//!   at level 1), which gives the cell's solidity and the block it shows from above.
 //! - **Caves** are carved afterwards at the node's resolution, as before: a cell under the
 //!   ground turns to air when the cave noise carves at every one of its test points (2×2
 //!   positions, up to four heights, on a lattice of the cave noise).
@@ -97,7 +97,8 @@ impl Cells {
         let mut tops = vec![0; width * width];
         for z in 0..width {
             for x in 0..width {
-                let below = (0..4).map(|c| self.tops[2 * x + (c & 1) + self.width * (2 * z + (c >> 1))]).max();
+                let below =
+                    (0..4).map(|c| self.tops[2 * x + (c & 1) + self.width * (2 * z + (c >> 1))]).max();
                 let top = below.unwrap_or(0).div_ceil(2).min(rows);
                 tops[x + width * z] = top;
                 for y in 0..top {
@@ -133,7 +134,8 @@ impl Cells {
         for z in 0..side {
             for x in 0..side {
                 let at = (x + side * z) * sample_rows;
-                columns.tops[x + side * z] = samples.profile(x, z, step, &mut columns.cells[at..at + sample_rows]);
+                columns.tops[x + side * z] =
+                    samples.profile(x, z, step, &mut columns.cells[at..at + sample_rows]);
             }
         }
         for _ in sample_level..level {
@@ -159,6 +161,11 @@ impl Cells {
                     (samples.position(sx, sz), samples.ground(sx, sz))
                 });
                 let base = (cx + self.width * cz) * self.rows;
+                // A column a tree tops keeps its ground: its leaves stand on it.
+                let top = (0..self.rows).rev().find(|&y| !self.cells[base + y].is_air());
+                if top.is_some_and(|y| self.cells[base + y] == builtin::LEAVES) {
+                    continue;
+                }
                 for y in 0..self.rows {
                     let low = y as i32 * cell;
                     if self.cells[base + y].is_air() || quarters.iter().all(|(_, g)| low > g.height) {
@@ -167,7 +174,8 @@ impl Cells {
                     let carved = quarters.iter().all(|(xz, ground)| {
                         (0..tests).all(|t| {
                             let at = low + t * (cell / tests) + cell / tests / 2;
-                            at > ground.height || carves(caves.value(IVec3::new(xz.x, at, xz.y)), at, ground.height)
+                            at > ground.height
+                                || carves(caves.value(IVec3::new(xz.x, at, xz.y)), at, ground.height)
                         })
                     });
                     if carved {
@@ -211,14 +219,18 @@ impl Samples {
                 let neighbours = [h(x1, z), h(x0, z), h(x, z1), h(x, z0)];
                 let here = h(x, z);
                 // The per-block slope the full generator would see, and the square's highest
-                // column: the middle raised by the slope over half a square.
-                let slope = neighbours.iter().map(|n| (n - here).abs()).max().unwrap_or(0) as f32 / step.max(1) as f32;
-                let per_block = neighbours.map(|n| here + ((n - here) as f32 / step.max(1) as f32).round() as i32);
+                // column: the middle raised by the slope over `RAISE` of a square.
+                let slope = neighbours.iter().map(|n| (n - here).abs()).max().unwrap_or(0) as f32
+                    / step.max(1) as f32;
+                let per_block =
+                    neighbours.map(|n| here + ((n - here) as f32 / step.max(1) as f32).round() as i32);
                 let at = origin + IVec2::new(centre(x), centre(z));
-                let highest = (here + (slope * RAISE * step as f32) as i32).min(WORLD_HEIGHT - CANOPY_ABOVE_GROUND - 1);
+                let highest =
+                    (here + (slope * RAISE * step as f32) as i32).min(WORLD_HEIGHT - CANOPY_ABOVE_GROUND - 1);
                 let ground = noise.classify(at.x, at.y, highest, per_block.map(|n| n + highest - here));
                 let roll = hash(noise.seed, at.x, at.y, 13);
-                let tree = (ground.top == builtin::GRASS && ((roll >> 11) as f64 / (1u64 << 53) as f64) < TREE_SAMPLE_CHANCE)
+                let tree = (ground.top == builtin::GRASS
+                    && ((roll >> 11) as f64 / (1u64 << 53) as f64) < TREE_SAMPLE_CHANCE)
                     .then(|| ground.height + CANOPY_ABOVE_GROUND - 1 + (roll % 3) as i32);
                 grounds.push(ground);
                 trees.push(tree);
@@ -282,8 +294,10 @@ struct CaveGrid {
 impl CaveGrid {
     fn new(noise: &Noise, origin: IVec2, blocks: i32, highest: i32, cell: i32) -> Self {
         let spacing = cell.max(CAVE_CELL);
-        let origin = IVec3::new(origin.x, 0, origin.y);
-        let size = IVec3::new(blocks / spacing + 2, highest / spacing + 2, blocks / spacing + 2);
+        // On the lattice of that spacing, so one cell column alone samples the same points as
+        // its whole node column.
+        let origin = IVec3::new(origin.x.div_euclid(spacing) * spacing, 0, origin.y.div_euclid(spacing) * spacing);
+        let size = IVec3::new(blocks / spacing + 3, highest / spacing + 2, blocks / spacing + 3);
         let mut samples = Vec::with_capacity((size.x * size.y * size.z) as usize);
         for z in 0..size.z {
             for y in 0..size.y {
@@ -305,7 +319,8 @@ impl CaveGrid {
     fn value(&self, p: IVec3) -> f64 {
         let local = p - self.origin;
         let cell = local.div_euclid(IVec3::splat(self.spacing)).clamp(IVec3::ZERO, self.size - 2);
-        let t = ((local - cell * self.spacing).as_dvec3() / f64::from(self.spacing)).clamp(glam::DVec3::ZERO, glam::DVec3::ONE);
+        let t = ((local - cell * self.spacing).as_dvec3() / f64::from(self.spacing))
+            .clamp(glam::DVec3::ZERO, glam::DVec3::ONE);
         let at = |d: IVec3| {
             let c = cell + d;
             self.samples[(c.x + self.size.x * (c.y + self.size.y * c.z)) as usize]
