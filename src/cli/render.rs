@@ -8,6 +8,7 @@ use glam::Vec3;
 use super::{CliError, CullArgs, FogArgs, FrameArgs, MeshArgs, WorldArgs, parse_vec3};
 use crate::session::{Residency, Session, SessionPlan};
 use voxgpu_core::camera::Camera;
+use voxgpu_core::color::{delta_e, srgb_to_lab};
 use voxgpu_engine::{Culling, GpuContext, RenderMode, RendererOptions};
 use voxgpu_worlds::worldgen::WorldSource;
 
@@ -215,24 +216,9 @@ fn fly(session: &mut Session, start: Camera, frames: u32, pop_score: bool) -> Re
 /// The share of pixels whose colour differs by more than CIELAB ΔE*76 10 between two frames of
 /// the same size.
 fn popped_share(a: &voxgpu_engine::Pixels, b: &voxgpu_engine::Pixels) -> f64 {
-    let popped = a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)).filter(|(p, q)| {
-        let (p, q) = (lab([p[0], p[1], p[2]]), lab([q[0], q[1], q[2]]));
-        (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2) > 100.0
-    });
+    let popped =
+        a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)).filter(|(p, q)| {
+            delta_e(srgb_to_lab([p[0], p[1], p[2]]), srgb_to_lab([q[0], q[1], q[2]])) > 10.0
+        });
     popped.count() as f64 / (a.rgba.len() / 4).max(1) as f64
-}
-
-/// CIELAB (D65) of an sRGB colour.
-fn lab(rgb: [u8; 3]) -> [f64; 3] {
-    let lin = rgb.map(|c| {
-        let c = f64::from(c) / 255.0;
-        if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
-    });
-    let xyz = [
-        (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047,
-        0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2],
-        (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883,
-    ];
-    let f = xyz.map(|t| if t > 216.0 / 24389.0 { t.cbrt() } else { (24389.0 / 27.0 * t + 16.0) / 116.0 });
-    [116.0 * f[1] - 16.0, 500.0 * (f[0] - f[1]), 200.0 * (f[1] - f[2])]
 }

@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod camera;
+pub mod color;
 pub mod cull;
 pub mod fly;
 pub mod keys;

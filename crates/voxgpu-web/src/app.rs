@@ -196,7 +196,11 @@ impl App {
             color_format: format,
             draw_submission: params.draw,
             mode: params.mode,
-            ..RendererOptions::new(width, height, voxgpu_worlds::worldgen::loaded_radius(params.view_distance))
+            ..RendererOptions::new(
+                width,
+                height,
+                voxgpu_worlds::worldgen::loaded_radius(params.view_distance),
+            )
         }
     }
 

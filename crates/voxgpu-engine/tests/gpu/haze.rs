@@ -105,7 +105,11 @@ fn the_world_ends_in_the_sky_at_a_four_chunk_view() {
         // The ground still shows: most of the frame is not the sky's colour at its corner.
         let sky = *near_hazed.get_pixel(0, 0);
         let ground = near_hazed.pixels().filter(|p| (0..3).any(|c| p[c].abs_diff(sky[c]) > 24)).count();
-        assert!(ground > 480 * 270 / 3, "{}: only {ground} pixels show ground: the haze hides the world", gpu.summary);
+        assert!(
+            ground > 480 * 270 / 3,
+            "{}: only {ground} pixels show ground: the haze hides the world",
+            gpu.summary
+        );
         let hazed = differing(&near_hazed, &frame(&far_world, true));
         let clear = differing(&frame(&near_world, false), &frame(&far_world, false));
         println!("{}: {hazed} pixels show where the world ends with haze, {clear} without", gpu.summary);

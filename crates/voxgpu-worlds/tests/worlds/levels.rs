@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 
 use glam::IVec2;
+use voxgpu_core::color::{delta_e, srgb_to_lab};
 use voxgpu_core::voxel::{Atlas, BlockId, BlockRegistry, CHUNK_SIZE, Chunk, cell_block};
 use voxgpu_worlds::worldgen::TerrainColumns;
 
@@ -121,21 +122,6 @@ fn most_common(blocks: impl Iterator<Item = BlockId>) -> BlockId {
     counts.into_iter().max_by(|(a, n), (b, m)| n.cmp(m).then(b.cmp(a))).map_or(BlockId::AIR, |(b, _)| b)
 }
 
-/// CIELAB (D65) of an sRGB colour.
-fn lab(rgb: [u8; 3]) -> [f64; 3] {
-    let lin = rgb.map(|c| {
-        let c = f64::from(c) / 255.0;
-        if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
-    });
-    let xyz = [
-        (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047,
-        0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2],
-        (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883,
-    ];
-    let f = xyz.map(|t| if t > 216.0 / 24389.0 { t.cbrt() } else { (24389.0 / 27.0 * t + 16.0) / 116.0 });
-    [116.0 * f[1] - 16.0, 500.0 * (f[0] - f[1]), 200.0 * (f[1] - f[2])]
-}
-
 /// ΔE between two blocks' top faces as a far pixel shows them: each block's top tile average.
 struct TopColours(Vec<[f64; 3]>);
 
@@ -148,7 +134,7 @@ impl TopColours {
                 .iter()
                 .map(|(_, info)| {
                     let [r, g, b, _] = averages[info.tiles.top as usize];
-                    lab([r, g, b])
+                    srgb_to_lab([r, g, b])
                 })
                 .collect(),
         )
@@ -163,8 +149,7 @@ impl TopColours {
         if a.is_air() || b.is_air() {
             return 100.0;
         }
-        let (p, q) = (self.0[a.0 as usize], self.0[b.0 as usize]);
-        ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt()
+        delta_e(self.0[a.0 as usize], self.0[b.0 as usize])
     }
 }
 

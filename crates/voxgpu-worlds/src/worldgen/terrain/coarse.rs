@@ -296,7 +296,8 @@ impl CaveGrid {
         let spacing = cell.max(CAVE_CELL);
         // On the lattice of that spacing, so one cell column alone samples the same points as
         // its whole node column.
-        let origin = IVec3::new(origin.x.div_euclid(spacing) * spacing, 0, origin.y.div_euclid(spacing) * spacing);
+        let origin =
+            IVec3::new(origin.x.div_euclid(spacing) * spacing, 0, origin.y.div_euclid(spacing) * spacing);
         let size = IVec3::new(blocks / spacing + 3, highest / spacing + 2, blocks / spacing + 3);
         let mut samples = Vec::with_capacity((size.x * size.y * size.z) as usize);
         for z in 0..size.z {
