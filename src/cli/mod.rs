@@ -6,6 +6,7 @@ pub mod export;
 mod info;
 mod mesh_stats;
 mod plot;
+mod pop;
 pub mod profile;
 mod render;
 pub mod soak;
@@ -180,6 +181,10 @@ pub struct MeshArgs {
     /// distance of level L-1.
     #[arg(long, default_value_t = LodSettings::default().first_distance(), value_parser = parse_lod_distance)]
     pub lod_distance: f32,
+    /// Frames a change of level cross-fades over (a screen-space dither between the two levels);
+    /// 0 switches in one frame.
+    #[arg(long, default_value_t = voxgpu_core::lod::DEFAULT_FADE_FRAMES, value_parser = parse_lod_fade)]
+    pub lod_fade: u32,
     /// Ambient occlusion baked into the quads by the mesher.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub ao: Switch,
@@ -198,7 +203,8 @@ impl MeshArgs {
             Switch::Off => 0,
         };
         LodSettings::new(self.lod_distance, LodSettings::default().hysteresis(), max_level)
-            .expect("--lod-distance is checked by its parser")
+            .and_then(|s| s.with_fade_frames(self.lod_fade))
+            .expect("--lod-distance and --lod-fade are checked by their parsers")
     }
 }
 
@@ -210,6 +216,15 @@ fn parse_lod_distance(s: &str) -> Result<f32, String> {
             .map(|l| l.first_distance())
             .map_err(|e| e.to_string()),
         _ => Err(format!("{s:?} is not a distance in blocks between 8 and 1000000")),
+    }
+}
+
+/// `--lod-fade`: a whole number of frames from 0 to [`voxgpu_core::lod::MAX_FADE_FRAMES`].
+fn parse_lod_fade(s: &str) -> Result<u32, String> {
+    let max = voxgpu_core::lod::MAX_FADE_FRAMES;
+    match s.parse::<u32>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("{s:?} is not a number of frames from 0 to {max}")),
     }
 }
 

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use clap::Args;
 use glam::Vec3;
 
+use super::pop::PopScore;
 use super::{CliError, CullArgs, FogArgs, FrameArgs, MeshArgs, WorldArgs, parse_vec3};
 use crate::session::{Residency, Session, SessionPlan};
 use voxgpu_core::camera::Camera;
-use voxgpu_core::color::{delta_e, srgb_to_lab};
 use voxgpu_engine::{Culling, GpuContext, RenderMode, RendererOptions};
 use voxgpu_worlds::worldgen::WorldSource;
 
@@ -158,7 +158,7 @@ fn fly(session: &mut Session, start: Camera, frames: u32, pop_score: bool) -> Re
     // Frames with a hole near the camera: a column within two chunks of it with no resident
     // node at any level.
     let mut near_holes = 0u32;
-    let mut pops = Vec::new();
+    let mut pops = pop_score.then(PopScore::default);
     if pop_score {
         // Decisions for the nodes the settling inserted last: the first frozen frame starts
         // from a decided view, as every later one does.
@@ -166,33 +166,19 @@ fn fly(session: &mut Session, start: Camera, frames: u32, pop_score: bool) -> Re
     }
     for frame in 0..frames {
         let camera = at(frame);
-        let frozen = if pop_score {
-            // The last frame's decisions from this camera: residency is still as it left it.
-            renderer.tools().set_lod_frozen(true);
-            renderer.render(&camera)?;
-            renderer.tools().set_lod_frozen(false);
-            Some(renderer.read_pixels()?)
-        } else {
-            None
-        };
+        // The last frame's decisions from this camera: residency is still as it left it.
+        let frozen = if pops.is_some() { Some(PopScore::frozen(renderer, &camera)?) } else { None };
         streamer.update(camera.eye, renderer)?;
         near_holes += u32::from(streamer.manager.near_holes(camera.eye) > 0);
         let stats = renderer.render(&camera)?;
-        if let Some(frozen) = frozen {
-            pops.push(popped_share(&frozen, &renderer.read_pixels()?));
+        if let (Some(pops), Some(frozen)) = (pops.as_mut(), frozen) {
+            pops.add(&frozen, &renderer.read_pixels()?);
         }
         uploaded += stats.uploaded_bytes;
         peak_gpu_bytes = peak_gpu_bytes.max(stats.gpu_bytes);
     }
-    if pop_score {
-        pops.sort_by(f64::total_cmp);
-        let at = |q: f64| pops[((pops.len() - 1) as f64 * q).round() as usize] * 100.0;
-        println!(
-            "pop score over {frames} frames: pixels moving by more than ΔE 10 between the frozen and the live decisions: median {:.3}%, p99 {:.3}%, max {:.3}%",
-            at(0.5),
-            at(0.99),
-            at(1.0)
-        );
+    if let Some(summary) = pops.and_then(|p| p.summary()) {
+        println!("{summary}");
     }
     let end = at(frames);
     let settling = std::time::Instant::now();
@@ -211,14 +197,4 @@ fn fly(session: &mut Session, start: Camera, frames: u32, pop_score: bool) -> Re
         streamer.manager.resident_chunks().len()
     );
     Ok(end)
-}
-
-/// The share of pixels whose colour differs by more than CIELAB ΔE*76 10 between two frames of
-/// the same size.
-fn popped_share(a: &voxgpu_engine::Pixels, b: &voxgpu_engine::Pixels) -> f64 {
-    let popped =
-        a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)).filter(|(p, q)| {
-            delta_e(srgb_to_lab([p[0], p[1], p[2]]), srgb_to_lab([q[0], q[1], q[2]])) > 10.0
-        });
-    popped.count() as f64 / (a.rgba.len() / 4).max(1) as f64
 }

@@ -456,6 +456,7 @@ impl Viewer {
             backend: &self.backend,
             mode: self.renderer.options().mode.name(),
             lod_on: self.renderer.options().lod.is_on(),
+            lod_fade_frames: self.renderer.options().lod.fade_frames(),
             fog: {
                 let o = self.renderer.options();
                 (o.fog, o.fog_density, o.fog_end)

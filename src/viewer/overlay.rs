@@ -21,6 +21,8 @@ pub struct OverlayData<'a> {
     pub backend: &'a str,
     pub mode: &'a str,
     pub lod_on: bool,
+    /// Frames a change of level cross-fades over (0: none).
+    pub lod_fade_frames: u32,
     /// Haze: on, its density and the distance in blocks where it reaches the sky.
     pub fog: (bool, f32, f32),
     /// View distance in chunks, and what chose it.
@@ -183,6 +185,13 @@ fn panel(ctx: &egui::Context, d: &OverlayData) {
             row("per level", format!("{:?} nodes (0: chunks)", d.nodes_per_level));
             let used = s.lod_levels.iter().rposition(|&n| n > 0).map_or(1, |i| i + 1);
             row("LOD", format!("{} {:?}", if d.lod_on { "on" } else { "off" }, &s.lod_levels[..used]));
+            row(
+                "cross-fade",
+                match d.lod_fade_frames {
+                    0 => "off (--lod-fade 16)".to_string(),
+                    n => format!("{n} frames, {} nodes fading", s.fading_nodes),
+                },
+            );
             row(
                 "GPU memory",
                 format!("{:.1} MiB of a {} MiB budget", s.gpu_bytes as f64 / (1024.0 * 1024.0), d.budget_mib),

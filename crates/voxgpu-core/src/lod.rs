@@ -14,6 +14,14 @@
 //! by its distance alone; nodes of the top level have no parent. A node's box lies inside its
 //! parent's, so a split node's parent is split too: the drawn nodes cover each place once.
 //!
+//! **Cross-fade.** When a node starts or stops being drawn because its parent or its children
+//! took its place, it fades over `fade_frames` frames instead of switching in one: a node
+//! fading out keeps its quads and is still drawn, and both the fading-in and the fading-out
+//! nodes are drawn through a screen-space dither whose pattern they share, so at each pixel
+//! exactly one of the two levels shows, the new one on a growing share of the pixels. A node
+//! new to the pool fades in only where its parent was drawn the frame before (something then
+//! stood in its place); a chunk an edit creates inside drawn terrain appears at once.
+//!
 //! **Hysteresis.** A chunk keeps its level while its distance stays inside that level's band
 //! widened by `hysteresis` (a fraction of the threshold) on both sides. Only when it leaves the
 //! widened band does it take the plain level for its distance, which then lies well inside the new
@@ -44,6 +52,10 @@ pub const MAX_FIRST_DISTANCE: f32 = 1.0e12;
 /// Largest hysteresis accepted: below 1, so a band's widened low edge (`threshold × (1 - h)`)
 /// stays positive, and at most half, so a band never swallows the next one whole.
 pub const MAX_HYSTERESIS: f32 = 0.5;
+/// Frames a cross-fade between levels lasts by default: about a quarter of a second at 60 fps.
+pub const DEFAULT_FADE_FRAMES: u32 = 16;
+/// The longest cross-fade accepted: the frames left are kept in 8 bits on the GPU.
+pub const MAX_FADE_FRAMES: u32 = 255;
 
 /// Why [`LodSettings::new`] refused its arguments; each prints as one line.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,6 +66,8 @@ pub enum LodError {
     Hysteresis(f32),
     /// `max_level` is above [`MAX_LEVEL`].
     MaxLevel(u32),
+    /// `fade_frames` is above [`MAX_FADE_FRAMES`].
+    FadeFrames(u32),
 }
 
 impl std::fmt::Display for LodError {
@@ -70,6 +84,9 @@ impl std::fmt::Display for LodError {
                 f,
                 "LOD max level {l} is above {MAX_LEVEL}, the coarsest mip a node has (1 cell across)"
             ),
+            Self::FadeFrames(n) => {
+                write!(f, "LOD cross-fade of {n} frames is longer than {MAX_FADE_FRAMES} frames")
+            }
         }
     }
 }
@@ -93,19 +110,33 @@ pub struct LodSettings {
     /// Coarsest mip level a node is meshed at above its own level; 0 turns per-node mips off
     /// (with chunks only, LOD off).
     max_level: u32,
+    /// Frames a node cross-fades over when it replaces another level or is replaced; 0 switches
+    /// in one frame.
+    fade_frames: u32,
 }
 
 impl Default for LodSettings {
     fn default() -> Self {
-        Self { first_distance: 128.0, hysteresis: 0.1, max_level: MAX_LEVEL }
+        Self {
+            first_distance: 128.0,
+            hysteresis: 0.1,
+            max_level: MAX_LEVEL,
+            fade_frames: DEFAULT_FADE_FRAMES,
+        }
     }
 }
 
 impl LodSettings {
     /// Every chunk at full detail.
-    pub const OFF: LodSettings = LodSettings { first_distance: 128.0, hysteresis: 0.1, max_level: 0 };
+    pub const OFF: LodSettings = LodSettings {
+        first_distance: 128.0,
+        hysteresis: 0.1,
+        max_level: 0,
+        fade_frames: DEFAULT_FADE_FRAMES,
+    };
 
-    /// Settings from their three numbers, or the first one out of range.
+    /// Settings from their three numbers (and the default cross-fade), or the first one out of
+    /// range.
     pub fn new(first_distance: f32, hysteresis: f32, max_level: u32) -> Result<Self, LodError> {
         // `contains` is false for NaN.
         if !(first_distance > 0.0 && first_distance <= MAX_FIRST_DISTANCE) {
@@ -117,22 +148,44 @@ impl LodSettings {
         if max_level > MAX_LEVEL {
             return Err(LodError::MaxLevel(max_level));
         }
-        Ok(Self { first_distance, hysteresis, max_level })
+        Ok(Self { first_distance, hysteresis, max_level, fade_frames: DEFAULT_FADE_FRAMES })
     }
 
     /// These settings with level 1 beginning at `first_distance`.
     pub fn with_first_distance(self, first_distance: f32) -> Result<Self, LodError> {
-        Self::new(first_distance, self.hysteresis, self.max_level)
+        Ok(Self {
+            fade_frames: self.fade_frames,
+            ..Self::new(first_distance, self.hysteresis, self.max_level)?
+        })
     }
 
     /// These settings with `hysteresis`.
     pub fn with_hysteresis(self, hysteresis: f32) -> Result<Self, LodError> {
-        Self::new(self.first_distance, hysteresis, self.max_level)
+        Ok(Self {
+            fade_frames: self.fade_frames,
+            ..Self::new(self.first_distance, hysteresis, self.max_level)?
+        })
     }
 
     /// These settings with `max_level`.
     pub fn with_max_level(self, max_level: u32) -> Result<Self, LodError> {
-        Self::new(self.first_distance, self.hysteresis, max_level)
+        Ok(Self {
+            fade_frames: self.fade_frames,
+            ..Self::new(self.first_distance, self.hysteresis, max_level)?
+        })
+    }
+
+    /// These settings with level changes cross-faded over `fade_frames` frames (0: none).
+    pub fn with_fade_frames(self, fade_frames: u32) -> Result<Self, LodError> {
+        if fade_frames > MAX_FADE_FRAMES {
+            return Err(LodError::FadeFrames(fade_frames));
+        }
+        Ok(Self { fade_frames, ..self })
+    }
+
+    /// Frames a level change cross-fades over; 0 switches in one frame.
+    pub fn fade_frames(&self) -> u32 {
+        self.fade_frames
     }
 
     /// Distance in blocks from the camera to a node's box where level 1 begins.
@@ -260,11 +313,40 @@ pub struct NodeState {
     pub mip: u32,
     /// Whether the node is drawn: neither replaced by its children nor covered by its parent.
     pub shown: bool,
+    /// Frames left of its cross-fade (0: none): fading in when `shown`, else fading out, when it
+    /// is still drawn and keeps its quads.
+    pub fade: u32,
+}
+
+impl NodeState {
+    /// Whether the node has quads and is drawn this frame: shown, or fading out.
+    pub fn drawn(&self) -> bool {
+        self.shown || self.fade > 0
+    }
 }
 
 impl Default for NodeState {
     fn default() -> Self {
-        Self { split: None, mip: LEVEL_UNSET, shown: false }
+        Self { split: None, mip: LEVEL_UNSET, shown: false, fade: 0 }
+    }
+}
+
+/// The frames left of a node's cross-fade after this frame's decision. `left` is what was left
+/// before it and `total` the fade's length. A change starts a fade; a change back during one
+/// mirrors it (`total + 1 - left`), so the share of pixels each level holds goes on from where it
+/// was. `fades` says whether a change may fade at all (a node new to the pool fades in only
+/// where its parent was drawn). A fade longer than `total` (the setting changed during it) goes
+/// on with `total` frames left. Twin of `next_fade` in `shaders/lod.wgsl`.
+pub fn next_fade(total: u32, changed: bool, fades: bool, left: u32) -> u32 {
+    let left = left.min(total);
+    if !changed {
+        left.saturating_sub(1)
+    } else if !fades || total == 0 {
+        0
+    } else if left > 0 {
+        total + 1 - left
+    } else {
+        total
     }
 }
 
@@ -290,7 +372,13 @@ pub fn select_nodes(
     states: &mut HashMap<NodeKey, NodeState>,
 ) {
     states.retain(|key, _| nodes.contains_key(key));
+    // Whether each node was shown before this frame, as the GPU snapshots it in its first step.
+    let was_shown: HashMap<NodeKey, bool> = states.iter().map(|(k, s)| (*k, s.shown)).collect();
+    let mut new = std::collections::HashSet::new();
     for key in nodes.keys() {
+        if !states.contains_key(key) {
+            new.insert(*key);
+        }
         let state = states.entry(*key).or_default();
         state.split = Some(settings.split(key.level, node_distance(*key, eye), state.split));
     }
@@ -317,6 +405,8 @@ pub fn select_nodes(
         .collect();
     for (key, shown, mip) in decided {
         let state = states.get_mut(&key).expect("inserted above");
+        let fades = !new.contains(&key) || was_shown.get(&key.parent()).copied().unwrap_or(false);
+        state.fade = next_fade(settings.fade_frames(), shown != state.shown, fades, state.fade);
         state.shown = shown;
         state.mip = mip;
     }
@@ -418,6 +508,67 @@ mod tests {
         nodes.get_mut(&parent).expect("inserted").children = false;
         select_nodes(&s, Vec3::new(10.0, 10.0, 10.0), &nodes, &mut states);
         assert!(states[&parent].shown && parent.children().iter().all(|c| !states[c].shown));
+    }
+
+    #[test]
+    fn a_level_change_fades_and_a_change_back_mirrors_the_fade() {
+        // A change starts a fade of `total` frames; each frame after takes one off.
+        assert_eq!(next_fade(16, true, true, 0), 16);
+        assert_eq!(next_fade(16, false, true, 16), 15);
+        assert_eq!(next_fade(16, false, true, 1), 0);
+        assert_eq!(next_fade(16, false, true, 0), 0);
+        // Changing back with `left` frames to go: the new level holds the share the old one had.
+        for left in 1..=16 {
+            let mirrored = next_fade(16, true, true, left);
+            assert_eq!((16 + 1 - mirrored) as f32 / 17.0, left as f32 / 17.0, "{left}");
+        }
+        // No fade where none may run; a shorter setting cuts a fade under way to its length.
+        assert_eq!(next_fade(0, true, true, 0), 0);
+        assert_eq!(next_fade(0, false, true, 9), 0);
+        assert_eq!(next_fade(4, false, true, 9), 3);
+        assert_eq!(next_fade(4, true, true, 9), 1);
+        assert_eq!(next_fade(16, true, false, 0), 0);
+    }
+
+    #[test]
+    fn parent_and_children_cross_fade_over_the_same_frames() {
+        let s = LodSettings::default().with_fade_frames(4).expect("a short fade");
+        let parent = NodeKey::new(1, glam::IVec3::ZERO);
+        let mut nodes: HashMap<NodeKey, Readiness> = parent
+            .children()
+            .into_iter()
+            .map(|c| (c, Readiness { children: false, siblings: true }))
+            .collect();
+        nodes.insert(parent, Readiness { children: true, siblings: false });
+        let mut states = HashMap::new();
+        let (near, far) = (Vec3::new(10.0, 10.0, 10.0), Vec3::new(1000.0, 10.0, 10.0));
+        // The first frame has nothing to fade from: the parent appears at once.
+        select_nodes(&s, far, &nodes, &mut states);
+        assert!(states[&parent].shown && states[&parent].fade == 0);
+        // Coming near: the children fade in while the parent fades out, over the same frames.
+        for left in (0..=4).rev() {
+            select_nodes(&s, near, &nodes, &mut states);
+            let p = states[&parent];
+            assert!(!p.shown && p.fade == left && p.drawn() == (left > 0), "{left}: {p:?}");
+            assert!(parent.children().iter().all(|c| states[c].shown && states[c].fade == left));
+        }
+        // Back out: the parent fades in again, the children out.
+        select_nodes(&s, far, &nodes, &mut states);
+        assert!(states[&parent].shown && states[&parent].fade == 4);
+        assert!(parent.children().iter().all(|c| !states[c].shown && states[c].drawn()));
+        // Turning round the next frame mirrors the fade: the parent showed on 1 of 5 shares and
+        // keeps that share, fading out with 4 + 1 - 4 = 1 frame left.
+        select_nodes(&s, near, &nodes, &mut states);
+        assert_eq!(states[&parent].fade, 1);
+        assert!(parent.children().iter().all(|c| states[c].shown && states[c].fade == 1));
+        // A node new to the pool where its parent was not drawn appears at once.
+        let lone: HashMap<NodeKey, Readiness> =
+            [(parent.children()[0], Readiness { children: false, siblings: true })].into();
+        let mut fresh = HashMap::new();
+        select_nodes(&s, near, &lone, &mut fresh);
+        assert!(fresh[&parent.children()[0]].shown);
+        assert_eq!(fresh[&parent.children()[0]].fade, 0);
+        assert_eq!(LodSettings::default().with_fade_frames(256), Err(LodError::FadeFrames(256)));
     }
 
     #[test]

@@ -8,7 +8,9 @@
 // Entry points: one vertex shader; one fragment shader per raster pass (src/render_mode.rs):
 //         shaded opaque and transparent, LOD colours, chunk colours, quad-size heat map, and
 //         wireframe (line polygon mode, or quad edges found in the fragment where lines are
-//         missing).
+//         missing); fs_fade_depth for the depth pre-pass of cross-fading nodes. With the
+//         FADE_DITHER constant set (the pipelines of the fading list, and the transparent one),
+//         each fragment shader keeps a cross-fading node's fragment on its share of the dither.
 // Drawn:  multi_draw_indexed_indirect(_count). Each command covers a run of quads of one chunk and
 //         one face direction; base_vertex = 4 * first quad, and a static index buffer repeats
 //         (0, 1, 2, 0, 2, 3) + 4q, so vertex_index / 4 is the global quad index and
@@ -29,8 +31,8 @@
 @group(0) @binding(5) var atlas: texture_2d<f32>;
 // Per tile: its mean colour, RGBA8 sRGB.
 @group(0) @binding(6) var<storage, read> tile_averages: array<u32>;
-// The draw lists (cull.wgsl): opaque at 0, transparent sorted at 2 × capacity. Read by the
-// instanced path only.
+// The draw lists (cull.wgsl): opaque at 0, transparent sorted at 2 × capacity, the opaque faces
+// of cross-fading nodes at 3 × capacity. Read by the instanced path only.
 @group(0) @binding(7) var<storage, read> args: array<DrawArgs>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
@@ -42,17 +44,62 @@ struct VertexOut {
     // (the anchor is a whole block), and its precision does not fall with distance from the
     // world's origin.
     @location(0) anchored: vec3<f32>,
-    @location(1) @interpolate(flat) face: u32,
+    // The flat per-quad values packed into one varying (each varying costs the rasteriser):
+    // the node's draw state (ChunkMeta::shown, its cross-fade) in bits 0-23, the face direction
+    // in 24-26, 1 for a skirt quad in bit 27, the chunk's level of detail in 28-31. Read them
+    // with draw_of, face_of, skirt_of and lod_of.
+    @location(1) @interpolate(flat) tags: u32,
     @location(2) @interpolate(flat) block: u32,
-    // The chunk's level of detail, and 1 for a skirt quad.
-    @location(3) @interpolate(flat) lod: u32,
-    @location(4) @interpolate(flat) skirt: u32,
     // Position inside the quad, in its voxels (0..w, 0..h), and the quad's size.
     @location(5) quad_uv: vec2<f32>,
     @location(6) @interpolate(flat) quad_size: vec2<u32>,
     @location(7) @interpolate(flat) chunk_origin: vec3<i32>,
     // Ambient occlusion, 1 open .. 0 closed, interpolated from the quad's corners.
     @location(8) ao: f32,
+}
+
+const TAG_FACE_SHIFT: u32 = 24u;
+const TAG_SKIRT_SHIFT: u32 = 27u;
+const TAG_LOD_SHIFT: u32 = 28u;
+
+fn draw_of(in: VertexOut) -> u32 {
+    return in.tags & ((1u << TAG_FACE_SHIFT) - 1u);
+}
+
+fn face_of(in: VertexOut) -> u32 {
+    return (in.tags >> TAG_FACE_SHIFT) & 7u;
+}
+
+fn skirt_of(in: VertexOut) -> u32 {
+    return (in.tags >> TAG_SKIRT_SHIFT) & 1u;
+}
+
+fn lod_of(in: VertexOut) -> u32 {
+    return in.tags >> TAG_LOD_SHIFT;
+}
+
+// Set on the pipelines that may draw cross-fading nodes: the fading list's, and the transparent
+// one (its list holds fading nodes' transparent faces too). Elsewhere the test below folds away,
+// so the opaque pipeline has no discard and keeps early depth testing.
+override FADE_DITHER: bool = false;
+
+// Whether this fragment of a cross-fading node belongs to the other level. Each pixel's 4 × 4
+// ordered-dither threshold says which of the two levels it shows: the new one where the
+// threshold lies below the new level's share, which grows by one step of 1 / (total + 1) a frame.
+// The node fading in and the one fading out read the same threshold and the same share (they
+// began the same frame), so at every pixel exactly one of them draws.
+fn faded_away(in: VertexOut) -> bool {
+    let left = fade_left(draw_of(in));
+    if !FADE_DITHER || left == 0u {
+        return false;
+    }
+    let total = (draw_of(in) >> DRAW_FADE_TOTAL_SHIFT) & 0xffu;
+    let share = f32(total + 1u - left) / f32(total + 1u);
+    let pixel = vec2<u32>(in.clip.xy) & vec2<u32>(3u);
+    var bayer = array<u32, 16>(0u, 8u, 2u, 10u, 12u, 4u, 14u, 6u, 3u, 11u, 1u, 9u, 15u, 7u, 13u, 5u);
+    let threshold = (f32(bayer[pixel.y * 4u + pixel.x]) + 0.5) / 16.0;
+    let shows_new = threshold < share;
+    return shows_new != ((draw_of(in) & DRAW_SHOWN) != 0u);
 }
 
 // Skirts are pushed back by this fraction of their distance (reverse-Z: depth falls as 1 / w,
@@ -80,8 +127,9 @@ fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     var quad_index = vertex >> 2u;
     let capacity = camera.page_list_capacity;
     if capacity != 0u {
+        // Lists 0, 1, 2 (opaque, transparent, fading) read regions 0, 2 (sorted), 3.
         let list = quad_index >> QUAD_PAGE_LOG2;
-        let command = args[select(0u, 2u * capacity, list != 0u) + instance];
+        let command = args[min(2u * list, list + 1u) * capacity + instance];
         let local = quad_index & (PAGE_QUADS - 1u);
         if 6u * local >= command.index_count {
             // Behind the near plane (reverse-Z: depth below 0), so clipped in every polygon mode.
@@ -128,18 +176,19 @@ fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
 
     var out: VertexOut;
     out.clip = camera.view_proj * vec4<f32>(position, 1.0);
-    out.skirt = quad_field(quad, QUAD_SKIRT_WORD, QUAD_SKIRT_SHIFT, QUAD_SKIRT_BITS);
-    if out.skirt != 0u {
+    let skirt = quad_field(quad, QUAD_SKIRT_WORD, QUAD_SKIRT_SHIFT, QUAD_SKIRT_BITS);
+    if skirt != 0u {
         out.clip.z *= 1.0 - SKIRT_DEPTH_BIAS;
     }
     out.anchored = position;
-    out.face = face;
     out.block = quad_field(quad, QUAD_BLOCK_WORD, QUAD_BLOCK_SHIFT, QUAD_BLOCK_BITS);
-    out.lod = chunk.lod;
     out.quad_uv = offset;
     out.quad_size = vec2<u32>(size);
     out.chunk_origin = chunk.origin;
     out.ao = f32(corner_ao[u32(unit.x) + 2u * u32(unit.y)]) / 3.0;
+    // The draw state fits in bits 0-23 (two 8-bit fade counts from bit 8), the level in 4 bits
+    // (LEVEL_THRESHOLDS is 16).
+    out.tags = chunk.shown | (face << TAG_FACE_SHIFT) | (skirt << TAG_SKIRT_SHIFT) | (chunk.lod << TAG_LOD_SHIFT);
     return out;
 }
 
@@ -191,17 +240,17 @@ fn srgb_bytes_to_linear(packed: u32) -> vec4<f32> {
 fn albedo(in: VertexOut) -> vec4<f32> {
     let info = blocks[in.block];
     var tile = (info.y >> 8u) & 0xffu;
-    if in.face == FACE_POS_Y {
+    if face_of(in) == FACE_POS_Y {
         tile = info.y & 0xffu;
-    } else if in.face == FACE_NEG_Y {
+    } else if face_of(in) == FACE_NEG_Y {
         tile = (info.y >> 16u) & 0xffu;
     }
     // Tile coordinates in blocks: across and down a side, x and z on a top or bottom. Measured
     // from the anchor, a whole block, so the tiles sit where world coordinates put them.
     var st = in.anchored.xz;
-    if face_axis(in.face) == 0u {
+    if face_axis(face_of(in)) == 0u {
         st = vec2<f32>(in.anchored.z, -in.anchored.y);
-    } else if face_axis(in.face) == 2u {
+    } else if face_axis(face_of(in)) == 2u {
         st = vec2<f32>(in.anchored.x, -in.anchored.y);
     }
     let texels_per_pixel = max(fwidth(st.x), fwidth(st.y)) * f32(TILE_SIZE);
@@ -239,18 +288,37 @@ fn atmosphere(color: vec3<f32>, to_surface: vec3<f32>) -> vec3<f32> {
 fn shade(in: VertexOut) -> vec4<f32> {
     let rgba = albedo(in);
     let occlusion = mix(AO_DARKEST, 1.0, in.ao);
-    var color = rgba.rgb * face_shade(in.face) * block_jitter(in.anchored, in.face) * occlusion;
+    var color = rgba.rgb * face_shade(face_of(in)) * block_jitter(in.anchored, face_of(in)) * occlusion;
     return vec4<f32>(atmosphere(color, in.anchored - camera.eye), rgba.a);
 }
 
-@fragment
-fn fs_opaque(in: VertexOut) -> @location(0) vec4<f32> {
-    return vec4<f32>(shade(in).rgb, 1.0);
-}
+// Each fragment shader shades first and discards after, so derivatives are taken while the
+// whole quad of pixels is alive. (Discarding before shading measured slower on the H200: the
+// derivative has to be taken before the discard either way.)
 
 @fragment
+fn fs_opaque(in: VertexOut) -> @location(0) vec4<f32> {
+    let color = shade(in);
+    if faded_away(in) {
+        discard;
+    }
+    return vec4<f32>(color.rgb, 1.0);
+}
+
+// A transparent fragment on the other level's share of a cross-fade is made fully transparent
+// rather than discarded: the pass blends and writes no depth, so it leaves the pixel as it was.
+@fragment
 fn fs_transparent(in: VertexOut) -> @location(0) vec4<f32> {
-    return shade(in);
+    let color = shade(in);
+    return vec4<f32>(color.rgb, select(color.a, 0.0, faded_away(in)));
+}
+
+// The depth pre-pass of cross-fading nodes: depth only, on the node's share of the dither.
+@fragment
+fn fs_fade_depth(in: VertexOut) {
+    if faded_away(in) {
+        discard;
+    }
 }
 
 // Debug views: every surface opaque and lit by its face only, so the colour is the message.
@@ -258,8 +326,11 @@ fn fs_transparent(in: VertexOut) -> @location(0) vec4<f32> {
 @fragment
 fn fs_lod(in: VertexOut) -> @location(0) vec4<f32> {
     // Skirts show lighter, so seams can be inspected.
-    let base = mix(lod_color(in.lod), vec3<f32>(1.0), 0.5 * f32(in.skirt));
-    return vec4<f32>(base * face_shade(in.face), 1.0);
+    let base = mix(lod_color(lod_of(in)), vec3<f32>(1.0), 0.5 * f32(skirt_of(in)));
+    if faded_away(in) {
+        discard;
+    }
+    return vec4<f32>(base * face_shade(face_of(in)), 1.0);
 }
 
 @fragment
@@ -268,7 +339,10 @@ fn fs_chunks(in: VertexOut) -> @location(0) vec4<f32> {
     var h = (c.x * 73856093u) ^ (c.y * 19349663u) ^ (c.z * 83492791u);
     h = (h ^ (h >> 13u)) * 1274126177u;
     let rgb = vec3<f32>(f32(h & 255u), f32((h >> 8u) & 255u), f32((h >> 16u) & 255u)) / 255.0;
-    return vec4<f32>((0.25 + 0.75 * rgb) * face_shade(in.face), 1.0);
+    if faded_away(in) {
+        discard;
+    }
+    return vec4<f32>((0.25 + 0.75 * rgb) * face_shade(face_of(in)), 1.0);
 }
 
 // Quad area (in its level's voxels) from 1 (blue) to 1024 and more (red), on a log scale: how
@@ -278,7 +352,10 @@ fn fs_quad_size(in: VertexOut) -> @location(0) vec4<f32> {
     let area = f32(in.quad_size.x * in.quad_size.y);
     let t = clamp(log2(area) / 10.0, 0.0, 1.0);
     let ramp = vec3<f32>(smoothstep(0.4, 0.9, t), 1.0 - abs(2.0 * t - 1.0), smoothstep(0.6, 0.1, t));
-    return vec4<f32>(ramp * face_shade(in.face), 1.0);
+    if faded_away(in) {
+        discard;
+    }
+    return vec4<f32>(ramp * face_shade(face_of(in)), 1.0);
 }
 
 const WIRE_COLOR: vec3<f32> = vec3<f32>(0.02, 0.02, 0.03);
@@ -286,6 +363,9 @@ const WIRE_COLOR: vec3<f32> = vec3<f32>(0.02, 0.02, 0.03);
 // Wireframe with POLYGON_MODE_LINE: the rasteriser draws the triangles' edges.
 @fragment
 fn fs_wire(in: VertexOut) -> @location(0) vec4<f32> {
+    if faded_away(in) {
+        discard;
+    }
     return vec4<f32>(WIRE_COLOR, 1.0);
 }
 
@@ -295,7 +375,7 @@ fn fs_wire(in: VertexOut) -> @location(0) vec4<f32> {
 fn fs_wire_edges(in: VertexOut) -> @location(0) vec4<f32> {
     let width = max(fwidth(in.quad_uv), vec2<f32>(1e-6));
     let to_edge = min(in.quad_uv, vec2<f32>(in.quad_size) - in.quad_uv) / width;
-    if min(to_edge.x, to_edge.y) > 1.0 {
+    if min(to_edge.x, to_edge.y) > 1.0 || faded_away(in) {
         discard;
     }
     return vec4<f32>(WIRE_COLOR, 1.0);

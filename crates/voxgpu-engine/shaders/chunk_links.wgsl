@@ -4,7 +4,10 @@
 // The same-level node across `face` from `slot` when it is drawn, else NO_SLOT. A neighbour that
 // is not drawn (its region is drawn by its children or an ancestor) counts as absent, so every
 // border face towards it shows: each drawn node closes its own volume, whatever the level next
-// to it (see docs/LOD.md).
+// to it (see docs/LOD.md). A node fading out is still drawn, so the nodes fading out together
+// mesh against each other as they did while shown, and their shared borders stay closed (no
+// wall between them shows through water); the LOD pass re-meshes the neighbours when its fade
+// ends.
 fn link(slot: u32, face: u32) -> u32 {
     let neighbour = links[slot].neighbours[face];
     if neighbour == NO_SLOT || chunks[neighbour].shown == 0u {

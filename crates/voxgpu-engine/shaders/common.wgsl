@@ -97,6 +97,27 @@ const CHUNK_SIBLINGS_READY: u32 = 32u;
 const NODE_SPLIT: u32 = 1u;
 // The LOD pass has decided SPLIT at least once (hysteresis applies from then on).
 const NODE_SELECTED: u32 = 2u;
+// The node was shown before this frame's decision: a snapshot the first step takes, so children
+// read their parent's last state rather than one the second step is writing.
+const NODE_WAS_SHOWN: u32 = 4u;
+// This frame is the node's first decision (it is new to its slot).
+const NODE_NEW: u32 = 8u;
+
+// ChunkMeta::shown fields, written by the LOD pass. Rust twin: layouts::DrawState. Any bit set:
+// the node keeps its quads and is drawn; with frames left above 0 it is drawn through the
+// cross-fade's dither (fading in when DRAW_SHOWN, else out).
+const DRAW_SHOWN: u32 = 1u;
+// Bits 8..16: frames left of the cross-fade.
+const DRAW_FADE_LEFT_SHIFT: u32 = 8u;
+// Bits 16..24: the fade's length in frames.
+const DRAW_FADE_TOTAL_SHIFT: u32 = 16u;
+// The longest cross-fade, in frames (8 bits).
+const MAX_FADE_FRAMES: u32 = 255u;
+
+// Frames left of a draw state's cross-fade (0: not fading).
+fn fade_left(draw: u32) -> u32 {
+    return (draw >> DRAW_FADE_LEFT_SHIFT) & 0xffu;
+}
 
 // Per-node record, indexed by slot. Rust twin: layouts::ChunkMeta. A level-N node is a 32^3 grid of
 // cells 2^N blocks wide; level 0 is a chunk.
@@ -110,10 +131,11 @@ struct ChunkMeta {
     node_level: u32,
     // The parent node's slot, NO_SLOT when it is not resident. Written by the CPU.
     parent: u32,
-    // NODE_SPLIT | NODE_SELECTED, written by the LOD pass's first step.
+    // NODE_* bits, written by the LOD pass's first step.
     flags: u32,
-    // 1 when the node is drawn (neither replaced by its children nor covered by an ancestor),
-    // written by the LOD pass's second step.
+    // DRAW_* fields, written by the LOD pass's second step: DRAW_SHOWN when the node is shown
+    // (neither replaced by its children nor covered by an ancestor), and its cross-fade. 0 when
+    // it is not drawn.
     shown: u32,
 }
 
@@ -205,6 +227,8 @@ struct LodParams {
     max_level: u32,
     // The highest node level resident: its nodes have no parent to be covered by.
     top_level: u32,
+    // Frames a level change cross-fades over; 0 switches in one frame.
+    fade_frames: u32,
     // The block every position is measured from (Camera.anchor).
     anchor: vec3<i32>,
 }

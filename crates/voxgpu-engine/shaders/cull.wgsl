@@ -4,11 +4,12 @@
 //
 // Reads:  params, cull (frustum planes, eye, switches), chunks (origins, levels, shown), faces (counts and page
 //         lists).
-// Writes: args (opaque commands in [0, capacity), transparent in [capacity, 2 capacity)),
+// Writes: args (opaque commands in [0, capacity), transparent in [capacity, 2 capacity), opaque
+//         commands of cross-fading nodes in [3 capacity, 4 capacity)),
 //         counts (see COUNT_* below), visible (per slot: 1 when it has quads and is in view),
 //         sort_keys and sort_buckets (each transparent command's distance key and its group's
 //         slot, and the commands per key, for transparent_sort.wgsl).
-//         A node's box is 32 * 2^node_level blocks wide; nodes not shown are skipped.
+//         A node's box is 32 * 2^node_level blocks wide; nodes not drawn are skipped.
 // Dispatch: one invocation per (slot, face, kind), 64 per workgroup, over a two-dimensional grid
 //           (`linear_invocation`). The CPU zeroes counts, and on adapters without indirect count
 //           also the args, before.
@@ -20,12 +21,15 @@
 // commands take consecutive list entries from one atomic counter, in stream order. Commands beyond
 // the capacity are dropped (never written out of bounds); the capacity is sized from the pool.
 // Transparent faces are drawn from both sides (a water surface seen from under water), so
-// face-direction culling skips them.
+// face-direction culling skips them. The opaque faces of a node cross-fading between levels go to
+// a list of their own (LIST_FADING), drawn by pipelines that dither, so the opaque pipeline
+// keeps its early depth test; its transparent faces stay in the transparent list, whose shader
+// dithers them.
 
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read> faces: array<FaceMesh>;
 @group(0) @binding(2) var<storage, read_write> args: array<DrawArgs>;
-@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>, 7>;
+@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>, 9>;
 @group(0) @binding(4) var<uniform> cull: CullParams;
 @group(0) @binding(5) var<storage, read> chunks: array<ChunkMeta>;
 @group(0) @binding(6) var<storage, read_write> visible: array<u32>;
@@ -33,11 +37,21 @@
 @group(0) @binding(8) var<storage, read_write> sort_buckets: array<atomic<u32>, SORT_BUCKETS>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
-// counts[]: commands (opaque, transparent), quads (opaque, transparent), skirt quads drawn,
+// The lists, by kind: what write_command is given and the counts are indexed by.
+const LIST_OPAQUE: u32 = 0u;
+const LIST_TRANSPARENT: u32 = 1u;
+const LIST_FADING: u32 = 2u;
+// counts[]: commands (opaque, transparent, fading), quads (the same three), skirt quads drawn,
 // chunks tested (those with quads), chunks visible.
-const COUNT_SKIRTS: u32 = 4u;
-const COUNT_TESTED: u32 = 5u;
-const COUNT_VISIBLE: u32 = 6u;
+const COUNT_QUADS: u32 = 3u;
+const COUNT_SKIRTS: u32 = 6u;
+const COUNT_TESTED: u32 = 7u;
+const COUNT_VISIBLE: u32 = 8u;
+// Where each list's commands start in args, in regions of draw_capacity commands (region 2 holds
+// the transparent commands sorted, transparent_sort.wgsl).
+fn list_region(list: u32) -> u32 {
+    return select(list, 3u, list == LIST_FADING);
+}
 
 // Twin of Frustum::intersects_box: outside only when the positive vertex is behind a plane.
 fn box_in_frustum(low: vec3<f32>, high: vec3<f32>) -> bool {
@@ -95,10 +109,11 @@ fn face_draw_slot(face: u32, low: vec3<f32>, high: vec3<f32>) -> u32 {
 }
 
 // The command list entry of one run of quads; beyond the capacity it is dropped.
-fn write_command(kind: u32, index: u32, first_quad: u32, quads: u32) {
-    atomicAdd(&counts[2u + kind], quads);
+fn write_command(list: u32, index: u32, first_quad: u32, quads: u32) {
+    atomicAdd(&counts[COUNT_QUADS + list], quads);
     if index < params.draw_capacity {
-        args[kind * params.draw_capacity + index] = DrawArgs(quads * 6u, 1u, 0u, i32(first_quad * 4u), 0u);
+        args[list_region(list) * params.draw_capacity + index] =
+            DrawArgs(quads * 6u, 1u, 0u, i32(first_quad * 4u), 0u);
     }
 }
 
@@ -163,7 +178,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     if runs == 0u {
         return;
     }
-    let base = atomicAdd(&counts[kind], runs);
+    let list = select(kind, LIST_FADING, kind == LIST_OPAQUE && fade_left(record.shown) > 0u);
+    let base = atomicAdd(&counts[list], runs);
     var run = 0u;
     var first_quad = 0u;
     var quads = 0u;
@@ -174,15 +190,15 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
             quads += page_end - i;
         } else {
             if quads > 0u {
-                write_command(kind, base + run, first_quad, quads);
+                write_command(list, base + run, first_quad, quads);
                 run += 1u;
             }
             first_quad = quad;
             quads = page_end - i;
         }
     }
-    write_command(kind, base + run, first_quad, quads);
-    if kind == 1u && base < params.draw_capacity {
+    write_command(list, base + run, first_quad, quads);
+    if list == LIST_TRANSPARENT && base < params.draw_capacity {
         // The group's first entry carries the key and the group's size in the list; the others
         // are marked as followers, which the sort's scatter skips.
         let written = min(runs, params.draw_capacity - base);

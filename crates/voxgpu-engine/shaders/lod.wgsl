@@ -10,13 +10,17 @@
 //    below the top level takes the parent as split by distance alone. Parent and children read
 //    the same split bit and the same readiness (the CPU sets CHILDREN_READY on a node exactly
 //    when it sets SIBLINGS_READY on its children), so each place is drawn by exactly one level.
-//    Then the mip level the node is meshed at, from its distance with hysteresis.
+//    Then the mip level the node is meshed at, from its distance with hysteresis, and the
+//    cross-fade: a node whose shown bit changes fades over fade_frames frames (a fading-out
+//    node keeps its quads and is drawn through the dither until its fade ends). A node new to
+//    its slot fades in only where its parent was shown the frame before.
 //
 // Reads:  params (slot_count), lod_params (eye, thresholds, hysteresis, top level), chunks
 //         (origins, levels, parents), links (state bits).
 // Writes: chunks (flags, shown), links (lod; DIRTY on the node when it is shown or hidden or its
-//         level changes, and on its face and edge neighbours, whose meshes read it), lod_counts
-//         (drawn nodes per absolute level, for stats).
+//         level changes, and on its face and edge neighbours, whose meshes read it; DIRTY on a
+//         node whose fade out ends, so the mesher frees its pages, and on its neighbours), lod_counts (shown nodes per
+//         absolute level, then the nodes fading, for stats and settling).
 // Dispatch: every frame before the mip and mesh passes, one invocation per slot, 64 per
 //           workgroup, `decide_split` then `decide_shown`. The CPU zeroes lod_counts before.
 //
@@ -26,7 +30,11 @@
 @group(0) @binding(1) var<storage, read> lod_params: LodParams;
 @group(0) @binding(2) var<storage, read_write> chunks: array<ChunkMeta>;
 @group(0) @binding(3) var<storage, read_write> links: array<ChunkLinks>;
-@group(0) @binding(4) var<storage, read_write> lod_counts: array<atomic<u32>, LEVEL_THRESHOLDS>;
+@group(0) @binding(4) var<storage, read_write> lod_counts: array<atomic<u32>, LOD_COUNT_WORDS>;
+
+// lod_counts: shown nodes per absolute level, then the nodes fading.
+const LOD_COUNT_WORDS: u32 = LEVEL_THRESHOLDS + 1u;
+const LOD_COUNT_FADING: u32 = LEVEL_THRESHOLDS;
 
 // Distance from the eye to the nearest point of the cube [low, low + size].
 fn box_distance(low: vec3<f32>, size: f32) -> f32 {
@@ -102,7 +110,28 @@ fn decide_split(@builtin(global_invocation_id) id: vec3<u32>) {
             split = distance < begins * (1.0 - lod_params.hysteresis);
         }
     }
-    chunks[slot].flags = NODE_SELECTED | select(0u, NODE_SPLIT, split);
+    // The snapshot decide_shown reads of this node as a parent, and whether this is its first
+    // decision.
+    let was_shown = select(0u, NODE_WAS_SHOWN, (record.shown & DRAW_SHOWN) != 0u);
+    let first = select(NODE_NEW, 0u, (record.flags & NODE_SELECTED) != 0u);
+    chunks[slot].flags = NODE_SELECTED | select(0u, NODE_SPLIT, split) | was_shown | first;
+}
+
+// Twin of lod::next_fade: the frames left of a fade after this frame. A change starts one, a
+// change back during one mirrors it, so each level's share of the pixels goes on from where it
+// was. A fade longer than total (the setting changed during it) goes on with total frames left.
+fn next_fade(total: u32, changed: bool, fades: bool, left_before: u32) -> u32 {
+    let left = min(left_before, total);
+    if !changed {
+        return max(left, 1u) - 1u;
+    }
+    if !fades || total == 0u {
+        return 0u;
+    }
+    if left > 0u {
+        return total + 1u - left;
+    }
+    return total;
 }
 
 // Marks the face and edge neighbours of `slot` dirty (edges through either face neighbour).
@@ -157,17 +186,30 @@ fn decide_shown(@builtin(global_invocation_id) id: vec3<u32>) {
     let highest = min(record.node_level + lod_params.max_level, LEVEL_THRESHOLDS - 1u);
     let level = select_level(node_distance(record), current, record.node_level, highest);
     let mip = level - record.node_level;
-    let was_shown = record.shown != 0u;
-    chunks[slot].shown = u32(shown);
+    let was_shown = (record.shown & DRAW_SHOWN) != 0u;
+    let left_before = fade_left(record.shown);
+    let parent_was_shown = record.parent != NO_SLOT && (chunks[record.parent].flags & NODE_WAS_SHOWN) != 0u;
+    let fades = (record.flags & NODE_NEW) == 0u || parent_was_shown;
+    let total = min(lod_params.fade_frames, MAX_FADE_FRAMES);
+    let left = next_fade(total, shown != was_shown, fades, left_before);
+    let fade = select(0u, (left << DRAW_FADE_LEFT_SHIFT) | (total << DRAW_FADE_TOTAL_SHIFT), left > 0u);
+    chunks[slot].shown = select(0u, DRAW_SHOWN, shown) | fade;
     if shown {
         atomicAdd(&lod_counts[level], 1u);
     }
-    if mip == current_mip && shown == was_shown {
+    if left > 0u {
+        atomicAdd(&lod_counts[LOD_COUNT_FADING], 1u);
+    }
+    // A fade out that ends: the node stops being drawn, so its pages are freed, and its
+    // neighbours, which saw it as present while it was drawn (chunk_links.wgsl), close their
+    // borders towards it.
+    let fade_out_ends = !shown && left == 0u && left_before > 0u;
+    if mip == current_mip && shown == was_shown && !fade_out_ends {
         return;
     }
     links[slot].lod = mip;
     atomicOr(&links[slot].state, CHUNK_DIRTY);
-    if shown != was_shown {
+    if shown != was_shown || fade_out_ends {
         mark_around(slot);
     } else {
         for (var face = 0u; face < 6u; face++) {

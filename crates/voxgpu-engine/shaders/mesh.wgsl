@@ -425,8 +425,8 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     slot = pair_index / 6u;
     axis = face_axis(pair_index % 6u);
     skew = u32(axis != 0u);
-    // A node that left, or one not drawn (its children or an ancestor stand in for it), keeps no
-    // quads. The test is read through workgroup memory so that every invocation sees it as
+    // A node that left, or one not drawn (its children or an ancestor stand in for it, and it is
+    // not fading out), keeps no quads. The test is read through workgroup memory so that every invocation sees it as
     // uniform: the barriers below need uniform control flow, and a read of a read_write buffer
     // is not uniform to WGSL's analysis (Tint, in browsers, enforces it).
     if lid == 0u {

@@ -27,15 +27,15 @@
 
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read_write> args: array<DrawArgs>;
-@group(0) @binding(2) var<storage, read> counts: array<u32, 7>;
+@group(0) @binding(2) var<storage, read> counts: array<u32, 9>;
 @group(0) @binding(3) var<storage, read_write> sort_keys: array<u32>;
 // [0, SORT_BUCKETS): counts, then cursors (after `scatter`: each key's end); [SORT_BUCKETS,
 // 2 SORT_BUCKETS): each key's first position.
 @group(0) @binding(4) var<storage, read_write> sort_buckets: array<atomic<u32>, 2 * SORT_BUCKETS>;
-// The instanced draw path's two draws (opaque, transparent): one instance of PAGE_QUADS quads per
-// list entry. The transparent draw starts one page into the index pattern, which is how
+// The instanced draw path's three draws (opaque, transparent, cross-fading opaque): one instance
+// of PAGE_QUADS quads per list entry. Draw k starts k pages into the index pattern, which is how
 // chunk_draw.wgsl tells the lists apart.
-@group(0) @binding(5) var<storage, read_write> instanced: array<DrawArgs, 2>;
+@group(0) @binding(5) var<storage, read_write> instanced: array<DrawArgs, 3>;
 @group(0) @binding(6) var<storage, read> chunks: array<ChunkMeta>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
@@ -49,7 +49,7 @@ var<workgroup> partial: array<u32, SCAN_THREADS>;
 // scanned in shared memory (Hillis-Steele), then each thread writes its run's starts.
 @compute @workgroup_size(256)
 fn scan(@builtin(local_invocation_index) lid: u32) {
-    if lid < 2u {
+    if lid < 3u {
         let entries = min(counts[lid], params.draw_capacity);
         instanced[lid] = DrawArgs(6u * PAGE_QUADS, entries, lid * 6u * PAGE_QUADS, 0, 0u);
     }

@@ -16,10 +16,10 @@ pub struct GpuCounters {
     pub free_pages: u32,
     /// Pages the mesher asked for and was refused, summed since creation.
     pub failed_pages: u32,
-    /// Draw commands written (opaque, transparent).
-    pub draw_commands: [u32; 2],
-    /// Quads those commands draw (opaque, transparent).
-    pub quads: [u32; 2],
+    /// Draw commands written (opaque, transparent, the opaque faces of cross-fading nodes).
+    pub draw_commands: [u32; 3],
+    /// Quads those commands draw (the same three lists).
+    pub quads: [u32; 3],
     /// Of those quads, how many are LOD skirts.
     pub skirt_quads: u32,
     /// Slots with quads, each tested by the cull pass.
@@ -29,11 +29,13 @@ pub struct GpuCounters {
     pub chunks_visible: u32,
     /// Drawn nodes per absolute level of detail, as the LOD pass chose them.
     pub lod_levels: [u32; voxgpu_core::lod::LEVELS],
+    /// Nodes cross-fading between levels after the LOD pass (fading in or out).
+    pub fading_nodes: u32,
 }
 
 /// The buffers the counters are copied from: the work list's asked-for count (word 3), the
-/// allocator header's first two words, the cull pass's seven count words and the LOD pass's
-/// per-level counts, in [`GpuCounters`] order.
+/// allocator header's first two words, the cull pass's nine count words and the LOD pass's
+/// per-level and fading counts, in [`GpuCounters`] order.
 pub struct CounterSources<'a> {
     pub work: &'a wgpu::Buffer,
     pub allocator: &'a wgpu::Buffer,
@@ -42,6 +44,10 @@ pub struct CounterSources<'a> {
 }
 
 const BYTES: u64 = size_of::<GpuCounters>() as u64;
+const _: () = assert!(
+    BYTES == 12 + 4 * super::draw::COUNT_WORDS + super::lod::LOD_COUNT_BYTES,
+    "GpuCounters is the copies laid end to end"
+);
 const IDLE: u8 = 0;
 const PENDING: u8 = 1;
 const MAPPED: u8 = 2;
@@ -75,8 +81,9 @@ fn staging(device: &wgpu::Device) -> wgpu::Buffer {
 fn copy_all(encoder: &mut wgpu::CommandEncoder, s: &CounterSources, target: &wgpu::Buffer) {
     encoder.copy_buffer_to_buffer(s.work, 12, target, 0, 4);
     encoder.copy_buffer_to_buffer(s.allocator, 0, target, 4, 8);
-    encoder.copy_buffer_to_buffer(s.draw_counts, 0, target, 12, 28);
-    encoder.copy_buffer_to_buffer(s.lod_counts, 0, target, 40, super::lod::LOD_COUNT_BYTES);
+    encoder.copy_buffer_to_buffer(s.draw_counts, 0, target, 12, 4 * super::draw::COUNT_WORDS);
+    let lod_offset = 12 + 4 * super::draw::COUNT_WORDS;
+    encoder.copy_buffer_to_buffer(s.lod_counts, 0, target, lod_offset, super::lod::LOD_COUNT_BYTES);
 }
 
 impl CounterReadback {

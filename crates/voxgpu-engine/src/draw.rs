@@ -93,9 +93,12 @@ pub fn quad_indices() -> Vec<u32> {
 }
 
 const ARGS_BYTES: u64 = size_of::<DrawIndexedIndirectArgs>() as u64;
-/// Words of the counts buffer: commands (opaque, transparent), quads (opaque, transparent), skirt
-/// quads drawn, chunks tested, chunks visible.
-pub const COUNT_WORDS: u64 = 7;
+/// Words of the counts buffer: commands (opaque, transparent, fading), quads (the same three),
+/// skirt quads drawn, chunks tested, chunks visible.
+pub const COUNT_WORDS: u64 = 9;
+/// The list of the opaque faces of nodes cross-fading between levels (`LIST_FADING` in
+/// `shaders/cull.wgsl`), drawn by the dithering pipelines.
+pub const LIST_FADING: u32 = 2;
 
 /// The most commands a draw list holds (a power of two): 2^21 commands of one or more 256-quad
 /// pages each are over 500 million quads. Commands past it are dropped, never written out of
@@ -143,13 +146,14 @@ pub const SORT_BINDINGS: BindingTable = BindingTable {
         Slot::read("counts", COUNT_WORDS * 4),
         Slot::read_write("sort_keys", 4),
         Slot::read_write("sort_buckets", 2 * SORT_BUCKETS as u64 * 4),
-        Slot::read_write("instanced", 2 * ARGS_BYTES),
+        Slot::read_write("instanced", 3 * ARGS_BYTES),
         Slot::read("chunks", META),
     ],
 };
 
-/// The opaque and transparent command lists (one buffer of three regions of `capacity` commands:
-/// opaque, transparent as the cull pass appends them, transparent sorted back to front), their
+/// The opaque and transparent command lists (one buffer of four regions of `capacity` commands:
+/// opaque, transparent as the cull pass appends them, transparent sorted back to front, the
+/// opaque faces of cross-fading nodes), their
 /// counts, the cull parameters, the per-slot visibility the cull pass writes and the transparent
 /// sort's keys and buckets.
 pub struct DrawLists {
@@ -170,7 +174,8 @@ pub struct DrawLists {
     /// Transparent commands per key, then each key's next position, and each key's first
     /// position in the second half (`transparent_sort.wgsl`).
     sort_buckets: wgpu::Buffer,
-    /// The instanced path's two draws (opaque, transparent), written by the sort's scan.
+    /// The instanced path's three draws (opaque, transparent, fading), written by the sort's
+    /// scan.
     instanced: wgpu::Buffer,
     /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
     pub generation: u64,
@@ -255,7 +260,7 @@ impl DrawLists {
             }),
             instanced: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("voxgpu.draw.instanced"),
-                size: 2 * ARGS_BYTES,
+                size: 3 * ARGS_BYTES,
                 usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE,
                 mapped_at_creation: false,
             }),
@@ -342,11 +347,12 @@ impl DrawLists {
         });
     }
 
-    /// Records the draws of list `kind` (0 opaque, 1 transparent): one command whatever the
-    /// number of chunks.
+    /// Records the draws of list `kind` (0 opaque, 1 transparent, [`LIST_FADING`]): one command
+    /// whatever the number of chunks.
     pub fn draw(&self, pass: &mut CountingPass<'_, '_>, submission: DrawSubmission, kind: u32) {
-        // Opaque commands from the first region, transparent ones from the sorted third.
-        let region = if kind == 0 { 0 } else { 2 };
+        // Opaque commands from the first region, transparent ones from the sorted third, fading
+        // ones from the fourth.
+        let region = [0, 2, 3][kind as usize];
         let offset = region * self.capacity as u64 * ARGS_BYTES;
         pass.commands += 1;
         match submission {
@@ -405,8 +411,8 @@ impl<'p, 'e> CountingPass<'p, 'e> {
 fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.cull.commands"),
-        // Opaque, transparent as the cull pass appends them, transparent sorted.
-        size: 3 * capacity as u64 * ARGS_BYTES,
+        // Opaque, transparent as the cull pass appends them, transparent sorted, fading.
+        size: 4 * capacity as u64 * ARGS_BYTES,
         usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })

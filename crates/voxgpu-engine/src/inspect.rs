@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::layouts::{ChunkLinks, ChunkMeta, FaceMesh, SLOT_WORDS, level_base};
+use super::layouts::{ChunkLinks, ChunkMeta, DrawState, FaceMesh, NodeFlags, SLOT_WORDS, level_base};
 use super::profiling::FrameTimings;
 use super::quad_pool::PAGE_QUADS_LOG2;
 use super::readback::read_buffer;
@@ -35,9 +35,12 @@ pub struct GpuChunkMesh {
 pub struct GpuNodeState {
     /// The node: its level and position.
     pub key: NodeKey,
-    /// The node is drawn (`ChunkMeta::shown`): neither replaced by its children nor covered by
-    /// its parent.
+    /// The node is shown (`DrawState::SHOWN` of `ChunkMeta::shown`): neither replaced by its
+    /// children nor covered by its parent.
     pub shown: bool,
+    /// Frames left of its cross-fade between levels (0: none); a node fading out is still
+    /// drawn.
+    pub fade: u32,
     /// The node is nearer than where its level begins, so its children are wanted
     /// (`NodeFlags::SPLIT`).
     pub split: bool,
@@ -164,8 +167,9 @@ impl<'a> Inspector<'a> {
                 let m = meta[slot as usize];
                 GpuNodeState {
                     key,
-                    shown: m.shown != 0,
-                    split: m.flags & crate::layouts::NodeFlags::SPLIT != 0,
+                    shown: m.shown & DrawState::SHOWN != 0,
+                    fade: (m.shown >> DrawState::FADE_LEFT_SHIFT) & 0xff,
+                    split: m.flags & NodeFlags::SPLIT != 0,
                     mip: links[slot as usize].lod,
                 }
             })

@@ -20,7 +20,7 @@ pub struct ChunkMeta {
     pub parent: u32,
     /// [`NodeFlags`], written by the LOD pass.
     pub flags: u32,
-    /// 1 when the node is drawn, written by the LOD pass.
+    /// How the node is drawn ([`DrawState`]), written by the LOD pass: 0 when it is not.
     pub shown: u32,
 }
 
@@ -37,6 +37,25 @@ impl NodeFlags {
     pub const SPLIT: u32 = 1;
     /// `SPLIT` has been decided once; hysteresis applies from then on.
     pub const SELECTED: u32 = 2;
+    /// The node was shown before this frame's decision (a snapshot the first step takes, so
+    /// that children read their parent's last state, not one being written).
+    pub const WAS_SHOWN: u32 = 4;
+    /// This frame is the node's first decision: it is new to its slot.
+    pub const NEW: u32 = 8;
+}
+
+/// Fields of [`ChunkMeta::shown`]: whether the node is shown, and its cross-fade. Twin of
+/// `DRAW_*` in `shaders/common.wgsl`. A node with any bit set keeps its quads and is drawn; one
+/// fading (frames left above 0) is drawn through the dither.
+pub struct DrawState;
+
+impl DrawState {
+    /// Shown: neither replaced by its children nor covered by an ancestor.
+    pub const SHOWN: u32 = 1;
+    /// Bits 8..16: frames left of the cross-fade (fading in when shown, else out).
+    pub const FADE_LEFT_SHIFT: u32 = 8;
+    /// Bits 16..24: the fade's length in frames.
+    pub const FADE_TOTAL_SHIFT: u32 = 16;
 }
 
 /// The camera uniform (group 0, binding 0 of the draw shader). Laid out by `encase`, so no
@@ -239,8 +258,10 @@ pub struct LodParams {
     pub max_level: u32,
     /// The highest node level resident: its nodes have no parent to be covered by.
     pub top_level: u32,
+    /// Frames a level change cross-fades over ([`voxgpu_core::lod::LodSettings::fade_frames`]).
+    pub fade_frames: u32,
     /// Pads `anchor` to its 16-byte alignment; zero.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
     /// The block positions are measured from ([`CameraUniform::anchor`]).
     pub anchor: [i32; 3],
     /// Pads the record to the WGSL struct's size (a multiple of its 16-byte alignment); zero.
@@ -264,7 +285,8 @@ impl LodParams {
             thresholds: settings.thresholds(),
             max_level: settings.max_level(),
             top_level,
-            _pad: [0; 2],
+            fade_frames: settings.fade_frames(),
+            _pad: 0,
         }
     }
 }

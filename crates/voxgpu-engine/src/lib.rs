@@ -152,7 +152,7 @@ pub mod low_level {
     pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
     pub use crate::inspect::{GpuChunkMesh, GpuNodeState};
     pub use crate::layouts::{
-        AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, FaceMesh,
+        AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, DrawState, FaceMesh,
         JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, NodeFlags, PassParams, SLOT_WORDS,
         WORK_JOBS_OFFSET, level_base,
     };

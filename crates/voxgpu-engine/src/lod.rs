@@ -23,8 +23,8 @@ use super::profiling::{compute_pass, stage};
 use super::shaders::{LOD, MIPS, MIPS_BUILD, shader_source};
 use voxgpu_core::lod::LEVELS;
 
-/// Drawn nodes per absolute level, as the `lod` pass counted them.
-pub const LOD_COUNT_BYTES: u64 = 4 * LEVELS as u64;
+/// Shown nodes per absolute level, then the nodes cross-fading, as the `lod` pass counted them.
+pub const LOD_COUNT_BYTES: u64 = 4 * (LEVELS as u64 + 1);
 
 const PARAMS: u64 = size_of::<PassParams>() as u64;
 const LINKS: u64 = size_of::<ChunkLinks>() as u64;
@@ -87,8 +87,8 @@ pub struct LodPasses {
     build_layout: wgpu::BindGroupLayout,
     /// [`LodParams`], written each frame.
     pub params: wgpu::Buffer,
-    /// Drawn nodes per absolute level ([`LOD_COUNT_BYTES`]), zeroed each frame and copied with the
-    /// counters.
+    /// Shown nodes per absolute level, then the nodes fading ([`LOD_COUNT_BYTES`]), zeroed each
+    /// frame and copied with the counters.
     pub counts: wgpu::Buffer,
     /// The mip list: indirect dispatch size, count, then one slot per entry.
     pub mip_work: wgpu::Buffer,

@@ -99,9 +99,11 @@ pub const DRAW_BINDINGS: BindingTable = BindingTable {
     ],
 };
 
-/// One chunk draw pipeline per [`RasterPass`], indexed by [`RasterPass::index`], and the sky.
+/// One chunk draw pipeline per [`RasterPass`], indexed by [`RasterPass::index`], its dithering
+/// variant for cross-fading nodes where the pass draws them, and the sky.
 pub struct DrawPipelines {
     passes: Vec<wgpu::RenderPipeline>,
+    fading: Vec<Option<wgpu::RenderPipeline>>,
     pub sky: wgpu::RenderPipeline,
     pub outline: wgpu::RenderPipeline,
 }
@@ -126,7 +128,7 @@ impl DrawPipelines {
             bind_group_layouts: &[Some(layout)],
             immediate_size: 0,
         });
-        let make = |pass: RasterPass| {
+        let make = |pass: RasterPass, fading: bool| {
             let targets = [Some(wgpu::ColorTargetState {
                 format: color_format,
                 blend: pass.blends().then_some(wgpu::BlendState::ALPHA_BLENDING),
@@ -135,13 +137,20 @@ impl DrawPipelines {
             let overlay = pass.is_overlay();
             let polygon_mode =
                 if overlay && lines { wgpu::PolygonMode::Line } else { wgpu::PolygonMode::Fill };
+            let dither = [("FADE_DITHER", f64::from(u8::from(fading || pass.dithers())))];
+            let compilation_options =
+                wgpu::PipelineCompilationOptions { constants: &dither, ..Default::default() };
+            let entry = if fading { Some(pass.fading_fragment(lines)) } else { pass.fragment(lines) };
+            // The pre-pass's fading variant has a fragment stage (it discards) but no colour.
+            let targets: &[Option<wgpu::ColorTargetState>] =
+                if pass.fragment(lines).is_none() { &[] } else { &targets };
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(pass.label()),
                 layout: Some(&pipeline_layout),
                 vertex: wgpu::VertexState {
                     module: &module,
                     entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
+                    compilation_options: compilation_options.clone(),
                     buffers: &[],
                 },
                 primitive: wgpu::PrimitiveState {
@@ -163,11 +172,11 @@ impl DrawPipelines {
                     },
                 }),
                 multisample: Default::default(),
-                fragment: pass.fragment(lines).map(|entry| wgpu::FragmentState {
+                fragment: entry.map(|entry| wgpu::FragmentState {
                     module: &module,
                     entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    targets: &targets,
+                    compilation_options,
+                    targets,
                 }),
                 multiview_mask: None,
                 cache: None,
@@ -180,11 +189,22 @@ impl DrawPipelines {
         let sky = simple(SKY, wgpu::PrimitiveTopology::TriangleList, wgpu::CompareFunction::Equal);
         // Reverse-Z; the box is inflated, so its edges lie just in front of the faces.
         let outline = simple(OUTLINE, wgpu::PrimitiveTopology::LineList, wgpu::CompareFunction::GreaterEqual);
-        Self { passes: RasterPass::ALL.map(make).into(), sky, outline }
+        Self {
+            passes: RasterPass::ALL.map(|pass| make(pass, false)).into(),
+            fading: RasterPass::ALL.map(|pass| pass.draws_fading().then(|| make(pass, true))).into(),
+            sky,
+            outline,
+        }
     }
 
     pub fn get(&self, pass: RasterPass) -> &wgpu::RenderPipeline {
         &self.passes[pass.index()]
+    }
+
+    /// The variant of `pass`'s pipeline that draws cross-fading nodes through the dither, where
+    /// the pass draws them ([`RasterPass::draws_fading`]).
+    pub fn fading(&self, pass: RasterPass) -> Option<&wgpu::RenderPipeline> {
+        self.fading[pass.index()].as_ref()
     }
 }
 

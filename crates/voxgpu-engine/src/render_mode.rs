@@ -91,6 +91,26 @@ impl RasterPass {
         })
     }
 
+    /// Whether the pass also draws the opaque faces of cross-fading nodes (list 2), through a
+    /// variant of its pipeline that dithers: every pass that draws the opaque list.
+    pub fn draws_fading(self) -> bool {
+        self.lists().contains(&0)
+    }
+
+    /// The fragment entry point of the pass's cross-fading variant: its own, or for the
+    /// depth-only pre-pass one that only discards.
+    pub fn fading_fragment(self, lines: bool) -> &'static str {
+        self.fragment(lines).unwrap_or("fs_fade_depth")
+    }
+
+    /// Whether the pass's own pipeline dithers cross-fading nodes: every pass that draws the
+    /// transparent list, which holds their transparent faces among the others (the transparent
+    /// pass blends, so a discard costs it no early depth test; the debug views that draw both
+    /// lists in one pipeline give it up).
+    pub fn dithers(self) -> bool {
+        self.lists().contains(&1)
+    }
+
     /// Whether the pipeline alpha-blends its colour: only the transparent pass.
     pub fn blends(self) -> bool {
         self == RasterPass::Transparent

@@ -3,7 +3,7 @@
 
 use super::passes::Passes;
 use super::{RendererOptions, Targets};
-use crate::draw::{CountingPass, DrawSubmission};
+use crate::draw::{CountingPass, DrawSubmission, LIST_FADING};
 use crate::profiling::{render_pass, scope, stage};
 
 impl Passes {
@@ -71,6 +71,11 @@ impl Passes {
                         pass.set_pipeline(self.pipelines().get(raster));
                         for &list in raster.lists() {
                             self.draws.draw(&mut pass, submission, list);
+                        }
+                        // The opaque faces of nodes cross-fading between levels, dithered.
+                        if let Some(fading) = self.pipelines().fading(raster) {
+                            pass.set_pipeline(fading);
+                            self.draws.draw(&mut pass, submission, LIST_FADING);
                         }
                         // The sky fills what the first colour pass left empty, before anything
                         // transparent.

@@ -181,6 +181,7 @@ impl Renderer {
             chunks_tested: c.chunks_tested,
             chunks_visible: c.chunks_visible,
             lod_levels: c.lod_levels,
+            fading_nodes: c.fading_nodes,
             quad_buffer_bytes: self.resident.quads.bytes(),
             free_pages: c.free_pages,
             slots: self.resident.pool.slot_count(),

@@ -27,7 +27,8 @@ impl Renderer {
             let refused = self.resident.refused_since_seen(&counters);
             // The counters are those of the frame just submitted.
             self.handle_counters(counters, self.frames.frame_index - 1)?;
-            if counters.jobs_asked == 0 && !refused {
+            // Settled: nothing left to mesh and no cross-fade under way.
+            if counters.jobs_asked == 0 && !refused && counters.fading_nodes == 0 {
                 return Ok(self.stats(counters));
             }
         }

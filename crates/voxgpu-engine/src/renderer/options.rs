@@ -160,6 +160,8 @@ pub struct FrameStats {
     pub chunks_visible: u32,
     /// Drawn nodes per absolute level of detail (cells 2^level blocks wide).
     pub lod_levels: [u32; voxgpu_core::lod::LEVELS],
+    /// Nodes cross-fading between levels (fading in, or fading out and still drawn).
+    pub fading_nodes: u32,
     /// Bytes of the mega quad buffer (its quads only: pages × 256 quads × 8 bytes).
     pub quad_buffer_bytes: u64,
     /// Pages of 256 quads on the free stack after meshing.

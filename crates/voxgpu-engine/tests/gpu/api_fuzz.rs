@@ -816,7 +816,7 @@ fn check_settled(h: &mut Harness, model: &Model, setup: &Setup) -> Result<(), Te
             .nodes()
             .map_err(fail)?
             .iter()
-            .map(|n| (n.key, NodeState { split: Some(n.split), mip: n.mip, shown: n.shown }))
+            .map(|n| (n.key, NodeState { split: Some(n.split), mip: n.mip, shown: n.shown, fade: n.fade }))
             .collect();
     let settings = setup.lod();
     let readiness: HashMap<NodeKey, Readiness> =

@@ -1,7 +1,8 @@
 //! Level-of-detail nodes on every adapter, against the CPU twins: which nodes the LOD pass draws
-//! (split, shown, mip) along a random flight; every drawn node's mesh; an edit reaching its
-//! ancestors; the crack test across node levels (chunk next to a coarse node, node next to a
-//! coarser node); and, on the CPU, how well coarse terrain matches the mip of full detail.
+//! (split, shown, mip, cross-fade) along a random flight; every drawn node's mesh; an edit
+//! reaching its ancestors; the crack test across node levels (chunk next to a coarse node, node
+//! next to a coarser node); the cross-fade's pictures; and, on the CPU, how well coarse terrain
+//! matches the mip of full detail.
 
 use voxgpu_test_kit as kit;
 
@@ -92,7 +93,9 @@ fn lod(first_distance: f32) -> LodSettings {
 }
 
 fn states_of(gpu: &[GpuNodeState]) -> HashMap<NodeKey, NodeState> {
-    gpu.iter().map(|n| (n.key, NodeState { split: Some(n.split), mip: n.mip, shown: n.shown })).collect()
+    gpu.iter()
+        .map(|n| (n.key, NodeState { split: Some(n.split), mip: n.mip, shown: n.shown, fade: n.fade }))
+        .collect()
 }
 
 #[test]
@@ -129,8 +132,8 @@ fn gpu_node_choices_equal_the_cpu_twin_along_a_random_flight() {
                 }
                 let want = expected[&n.key];
                 assert_eq!(
-                    (n.split, n.shown, n.mip),
-                    (want.split == Some(true), want.shown, want.mip),
+                    (n.split, n.shown, n.mip, n.fade),
+                    (want.split == Some(true), want.shown, want.mip, want.fade),
                     "{:?} from {eye} on {}",
                     n.key,
                     gpu.summary
@@ -345,5 +348,81 @@ fn coarse_terrain_matches_the_mip_of_full_detail() {
             solid_rate * 100.0
         );
         assert!(rate >= 0.95, "level {level}: {:.2}% of cells match the mip of full detail", rate * 100.0);
+    }
+}
+
+/// A level change cross-fades. With the camera still, moving where level 1 begins swaps coarse
+/// nodes for their children. Over the fade every pixel that changes shows one of the two settled
+/// pictures (before or after), the new one on a share that grows by one step a frame, and once
+/// the fade has ended the frame is the settled one. Mips stay at 0 so only the swap of nodes is
+/// seen; a mip change within a node does not fade. A fade of 0 frames switches at once.
+/// A tenth of the changing pixels may show neither picture: the borders of the fading nodes.
+#[test]
+fn a_level_change_cross_fades_over_its_frames_and_ends_settled() {
+    let nodes = Nodes::terrain(7, 4);
+    // Over land with trees. Where water shows, or an unchanged neighbour of another level borders
+    // the fading nodes, the neighbour's border faces and skirts switch at the start or the end of
+    // the fade instead (docs/LOD.md), and the picture in between is neither.
+    let camera = Camera::look_at(Vec3::new(-10.0, 150.0, 5.0), Vec3::new(-80.0, 60.0, 40.0));
+    let settings = |first: f32, fade: u32| {
+        lod(first).with_max_level(0).and_then(|s| s.with_fade_frames(fade)).expect("settings LOD accepts")
+    };
+    let options = |lod| RendererOptions { lod, ..RendererOptions::new(160, 120, 1.0e6) };
+    let same =
+        |p: &image::Rgba<u8>, q: &image::Rgba<u8>| p.0.iter().zip(q.0).all(|(a, b)| a.abs_diff(b) <= 2);
+    let differs =
+        |p: &image::Rgba<u8>, q: &image::Rgba<u8>| p.0.iter().zip(q.0).any(|(a, b)| a.abs_diff(b) > 16);
+    for gpu in kit::gpu_contexts() {
+        let settled = |lod| {
+            let mut r = nodes.renderer(&gpu, options(lod));
+            r.settle(&camera).expect("settles");
+            r.read_image().expect("pixels")
+        };
+        let (before, after) = (settled(settings(24.0, 16)), settled(settings(80.0, 16)));
+        let changing: Vec<(u32, u32)> = before
+            .enumerate_pixels()
+            .filter(|(x, y, p)| differs(p, after.get_pixel(*x, *y)))
+            .map(|(x, y, _)| (x, y))
+            .collect();
+        assert!(changing.len() > 500, "the swap must change the picture: {} pixels", changing.len());
+        for total in [16u32, 0] {
+            let mut r = nodes.renderer(&gpu, options(settings(24.0, total)));
+            r.settle(&camera).expect("settles");
+            r.set_lod(settings(80.0, total));
+            let mut shares = Vec::new();
+            for frame in 1..=total.max(1) {
+                r.render(&camera).expect("frame");
+                let image = r.read_image().expect("pixels");
+                let (mut old, mut new) = (0usize, 0usize);
+                for &(x, y) in &changing {
+                    let p = image.get_pixel(x, y);
+                    old += usize::from(same(p, before.get_pixel(x, y)));
+                    new += usize::from(same(p, after.get_pixel(x, y)));
+                }
+                let what = format!("frame {frame} of a {total}-frame fade on {}", gpu.summary);
+                assert!(
+                    (old + new) * 10 >= changing.len() * 9,
+                    "{what}: {old} old and {new} new of {} changing pixels",
+                    changing.len()
+                );
+                let share = new as f64 / (old + new) as f64;
+                let expected = if total == 0 { 1.0 } else { frame as f64 / (total + 1) as f64 };
+                assert!(
+                    (share - expected).abs() <= 0.12,
+                    "{what}: the new level shows on {share:.3}, not {expected:.3}"
+                );
+                shares.push(share);
+            }
+            assert!(shares.windows(2).all(|w| w[1] >= w[0]), "the new level's share never falls: {shares:?}");
+            let stats = r.settle(&camera).expect("settles");
+            assert_eq!(stats.fading_nodes, 0);
+            let end = r.read_image().expect("pixels");
+            let wrong = end.enumerate_pixels().filter(|(x, y, p)| !same(p, after.get_pixel(*x, *y))).count();
+            assert_eq!(
+                wrong, 0,
+                "after a {total}-frame fade on {}: {wrong} pixels differ from the settled picture",
+                gpu.summary
+            );
+        }
     }
 }
