@@ -486,9 +486,8 @@ mod tests {
         assert_eq!(s.node_mip(2, 600.0, LEVEL_UNSET), 1);
     }
 
-    #[test]
-    fn parent_or_children_are_drawn_never_both() {
-        let s = LodSettings::default();
+    /// A level-1 node and its eight children, every column generated.
+    fn family() -> (NodeKey, HashMap<NodeKey, Readiness>) {
         let parent = NodeKey::new(1, glam::IVec3::ZERO);
         let mut nodes: HashMap<NodeKey, Readiness> = parent
             .children()
@@ -496,6 +495,13 @@ mod tests {
             .map(|c| (c, Readiness { children: false, siblings: true }))
             .collect();
         nodes.insert(parent, Readiness { children: true, siblings: false });
+        (parent, nodes)
+    }
+
+    #[test]
+    fn parent_or_children_are_drawn_never_both() {
+        let s = LodSettings::default();
+        let (parent, mut nodes) = family();
         let mut states = HashMap::new();
         // Near: the children are drawn.
         select_nodes(&s, Vec3::new(10.0, 10.0, 10.0), &nodes, &mut states);
@@ -533,13 +539,7 @@ mod tests {
     #[test]
     fn parent_and_children_cross_fade_over_the_same_frames() {
         let s = LodSettings::default().with_fade_frames(4).expect("a short fade");
-        let parent = NodeKey::new(1, glam::IVec3::ZERO);
-        let mut nodes: HashMap<NodeKey, Readiness> = parent
-            .children()
-            .into_iter()
-            .map(|c| (c, Readiness { children: false, siblings: true }))
-            .collect();
-        nodes.insert(parent, Readiness { children: true, siblings: false });
+        let (parent, nodes) = family();
         let mut states = HashMap::new();
         let (near, far) = (Vec3::new(10.0, 10.0, 10.0), Vec3::new(1000.0, 10.0, 10.0));
         // The first frame has nothing to fade from: the parent appears at once.
