@@ -6,13 +6,14 @@
 //
 // Reads:  params, work (jobs), voxels (the node's mip, and the same mip of its drawn face and
 //         edge neighbours: border culling and ambient occlusion), links (neighbour slots, mips),
-//         chunks (drawn, node level), opaque_bits (block opacity).
+//         chunks (drawn, node level), opaque_bits (block opacity, a uniform).
 // Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
 //         (pops pages; failed_pages on failure), links (state back to dirty on failure), chunks
 //         (the level the quads are in, node level plus mip, which the draw scales them by).
-// Dispatch: indirect from work[0..3] after the release pass: one workgroup of 64 invocations per
-//           pair of jobs (the +axis and -axis faces of one chunk, jobs 2g and 2g + 1).
-//           Invocation i meshes face (i >> 5) of the pair at slice (depth along the axis) i & 31.
+// Dispatch: indirect from work[0..3] after the release pass: one workgroup of 256 invocations
+//           per pair of jobs (the +axis and -axis faces of one chunk, jobs 2g and 2g + 1).
+//           Invocation i works on face (i >> 7) of the pair, slice (depth along the axis)
+//           (i >> 2) & 31, and the quarter i & 3 of that slice's rows.
 //
 // Level L meshes the (32 >> L)^3 grid: the same code with `dim` = 32 >> L as every loop bound,
 // slices past `dim` idle. Where the neighbour is at another level, the opaque border faces it
@@ -27,24 +28,29 @@
 //    planes.
 // 2. `build_halo`: the opaque cells just outside the chunk (face neighbours' layers, edge
 //    neighbours' lines) as rows and columns of bits, for ambient occlusion and border culling.
-// 3. `walk` (counting): each invocation streams its slice row by row. A row's visible faces are
-//    a few bit operations (solid here, not opaque in front); its ambient occlusion is eight bit
-//    planes, two per corner, from three rows of the layer in front (`ao_planes`); merge keys
-//    (block, skirt, AO) are compared 32 faces at a time, block ids through the same-id planes.
-//    The greedy merge keeps the open quads as bit masks and only ever looks at the current and
-//    previous row (see `walk` for why that is the twin's row-major greedy merge).
-// 4. One invocation sums the slices' counts, pops the pages each face needs and records them.
-// 5. `walk` (emitting): the same walk again, writing each quad to its place in the face's
-//    stream when it closes.
+// 3. `stack_rows`: each invocation takes its rows of a slice. A row's visible faces are a few
+//    bit operations (solid here, not opaque in front); its ambient occlusion is eight bit planes,
+//    two per corner, from three rows of the layer in front (`ao_planes`); merge keys (block,
+//    skirt, AO) are compared 32 faces at a time, block ids through the same-id plane. That splits
+//    the row into maximal runs of one key (`row_runs`). A run whose row above holds exactly the
+//    same run with the same key continues the quad above; every other run starts a quad. Rows
+//    depend only on themselves and the row above, so the rows of a slice are split four ways
+//    with no invocation waiting on another. The continuing runs go to workgroup memory, the
+//    starting ones stay in registers, and each invocation's quad counts are summed.
+// 4. One invocation per face sums the counts, pops the pages the face needs and records them.
+// 5. `emit_rows`: each quad start is written to its place in the face's stream; its height is how
+//    many rows below continue it, read from the continuing runs.
 // Then `commit` (one invocation) takes the popped pages off the free stack.
-// Meshing twice is cheaper than reserving worst-case space: the voxels stay in cache and the
-// stream is exactly as long as it needs to be. Workgroup memory: 19,152 bytes as WebGPU counts it
+// Counting first and then writing is cheaper than reserving worst-case space: the stream is
+// exactly as long as it needs to be. Workgroup memory: within WebGPU's default 16 KiB
 // (`mesher::MESH_WORKGROUP_BYTES`, checked against this file by tests/shaders.rs).
 
 @group(0) @binding(0) var<storage, read> work: array<u32>;
 @group(0) @binding(1) var<storage, read> voxels: array<u32>;
 @group(0) @binding(2) var<storage, read_write> links: array<ChunkLinks>;
-@group(0) @binding(3) var<storage, read> opaque_bits: array<u32>;
+// Bit (id & 31) of word (id >> 5), all 65,536 ids, as 512 vec4 (a uniform array's stride is 16
+// bytes): a uniform so that the pass binds no more than WebGPU's default 8 storage buffers.
+@group(0) @binding(3) var<uniform> opaque_bits: array<vec4<u32>, 512>;
 @group(0) @binding(4) var<storage, read_write> quads: array<vec2<u32>>;
 @group(0) @binding(5) var<storage, read_write> page_owner: array<u32>;
 @group(0) @binding(6) var<storage, read_write> allocator: Allocator;
@@ -52,21 +58,25 @@
 @group(0) @binding(8) var<uniform> params: PassParams;
 @group(0) @binding(9) var<storage, read_write> chunks: array<ChunkMeta>;
 
-// The axis's planes, row v of slice a at `plane(a, v)` in each 1024-word quarter:
-// - PLANES_SOLID:   bit u is a solid (non-air) cell;
+// Invocations per workgroup.
+const GROUP: u32 = 256u;
+// Invocations per face of the pair.
+const FACE_GROUP: u32 = 128u;
+// Rows of a slice one invocation takes at most (a quarter of 32).
+const MAX_ROWS: u32 = 8u;
+
+// The axis's planes, row v of slice a at `plane(a, v)` in each 1024-word third:
 // - PLANES_OPAQUE:  bit u is an opaque cell;
-// - PLANES_SAME_U:  bit u: cells u and u + 1 hold the same block id;
-// - PLANES_SAME_V:  bit u: cells (u, v) and (u, v + 1) hold the same block id.
-// The last two let the walks compare block ids 32 faces at a time, with no voxel reads.
-const PLANES_SOLID: u32 = 0u;
-const PLANES_OPAQUE: u32 = 1024u;
+// - PLANES_SOLID:   bit u is a solid (non-air) cell;
+// - PLANES_SAME_U:  bit u: cells u and u + 1 hold the same block id.
+// Once every row's runs are known, the solid and same-id thirds are no longer read and hold the
+// continuing runs instead: `CONTINUES + 1024 f + 32 a + v`, bit u where the run starting at u in
+// row v of slice a of face f (of the pair) continues the quad of the row above.
+const PLANES_OPAQUE: u32 = 0u;
+const PLANES_SOLID: u32 = 1024u;
 const PLANES_SAME_U: u32 = 2048u;
-const PLANES_SAME_V: u32 = 3072u;
-var<workgroup> planes: array<u32, 4096>;
-// Opacity of block ids below OPAQUE_CACHED_IDS, copied from opaque_bits: the build tests two
-// ids per word it reads.
-const OPAQUE_CACHED_IDS: u32 = 2048u;
-var<workgroup> opaque_cache: array<u32, 64>;
+const CONTINUES: u32 = 1024u;
+var<workgroup> planes: array<u32, 3072>;
 
 // Opaque cells just outside the chunk, in the axis's (a, u, v) coordinates, -1 and dim being
 // outside. Side s is 0 for -1 and 1 for dim.
@@ -89,7 +99,7 @@ var<workgroup> halo: array<u32, HALO_WORDS>;
 // where the face neighbour, drawn at another level, leaves part of the border face (u, v)
 // exposed to an opaque block (a cell of its drawn level over the face is not opaque); zero where
 // the neighbour is absent or drawn at this level. The border slices' skirts of opaque blocks
-// come from it, with no voxel reads in the walks.
+// come from it, with no voxel reads in the rows.
 var<workgroup> drawn_open: array<u32, 64>;
 
 // The slots around the chunk by offset ((x + 1) + 3 (y + 1) + 9 (z + 1), `slot_at`), looked up
@@ -99,12 +109,12 @@ var<workgroup> around_slots: array<u32, 27>;
 var<workgroup> shared_level: u32;
 // 1 when the pair only empties its faces (read as uniform, like `shared_level`).
 var<workgroup> shared_skip: u32;
-// Per invocation: quads counted (opaque, transparent), then each slice's first stream index.
-var<workgroup> slice_counts: array<vec2<u32>, 64>;
-var<workgroup> slice_starts: array<vec2<u32>, 64>;
-var<workgroup> slice_skirts: array<u32, 64>;
-// Bit f set when face f of the pair was granted its pages.
-var<workgroup> granted: u32;
+// Per invocation: its quads counted (opaque in bits 0..10, transparent in 10..20, skirts in
+// 20..30; at most 8 rows of 16 runs each), then its first stream indices (opaque in the low 16
+// bits, transparent in the high; a face has at most 32,768 quads).
+var<workgroup> counts: array<u32, GROUP>;
+// Per face of the pair: 1 when it was granted its pages.
+var<workgroup> granted: array<u32, 2>;
 
 // Edge of the grid being meshed, 32 >> level, and the loop bound of every per-voxel loop. It is
 // read from params.chunk_size at run time even at level 0: with constant bounds, GL drivers
@@ -122,7 +132,7 @@ var<private> axis: u32;
 // see `cell`.
 var<private> skew: u32;
 
-// Word of row `row` of 32x32 bit matrix `block` within each quarter of `planes`. Rows are rotated
+// Word of row `row` of 32x32 bit matrix `block` within each third of `planes`. Rows are rotated
 // by the block index where `skew` is 1, so that 32 invocations reading row v of 32 different
 // slices touch 32 different banks.
 fn cell(block: u32, row: u32) -> u32 {
@@ -151,12 +161,7 @@ fn voxel_in(owner: u32, start: u32, size: u32, p: vec3<u32>) -> u32 {
 }
 
 fn is_opaque(block: u32) -> bool {
-    var word = 0u;
-    if block < OPAQUE_CACHED_IDS {
-        word = opaque_cache[block >> 5u];
-    } else {
-        word = opaque_bits[block >> 5u];
-    }
+    let word = opaque_bits[block >> 7u][(block >> 5u) & 3u];
     return ((word >> (block & 31u)) & 1u) != 0u;
 }
 
@@ -278,123 +283,132 @@ fn run_from(start: u32, stops: u32) -> vec2<u32> {
     return vec2<u32>(width, mask);
 }
 
-// Meshes one slice, row by row. Counts quads per kind (x opaque, y transparent) and skirt quads
-// (z); when `emit`, also writes them from stream index `starts` on.
-//
-// The twin splits each slice's faces by key and merges each key's faces row-major: the lowest face
-// left in the first non-empty row starts a quad, which grows along u over consecutive faces, then
-// down over the rows that still hold the whole run. Quads only ever take faces of their own key,
-// so doing all keys at once, in one row-major pass, gives the same quads. A quad started in row v
-// can never find its run in a lower row taken by another quad: every quad started before it
-// either ended above row v, or lies in other columns of row v, or covers row v in its own
-// columns, and in the last two cases it cannot reach the run's columns below row v either. So a quad
-// grows down exactly while every face under it in the next row is visible and has the key of
-// the face above it, and the merge can stream: `open` marks the columns of quads still growing,
-// `starts_at` their first column, `first_row` (5 bit planes) the row each began in. Per row, an
-// open quad with any column that does not continue closes (and is written); the faces left start
-// new quads, split into runs where the key changes along the row. Each quad costs one step to
-// open and one to close; everything else is a fixed number of operations per row.
-fn walk(face: u32, a: u32, emit: bool, starts: vec2<u32>) -> vec3<u32> {
-    let positive = face_is_positive(face);
-    let across = drawn_neighbour(face);
-    let f = SliceFace(face, across.x, across.y, a == select(0u, dim - 1u, positive));
-    let front = i32(a) + select(-1, 1, positive);
-    var counts = vec3<u32>(0u);
-    var open = 0u;
-    var starts_at = 0u;
-    var first_row_lo = vec4<u32>(0u);
-    var first_row_hi = 0u;
-    var prev_ao = AoPlanes(vec4<u32>(0u), vec4<u32>(0u));
-    var prev_skirt = 0u;
-    var cached_index = vec2<u32>(NO_SLOT);
-    var cached_page = vec2<u32>(0u);
-    // Rows v - 1 and v of the layer in front; row v + 1 is fetched at the top of each step.
-    var below = vec3<u32>(0u);
-    var here = vec3<u32>(0u);
-    for (var row = -1; row < 1; row++) {
-        below = here;
-        here = front_row(front, row);
+// A row of one face's slice split into runs: its visible faces and skirts, its ambient occlusion,
+// the first column of each maximal run of one merge key (`starts`), and `stops`, the columns at
+// which a run cannot go on (a start, or no visible face), so that `run_from(u, stops)` is the run
+// starting at u.
+struct RowRuns {
+    visible: u32,
+    skirt: u32,
+    starts: u32,
+    stops: u32,
+    ao: AoPlanes,
+}
+
+fn no_runs() -> RowRuns {
+    return RowRuns(0u, 0u, 0u, 0xffffffffu, AoPlanes(vec4<u32>(0u), vec4<u32>(0u)));
+}
+
+// Row v of slice a, with rows v - 1, v and v + 1 of the layer in front (`below`, `here`,
+// `above`, as `front_row` gives them) for its ambient occlusion.
+fn row_runs(f: SliceFace, a: u32, v: u32, below: vec3<u32>, here: vec3<u32>, above: vec3<u32>) -> RowRuns {
+    let row = visible_row(f, a, v);
+    if row.x == 0u {
+        return no_runs();
     }
-    // Rows 0..dim, the last pass (v = dim) only closing what is still open.
-    for (var v = 0u; v <= dim; v++) {
-        var visible = 0u;
-        var skirt = 0u;
-        var ao = AoPlanes(vec4<u32>(0u), vec4<u32>(0u));
-        var equal_right = 0u;
-        // Bit u: face u continues the face above it (visible, same key).
-        var continues = 0u;
-        var above = vec3<u32>(0u);
-        if v < dim {
-            let row = visible_row(f, a, v);
-            visible = row.x;
-            skirt = row.y;
-            above = front_row(front, i32(v) + 1);
-        }
-        if visible != 0u {
-            ao = ao_planes(below, here, above);
-            equal_right = planes[PLANES_SAME_U + plane(a, v)] & ao_equal_right(ao) & ~(skirt ^ (skirt >> 1u));
-            if open != 0u {
-                continues = visible & planes[PLANES_SAME_V + plane(a, v - 1u)] & ~(skirt ^ prev_skirt)
-                    & ao_equal_rows(ao, prev_ao);
-            }
-        }
-        // Close every open quad with a column that does not continue.
-        var broken = open & ~continues;
-        while broken != 0u {
-            let column = firstTrailingBit(broken);
-            let u = firstLeadingBit(starts_at & ((2u << column) - 1u));
-            let run = run_from(u, starts_at | ~open);
-            broken &= ~run.y;
-            open &= ~run.y;
-            starts_at &= ~(1u << u);
-            if emit {
-                let block = id_at(a, u, v - 1u);
-                let bit_rows = vec4<u32>((first_row_lo >> vec4<u32>(u)) & vec4<u32>(1u));
-                let v0 = bit_rows.x | (bit_rows.y << 1u) | (bit_rows.z << 2u) | (bit_rows.w << 3u)
-                    | (((first_row_hi >> u) & 1u) << 4u);
-                let opaque_quad = ((opaque_row(a, v - 1u) >> u) & 1u) != 0u;
-                let index = select(starts.y + counts.y, starts.x + counts.x, opaque_quad);
-                // The page of the stream index, looked up once per page and kind.
-                let page_index = index >> QUAD_PAGE_LOG2;
-                if page_index != select(cached_index.y, cached_index.x, opaque_quad) {
-                    let looked_up = faces[slot * 6u + face].pages[page_index];
-                    cached_page = select(vec2<u32>(cached_page.x, looked_up), vec2<u32>(looked_up, cached_page.y), opaque_quad);
-                    cached_index = select(vec2<u32>(cached_index.x, page_index), vec2<u32>(page_index, cached_index.y), opaque_quad);
-                }
-                let page = select(cached_page.y, cached_page.x, opaque_quad);
-                let in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
-                let is_skirt = ((prev_skirt >> u) & 1u) != 0u;
-                quads[(page << QUAD_PAGE_LOG2) + in_page] = pack_quad(
-                    voxel_pos(axis, a, u, v0), vec2<u32>(run.x, v - v0), face, block, is_skirt, ao_at(prev_ao, u));
-                counts += vec3<u32>(u32(opaque_quad), u32(!opaque_quad), 0u);
-            }
-        }
-        // Faces not under an open quad start new ones, one per run of equal keys.
-        let fresh = visible & ~open;
-        let linked = fresh & (fresh >> 1u) & equal_right;
-        var new_starts = fresh & ~(linked << 1u);
-        starts_at |= new_starts;
-        while new_starts != 0u {
-            let u = firstTrailingBit(new_starts);
-            new_starts &= new_starts - 1u;
-            let width = firstTrailingBit(~(linked >> u)) + 1u;
-            let run = select(((1u << width) - 1u) << u, 0xffffffffu, width == 32u);
-            open |= run;
-            let bit = 1u << u;
-            let row_bits = (vec4<u32>(v) >> vec4<u32>(0u, 1u, 2u, 3u)) & vec4<u32>(1u);
-            first_row_lo = (first_row_lo & vec4<u32>(~bit)) | (row_bits * bit);
-            first_row_hi = (first_row_hi & ~bit) | (((v >> 4u) & 1u) * bit);
-            if !emit {
-                let opaque_quad = ((opaque_row(a, v) >> u) & 1u) != 0u;
-                counts += vec3<u32>(u32(opaque_quad), u32(!opaque_quad), (skirt >> u) & 1u);
-            }
-        }
-        prev_ao = ao;
-        prev_skirt = skirt;
+    let ao = ao_planes(below, here, above);
+    // Bit u: faces u and u + 1 have one key (same block, ambient occlusion, skirt or not).
+    let equal_right = planes[PLANES_SAME_U + plane(a, v)] & ao_equal_right(ao) & ~(row.y ^ (row.y >> 1u));
+    let linked = row.x & (row.x >> 1u) & equal_right;
+    let starts = row.x & ~(linked << 1u);
+    return RowRuns(row.x, row.y, starts, starts | ~row.x, ao);
+}
+
+// What one invocation keeps of its rows between counting and writing: per row, the runs that
+// start a quad, the stops (their widths) and the skirts.
+struct OwnRows {
+    tops: array<u32, MAX_ROWS>,
+    stops: array<u32, MAX_ROWS>,
+    skirts: array<u32, MAX_ROWS>,
+    continues: array<u32, MAX_ROWS>,
+}
+
+// Rows `first`..`end` of slice a towards `f.face`, split into runs. The twin (`merge_plane`)
+// stacks each key's maximal runs: a run continues the quad above when the row above holds a
+// maximal run over exactly its columns with its key. Both rows' runs have one key along their
+// length, so the key is compared at the first column only: ambient occlusion and skirt as bits,
+// the block id by two reads. Returns the quads the rows start (x opaque, y transparent, z skirts).
+fn stack_rows(f: SliceFace, a: u32, first: u32, end: u32, rows: ptr<function, OwnRows>) -> vec3<u32> {
+    let front = i32(a) + select(-1, 1, face_is_positive(f.face));
+    var below = vec3<u32>(0u);
+    var here = front_row(front, i32(first) - 1);
+    var above = front_row(front, i32(first));
+    var prev = no_runs();
+    if first > 0u {
+        below = front_row(front, i32(first) - 2);
+        prev = row_runs(f, a, first - 1u, below, here, above);
+    }
+    var counts = vec3<u32>(0u);
+    for (var v = first; v < end; v++) {
         below = here;
         here = above;
+        above = front_row(front, i32(v) + 1);
+        let cur = row_runs(f, a, v, below, here, above);
+        var candidates = cur.starts & prev.starts & ao_equal_rows(cur.ao, prev.ao) & ~(cur.skirt ^ prev.skirt);
+        var continues = 0u;
+        while candidates != 0u {
+            let u = firstTrailingBit(candidates);
+            candidates &= candidates - 1u;
+            if run_from(u, cur.stops).x == run_from(u, prev.stops).x && id_at(a, u, v) == id_at(a, u, v - 1u) {
+                continues |= 1u << u;
+            }
+        }
+        let tops = cur.starts & ~continues;
+        let i = v - first;
+        (*rows).tops[i] = tops;
+        (*rows).stops[i] = cur.stops;
+        (*rows).skirts[i] = cur.skirt;
+        (*rows).continues[i] = continues;
+        let opaque = opaque_row(a, v);
+        counts += vec3<u32>(countOneBits(tops & opaque), countOneBits(tops & ~opaque), countOneBits(tops & cur.skirt));
+        prev = cur;
     }
     return counts;
+}
+
+// Writes the quads that rows `first`..`end` of slice a start, from stream indices `starts` (x
+// opaque, y transparent) on. A quad is as wide as its run and as high as the rows that continue
+// it (`CONTINUES` of face `half` of the pair, every invocation's rows).
+fn emit_rows(face: u32, half: u32, a: u32, first: u32, end: u32, rows: ptr<function, OwnRows>, starts: vec2<u32>) {
+    let front = i32(a) + select(-1, 1, face_is_positive(face));
+    let continues_at = CONTINUES + 1024u * half + 32u * a;
+    var written = vec2<u32>(0u);
+    var cached_index = vec2<u32>(NO_SLOT);
+    var cached_page = vec2<u32>(0u);
+    for (var v = first; v < end; v++) {
+        let i = v - first;
+        var tops = (*rows).tops[i];
+        if tops == 0u {
+            continue;
+        }
+        let stops = (*rows).stops[i];
+        let skirts = (*rows).skirts[i];
+        let ao = ao_planes(front_row(front, i32(v) - 1), front_row(front, i32(v)), front_row(front, i32(v) + 1));
+        let opaque = opaque_row(a, v);
+        while tops != 0u {
+            let u = firstTrailingBit(tops);
+            tops &= tops - 1u;
+            let width = run_from(u, stops).x;
+            var height = 1u;
+            while v + height < dim && ((planes[continues_at + v + height] >> u) & 1u) != 0u {
+                height++;
+            }
+            let opaque_quad = ((opaque >> u) & 1u) != 0u;
+            let index = select(starts.y + written.y, starts.x + written.x, opaque_quad);
+            // The page of the stream index, looked up once per page and kind.
+            let page_index = index >> QUAD_PAGE_LOG2;
+            if page_index != select(cached_index.y, cached_index.x, opaque_quad) {
+                let looked_up = faces[slot * 6u + face].pages[page_index];
+                cached_page = select(vec2<u32>(cached_page.x, looked_up), vec2<u32>(looked_up, cached_page.y), opaque_quad);
+                cached_index = select(vec2<u32>(cached_index.x, page_index), vec2<u32>(page_index, cached_index.y), opaque_quad);
+            }
+            let page = select(cached_page.y, cached_page.x, opaque_quad);
+            let in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
+            quads[(page << QUAD_PAGE_LOG2) + in_page] = pack_quad(voxel_pos(axis, a, u, v), vec2<u32>(width, height), face,
+                id_at(a, u, v), ((skirts >> u) & 1u) != 0u, ao_at(ao, u));
+            written += vec2<u32>(u32(opaque_quad), u32(!opaque_quad));
+        }
+    }
 }
 
 // Pops `count` pages; returns the index of the first in the free stack, or NO_SLOT when the
@@ -418,7 +432,7 @@ fn clear_face(face_index: u32) {
     faces[face_index].skirts = 0u;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let job = work[WORK_JOBS_OFFSET + 2u * group.x];
     let pair_index = job & ~JOB_RELEASE_ONLY;
@@ -426,9 +440,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     axis = face_axis(pair_index % 6u);
     skew = u32(axis != 0u);
     // A node that left, or one not drawn (its children or an ancestor stand in for it, and it is
-    // not fading out), keeps no quads. The test is read through workgroup memory so that every invocation sees it as
-    // uniform: the barriers below need uniform control flow, and a read of a read_write buffer
-    // is not uniform to WGSL's analysis (Tint, in browsers, enforces it).
+    // not fading out), keeps no quads. The test is read through workgroup memory so that every
+    // invocation sees it as uniform: the barriers below need uniform control flow, and a read of
+    // a read_write buffer is not uniform to WGSL's analysis (Tint, in browsers, enforces it).
     if lid == 0u {
         shared_skip = u32((job & JOB_RELEASE_ONLY) != 0u || chunks[slot].shown == 0u);
     }
@@ -442,7 +456,6 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
         shared_level = min(links[slot].lod, MAX_LEVEL);
         chunks[slot].lod = chunks[slot].node_level + shared_level;
     }
-    opaque_cache[lid] = opaque_bits[lid];
     if lid < 27u {
         around_slots[lid] = slot_at(slot, vec3<i32>(i32(lid % 3u), i32(lid / 3u % 3u), i32(lid / 9u)) - vec3<i32>(1));
     }
@@ -456,56 +469,59 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     build_drawn_open(lid);
     workgroupBarrier();
 
-    let half = lid >> 5u;
+    let half = lid / FACE_GROUP;
     let face = 2u * axis + half;
-    let a = lid & 31u;
-    let meshing = a < dim;
-    // Two walks through one call site (GL drivers inline every call): the first counts, the
-    // second, once pages are granted, emits.
-    var emit = false;
-    var starts = vec2<u32>(0u, 0u);
-    loop {
-        var counts = vec3<u32>(0u);
-        if meshing && (!emit || ((granted >> half) & 1u) != 0u) {
-            counts = walk(face, a, emit, starts);
+    let a = (lid >> 2u) & 31u;
+    // This invocation's quarter of the slice's rows (one row each below 4^3, none past dim).
+    let row_count = max(dim >> 2u, 1u);
+    let first = min((lid & 3u) * row_count, dim);
+    let end = min(first + row_count, dim);
+    let meshing = a < dim && first < end;
+    let across = drawn_neighbour(face);
+    let f = SliceFace(face, across.x, across.y, a == select(0u, dim - 1u, face_is_positive(face)));
+    var rows: OwnRows;
+    var own = vec3<u32>(0u);
+    if meshing {
+        own = stack_rows(f, a, first, end, &rows);
+    }
+    counts[lid] = own.x | (own.y << 10u) | (own.z << 20u);
+    // Every row's runs are known: the solid and same-id planes give way to the continuing runs.
+    workgroupBarrier();
+    if meshing {
+        for (var v = first; v < end; v++) {
+            planes[CONTINUES + 1024u * half + 32u * a + v] = rows.continues[v - first];
         }
-        if emit {
-            break;
-        }
-        slice_counts[lid] = counts.xy;
-        slice_skirts[lid] = counts.z;
-        workgroupBarrier();
-        if lid == 0u {
-            var both = 0u;
-            for (var f = 0u; f < 2u; f++) {
-                both |= allocate(pair_index + f, 32u * f) << f;
-            }
-            granted = both;
-        }
-        // The page lists the emitting walks read were just written to `faces`.
-        storageBarrier();
-        if workgroupUniformLoad(&granted) == 0u {
-            break;
-        }
-        starts = slice_starts[lid];
-        emit = true;
+    }
+    if lid % FACE_GROUP == 0u {
+        granted[half] = allocate(pair_index + half, lid);
+    }
+    // The page lists the writes read were just put in `faces`, and the continuing runs in
+    // `planes`.
+    storageBarrier();
+    workgroupBarrier();
+    if meshing && granted[half] != 0u {
+        let starts = counts[lid];
+        emit_rows(face, half, a, first, end, &rows, vec2<u32>(starts & 0xffffu, starts >> 16u));
     }
 }
 
-// Sums the counts of the `dim` slices from `first_lid` into the stream layout (all opaque quads by
-// slice, then all transparent quads by slice), pops the pages the face needs and records them;
-// returns 1 when granted. On failure the face is left empty and the chunk dirty.
+// Sums the counts of the face's invocations from `first_lid` into the stream layout (all opaque
+// quads by invocation, then all transparent quads by invocation), leaves each invocation's first
+// indices in `counts`, pops the pages the face needs and records them; returns 1 when granted. On
+// failure the face is left empty and the chunk dirty.
 fn allocate(face_index: u32, first_lid: u32) -> u32 {
     var total = vec2<u32>(0u, 0u);
     var skirts = 0u;
-    for (var s = 0u; s < dim; s++) {
-        total += slice_counts[first_lid + s];
-        skirts += slice_skirts[first_lid + s];
+    for (var i = 0u; i < FACE_GROUP; i++) {
+        let c = counts[first_lid + i];
+        total += vec2<u32>(c & 0x3ffu, (c >> 10u) & 0x3ffu);
+        skirts += c >> 20u;
     }
     var next = vec2<u32>(0u, total.x);
-    for (var s = 0u; s < dim; s++) {
-        slice_starts[first_lid + s] = next;
-        next += slice_counts[first_lid + s];
+    for (var i = 0u; i < FACE_GROUP; i++) {
+        let c = counts[first_lid + i];
+        counts[first_lid + i] = next.x | (next.y << 16u);
+        next += vec2<u32>(c & 0x3ffu, (c >> 10u) & 0x3ffu);
     }
     let needed = (total.x + total.y + (1u << QUAD_PAGE_LOG2) - 1u) >> QUAD_PAGE_LOG2;
     var first = 0u;

@@ -18,7 +18,8 @@ fn grid_pos(c: vec3<i32>) -> vec3<i32> {
 struct RowBits {
     solid: u32,
     opaque: u32,
-    // Bit x: cell x holds the same id as cell x + 1 along x, y or z.
+    // Bit x: cell x holds the same id as cell x + 1 along x, y or z (y and z only where the axis
+    // being meshed compares along them).
     same_x: u32,
     same_y: u32,
     same_z: u32,
@@ -62,26 +63,25 @@ fn add_pair(bits: RowBits, pair: u32, word: u32, word_y: u32, word_z: u32) -> Ro
     return b;
 }
 
-// Step 1. Invocation i reads X-rows i, i + 64, ... (row y + dim z, dim / 2 words each) and, for
-// the id comparisons, the rows after it along y and z where this axis needs them. Each row
-// becomes bits over x (solid, opaque, same id as the next cell along x, y or z), stored as row y
-// of matrix z (Z and X axes) or row z of matrix y (Y axis). The Z planes are those rows as they
-// stand; the X and Y planes are each matrix transposed in place.
+// Step 1. Invocation i reads X-rows i, i + 256, ... (row y + dim z, dim / 2 words each) and, for
+// the id comparison along u, the row after it along y (X axis) or z (Y axis). Each row becomes
+// bits over x (solid, opaque, same id as the next cell along u), stored as row y of matrix z (Z
+// and X axes) or row z of matrix y (Y axis). The Z planes are those rows as they stand; the X and
+// Y planes are each matrix transposed in place.
 fn build_planes(lid: u32) {
     // Levels below 32^3 fill only part of each matrix. (Every barrier here is reached by every
     // invocation whatever the level and axis, as WGSL's uniformity rules ask.)
-    for (var i = lid; i < 4096u; i += 64u) {
+    for (var i = lid; i < 3072u; i += GROUP) {
         planes[i] = 0u;
     }
     workgroupBarrier();
     // Words per row; the 1^3 level is half a word, its upper id always air.
     let pairs = max(dim / 2u, 1u);
     let base = slot * SLOT_WORDS + (level_start >> 1u);
-    // Which neighbouring rows this axis compares with: u and v are (y, z) for X, (z, x) for Y,
-    // (x, y) for Z.
-    let need_y = axis != 1u;
-    let need_z = axis != 2u;
-    for (var r = lid; r < dim * dim; r += 64u) {
+    // Which neighbouring row this axis compares with along u: u is y for X, z for Y, x for Z.
+    let need_y = axis == 0u;
+    let need_z = axis == 1u;
+    for (var r = lid; r < dim * dim; r += GROUP) {
         let y = r % dim;
         let z = r / dim;
         let has_y = need_y && y + 1u < dim;
@@ -115,38 +115,34 @@ fn build_planes(lid: u32) {
         }
         var at = cell(z, y);
         var same_u = same_x;
-        var same_v = same_y;
         if axis == 0u {
             same_u = same_y;
-            same_v = same_z;
         } else if axis == 1u {
             at = cell(y, z);
             same_u = same_z;
-            same_v = same_x;
         }
         planes[PLANES_SOLID + at] = s & row_mask;
         planes[PLANES_OPAQUE + at] = o & row_mask;
         planes[PLANES_SAME_U + at] = same_u & row_mask;
-        planes[PLANES_SAME_V + at] = same_v & row_mask;
     }
     // For the X and Y axes, an in-place transpose of each 32x32 matrix (bit c of row r <-> bit r
     // of row c): at stage j, rows k and k + j (k without bit j) swap the j x j blocks off the
-    // diagonal. Item: quarter (2 bits), matrix (5 bits), row pair (4 bits).
+    // diagonal. Item: plane (0..3), matrix (5 bits), row pair (4 bits).
     var j = 16u;
     var m = 0x0000ffffu;
     for (var stage = 0u; stage < 5u; stage++) {
         workgroupBarrier();
         let lg = 4u - stage;
-        for (var item = lid; item < 4u * 512u && axis != 2u; item += 64u) {
+        for (var item = lid; item < 3u * 512u && axis != 2u; item += GROUP) {
             let block = (item >> 4u) & 31u;
             if block >= dim {
                 continue;
             }
-            let quarter = (item >> 9u) * 1024u;
+            let third = (item >> 9u) * 1024u;
             let q = item & 15u;
             let k = ((q >> lg) << (lg + 1u)) | (q & (j - 1u));
-            let lo_at = quarter + cell(block, k);
-            let hi_at = quarter + cell(block, k + j);
+            let lo_at = third + cell(block, k);
+            let hi_at = third + cell(block, k + j);
             let t = ((planes[lo_at] >> j) ^ planes[hi_at]) & m;
             planes[hi_at] ^= t;
             planes[lo_at] ^= t << j;
@@ -161,7 +157,7 @@ fn build_planes(lid: u32) {
 // the twin's `Surroundings::occludes`), so that chunk is looked up once per line.
 fn build_halo(lid: u32) {
     let size = i32(dim);
-    for (var w = lid; w < HALO_WORDS; w += 64u) {
+    for (var w = lid; w < HALO_WORDS; w += GROUP) {
         // The fixed coordinates of the word's cells and which one varies (0 a, 1 u, 2 v).
         var fixed = vec3<i32>(0);
         var varies = 0u;
@@ -227,10 +223,13 @@ fn drawn_neighbour(face: u32) -> vec2<u32> {
     return vec2<u32>(neighbour, min(links[neighbour].lod, MAX_LEVEL));
 }
 
-// Step 2b: invocation i works out `drawn_open[i]`: row i & 31 of the -axis face for i < 32, of
-// the +axis face for the others. Each face cell covers several of the neighbour's cells when the neighbour is finer, part of one
-// when coarser (greedy.rs `drawn_exposes`, for an opaque block).
+// Step 2b: invocation i < 64 works out `drawn_open[i]`: row i & 31 of the -axis face for i < 32,
+// of the +axis face for the others. Each face cell covers several of the neighbour's cells when
+// the neighbour is finer, part of one when coarser (greedy.rs `drawn_exposes`, for an opaque block).
 fn build_drawn_open(lid: u32) {
+    if lid >= 64u {
+        return;
+    }
     let face = 2u * axis + 1u - (lid >> 5u);
     let v = lid & 31u;
     let across = drawn_neighbour(face);

@@ -38,8 +38,8 @@ pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT)
     .union(wgpu::Features::POLYGON_MODE_LINE);
 
-/// Storage buffers one shader stage binds at most (the mesher's passes).
-pub const STORAGE_BUFFERS_PER_STAGE: u32 = 9;
+/// Storage buffers one shader stage binds at most (the mesher's passes): WebGPU's default.
+pub const STORAGE_BUFFERS_PER_STAGE: u32 = 8;
 
 /// The oldest OpenGL (desktop) and OpenGL ES contexts whose shading language wgpu can write
 /// compute shaders in: naga's GLSL writer needs GLSL 4.20 or GLSL ES 3.10 for them. wgpu's GL

@@ -6,9 +6,9 @@
 //! 2. `finalize` one invocation: clamps the job count to the budget and writes the number of
 //!    job pairs (the two faces of one axis) as the indirect dispatch size;
 //! 3. `release`  one workgroup per job pair (indirect): frees the faces' old pages;
-//! 4. `mesh`     one workgroup per job pair (indirect): binary greedy meshing of both faces of
-//!    one axis of the chunk's selected level (chosen by the `lod` pass, `src/lod.rs`) into
-//!    freshly popped pages;
+//! 4. `mesh`     one workgroup of 256 invocations per job pair (indirect): binary greedy
+//!    meshing of both faces of one axis of the chunk's selected level (chosen by the `lod`
+//!    pass, `src/lod.rs`) into freshly popped pages;
 //! 5. `commit`   one invocation: takes the popped pages off the free stack.
 //!
 //! The CPU's part is constant per frame: reset the work list header, record six dispatches
@@ -31,6 +31,8 @@ const FACE_BYTES: u64 = size_of::<FaceMesh>() as u64;
 /// The allocator binding holds its header and at least one stack entry.
 const HEADER_BYTES: u64 = size_of::<AllocatorHeader>() as u64 + 4;
 const PARAMS: u64 = size_of::<PassParams>() as u64;
+/// The opacity bitset of every block id (65,536 bits), bound as a uniform.
+pub const OPAQUE_BITS_BYTES: u64 = (1 << 16) / 8;
 /// The work list holds its header and the six jobs of one slot.
 const WORK_BYTES: u64 = 4 * (WORK_JOBS_OFFSET as u64 + 6);
 
@@ -67,7 +69,7 @@ pub const MESH_BINDINGS: BindingTable = BindingTable {
         Slot::read("work", WORK_BYTES),
         Slot::read("voxels", 4),
         Slot::read_write("links", size_of::<ChunkLinks>() as u64),
-        Slot::read("opaque_bits", 4),
+        Slot::uniform("opaque_bits", OPAQUE_BITS_BYTES),
         Slot::read_write("quads", voxgpu_core::mesh::QUAD_BYTES as u64),
         Slot::read_write("page_owner", 4),
         Slot::read_write("allocator", HEADER_BYTES),
@@ -104,12 +106,13 @@ pub struct Mesher {
     mesh_layout: wgpu::BindGroupLayout,
 }
 
-/// Workgroup memory the mesh pass declares, in bytes: its four 4 KiB planes of the axis being
-/// meshed, the halo, the slice counts and a few words, each variable counted rounded up to 16
-/// bytes as WebGPU implementations count it (19,112 bytes unrounded). Adapters offering less
-/// cannot run the mesher, which `GpuContext` reports before creating a device.
-/// `tests/shaders.rs` sums the shader's workgroup variables and checks this figure.
-pub const MESH_WORKGROUP_BYTES: u32 = 19152;
+/// Workgroup memory the mesh pass declares, in bytes: three 4 KiB planes of the axis being
+/// meshed (opaque, solid and same-id bits, the last two reused for the continuing runs), the
+/// halo, each invocation's counts and a few words, each variable counted rounded up to 16 bytes
+/// as WebGPU implementations count it. Within WebGPU's default of 16 KiB, so every WebGPU
+/// adapter runs the mesher with default limits. `tests/shaders.rs` sums the shader's workgroup
+/// variables and checks this figure.
+pub const MESH_WORKGROUP_BYTES: u32 = 14544;
 
 impl Mesher {
     pub fn new(device: &wgpu::Device) -> Self {

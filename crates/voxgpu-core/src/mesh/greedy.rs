@@ -12,9 +12,10 @@
 //!    (water against water). Those few bits are checked one by one.
 //! 4. **Greedy merge.** For each signed face direction, the visible columns are transposed into one
 //!    32×32 bit plane per slice, and each plane is split by block id, so opposite faces and
-//!    different blocks never merge. Each block's plane is merged with bit scans: take the lowest
-//!    run of set bits in a row, grow it down while the next row holds the whole run, clear it,
-//!    emit one quad.
+//!    different blocks never merge. Each block's plane is merged by stacking runs: every maximal
+//!    run of set bits in a row is a quad's width, and the quad grows down over the rows whose
+//!    maximal run covers exactly the same columns. Each row's runs depend on that row alone, so
+//!    the compute mesher splits a slice's rows across invocations and still finds these quads.
 //! 5. **Levels of detail.** The same code meshes a chunk's mip at level `L` (a `(32 >> L)³` grid,
 //!    [`Grid`]); quads are in that grid's units and the draw scales them by `2^L`. Border faces are
 //!    culled against the neighbour's mip at the *same* level.
@@ -514,10 +515,11 @@ pub fn mesh_grid(grid: Grid, around: &Surroundings, opaque: &[bool]) -> ChunkMes
     mesh
 }
 
-/// Splits a slice's visible plane by (block, skirt, ambient occlusion) and greedily merges each
-/// part, so different blocks, skirts with ordinary faces, and faces shaded differently never
-/// merge. `skirts` marks the plane's skirt bits. Twin of the shader's `walk`, which streams the same
-/// merge row by row (see there why the quads are the same).
+/// Splits a slice's visible plane by (block, skirt, ambient occlusion) and merges each part by
+/// stacking runs (`merge_plane`), so different blocks, skirts with ordinary faces, and faces
+/// shaded differently never merge. `skirts` marks the plane's skirt bits. Twin of the shader's
+/// row pass (`row_runs`, `stack_rows` and `emit_rows` in mesh.wgsl), which finds the same runs a
+/// row at a time.
 #[allow(clippy::too_many_arguments)]
 fn emit_slice(
     plane: &mut Plane,
@@ -552,7 +554,7 @@ fn emit_slice(
             plane[v] &= !same[v];
         }
         let groups = if is_opaque(opaque, block) { &mut mesh.opaque } else { &mut mesh.transparent };
-        merge_plane(&mut same, size, |u, v, w, h| {
+        merge_plane(&same, size, |u, v, w, h| {
             let [x, y, z] = voxel_at(n, slice, u, v);
             let min = UVec3::new(x as u32, y as u32, z as u32);
             let quad = Quad { min, size: [w, h], face, block, skirt, ao };
@@ -562,22 +564,35 @@ fn emit_slice(
     }
 }
 
-/// Greedy merge of one 32×32 bit plane (bit `u` of `rows[v]`), clearing it. Calls
-/// `emit(u, v, width, height)` for each rectangle: the lowest run of set bits in the first
-/// non-empty row, grown down while the next row holds the whole run.
-fn merge_plane(rows: &mut Plane, size: usize, mut emit: impl FnMut(usize, usize, u32, u32)) {
+/// Merge of one 32×32 bit plane (bit `u` of `rows[v]`, one merge key) by stacking runs: each
+/// maximal run of set bits in a row is one quad's width, and the quad takes every following row
+/// whose maximal run is exactly the same columns. A run whose row above holds the same run
+/// belongs to the quad above. Rows are decided independently of each other (a run only ever looks
+/// at its own row and the next), which is what lets the compute mesher split a slice's rows
+/// across invocations. Calls `emit(u, v, width, height)` for each rectangle.
+fn merge_plane(rows: &Plane, size: usize, mut emit: impl FnMut(usize, usize, u32, u32)) {
     for v in 0..size {
-        while rows[v] != 0 {
-            let u = rows[v].trailing_zeros();
-            let width = (rows[v] >> u).trailing_ones();
+        let mut bits = rows[v];
+        while bits != 0 {
+            let u = bits.trailing_zeros();
+            let width = (bits >> u).trailing_ones();
             let run = if width == 32 { u32::MAX } else { ((1u32 << width) - 1) << u };
-            rows[v] &= !run;
+            bits &= !run;
+            if v > 0 && holds_run(rows[v - 1], run) {
+                continue;
+            }
             let mut height = 1;
-            while v + height < size && rows[v + height] & run == run {
-                rows[v + height] &= !run;
+            while v + height < size && holds_run(rows[v + height], run) {
                 height += 1;
             }
             emit(u as usize, v, width, height as u32);
         }
     }
+}
+
+/// Whether `row`'s bits over `run`'s columns are one maximal run: all set, and neither column
+/// beside it.
+fn holds_run(row: u32, run: u32) -> bool {
+    let beside = ((run << 1) | (run >> 1)) & !run;
+    row & run == run && row & beside == 0
 }

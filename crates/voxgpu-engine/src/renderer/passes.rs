@@ -165,7 +165,7 @@ impl Passes {
             opaque_bits: init(
                 "voxgpu.opaque_bits",
                 bytemuck::cast_slice(&opaque_bits(registry)),
-                wgpu::BufferUsages::STORAGE,
+                wgpu::BufferUsages::UNIFORM,
             ),
             materials: Materials::new(device, queue, registry),
             index_buffer: init(
