@@ -170,6 +170,11 @@ struct FaceMesh {
     page_count: u32,
     // How many of the quads (opaque and transparent) are LOD skirts.
     skirts: u32,
+    // The cells the quads cover, in the meshed level's grid (0..32 >> level per axis): min x, y, z
+    // in bits 0, 5, 10 and max x, y, z (inclusive) in bits 15, 20, 25 (`pack_bounds`); 0 and
+    // meaningless when the face has no quads. A quad's face lies on its cell's side towards the
+    // face direction. For occlusion culling: a node's box is a cube, its surface rarely fills it.
+    bounds: u32,
     pages: array<u32, 128>,
 }
 
@@ -399,6 +404,11 @@ fn voxel_pos(axis: u32, a: u32, u: u32, v: u32) -> vec3<u32> {
         case 1u: { return vec3<u32>(v, a, u); }
         default: { return vec3<u32>(u, v, a); }
     }
+}
+
+// A cell box as `FaceMesh.bounds` packs it: min and max (inclusive) cells, 5 bits per axis.
+fn pack_bounds(low: vec3<u32>, high: vec3<u32>) -> u32 {
+    return low.x | (low.y << 5u) | (low.z << 10u) | (high.x << 15u) | (high.y << 20u) | (high.z << 25u);
 }
 
 // Axis of a face direction: 0 = X, 1 = Y, 2 = Z.

@@ -37,7 +37,8 @@
 //    depend only on themselves and the row above, so the rows of a slice are split four ways
 //    with no invocation waiting on another. The continuing runs go to workgroup memory, the
 //    starting ones stay in registers, and each invocation's quad counts are summed.
-// 4. One invocation per face sums the counts, pops the pages the face needs and records them.
+// 4. One invocation per face sums the counts, pops the pages the face needs and records them
+//    with the cells the face's quads cover (`FaceMesh.bounds`).
 // 5. `emit_rows`: each quad start is written to its place in the face's stream; its height is how
 //    many rows below continue it, read from the continuing runs.
 // Then `commit` (one invocation) takes the popped pages off the free stack.
@@ -113,6 +114,9 @@ var<workgroup> shared_skip: u32;
 // 20..30; at most 8 rows of 16 runs each), then its first stream indices (opaque in the low 16
 // bits, transparent in the high; a face has at most 32,768 quads).
 var<workgroup> counts: array<u32, GROUP>;
+// Per invocation: the cells its rows' visible faces cover (`pack_bounds`), NO_BOUNDS for none.
+var<workgroup> own_bounds: array<u32, GROUP>;
+const NO_BOUNDS: u32 = 0xffffffffu;
 // Per face of the pair: 1 when it was granted its pages.
 var<workgroup> granted: array<u32, 2>;
 
@@ -321,6 +325,9 @@ struct OwnRows {
     stops: array<u32, MAX_ROWS>,
     skirts: array<u32, MAX_ROWS>,
     continues: array<u32, MAX_ROWS>,
+    // The visible faces' cells in (a, u, v), `low.x` 32 when there are none.
+    low: vec3<u32>,
+    high: vec3<u32>,
 }
 
 // Rows `first`..`end` of slice a towards `f.face`, split into runs. The twin (`merge_plane`)
@@ -339,11 +346,17 @@ fn stack_rows(f: SliceFace, a: u32, first: u32, end: u32, rows: ptr<function, Ow
         prev = row_runs(f, a, first - 1u, below, here, above);
     }
     var counts = vec3<u32>(0u);
+    (*rows).low = vec3<u32>(32u);
+    (*rows).high = vec3<u32>(0u);
     for (var v = first; v < end; v++) {
         below = here;
         here = above;
         above = front_row(front, i32(v) + 1);
         let cur = row_runs(f, a, v, below, here, above);
+        if cur.visible != 0u {
+            (*rows).low = min((*rows).low, vec3<u32>(a, firstTrailingBit(cur.visible), v));
+            (*rows).high = max((*rows).high, vec3<u32>(a, firstLeadingBit(cur.visible), v));
+        }
         var candidates = cur.starts & prev.starts & ao_equal_rows(cur.ao, prev.ao) & ~(cur.skirt ^ prev.skirt);
         var continues = 0u;
         while candidates != 0u {
@@ -430,6 +443,7 @@ fn clear_face(face_index: u32) {
     faces[face_index].transparent = 0u;
     faces[face_index].page_count = 0u;
     faces[face_index].skirts = 0u;
+    faces[face_index].bounds = 0u;
 }
 
 @compute @workgroup_size(256)
@@ -485,6 +499,11 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
         own = stack_rows(f, a, first, end, &rows);
     }
     counts[lid] = own.x | (own.y << 10u) | (own.z << 20u);
+    own_bounds[lid] = NO_BOUNDS;
+    if meshing && rows.low.x < 32u {
+        own_bounds[lid] = pack_bounds(voxel_pos(axis, rows.low.x, rows.low.y, rows.low.z),
+            voxel_pos(axis, rows.high.x, rows.high.y, rows.high.z));
+    }
     // Every row's runs are known: the solid and same-id planes give way to the continuing runs.
     workgroupBarrier();
     if meshing {
@@ -512,10 +531,17 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
 fn allocate(face_index: u32, first_lid: u32) -> u32 {
     var total = vec2<u32>(0u, 0u);
     var skirts = 0u;
+    var low = vec3<u32>(31u);
+    var high = vec3<u32>(0u);
     for (var i = 0u; i < FACE_GROUP; i++) {
         let c = counts[first_lid + i];
         total += vec2<u32>(c & 0x3ffu, (c >> 10u) & 0x3ffu);
         skirts += c >> 20u;
+        let b = own_bounds[first_lid + i];
+        if b != NO_BOUNDS {
+            low = min(low, (vec3<u32>(b) >> vec3<u32>(0u, 5u, 10u)) & vec3<u32>(31u));
+            high = max(high, (vec3<u32>(b) >> vec3<u32>(15u, 20u, 25u)) & vec3<u32>(31u));
+        }
     }
     var next = vec2<u32>(0u, total.x);
     for (var i = 0u; i < FACE_GROUP; i++) {
@@ -543,6 +569,7 @@ fn allocate(face_index: u32, first_lid: u32) -> u32 {
     faces[face_index].transparent = total.y;
     faces[face_index].page_count = needed;
     faces[face_index].skirts = skirts;
+    faces[face_index].bounds = select(0u, pack_bounds(low, high), total.x + total.y > 0u);
     return 1u;
 }
 

@@ -26,6 +26,8 @@ pub struct GpuChunkMesh {
     pub mesh: ChunkMesh,
     /// Pages of each face's stream, in stream order.
     pub pages: [Vec<u32>; 6],
+    /// The cells each face's quads cover, as the GPU recorded them (`FaceMesh::bounds`).
+    pub bounds: [Option<[glam::UVec3; 2]>; 6],
     /// The level the quads are in (they scale by `2^level`).
     pub level: u32,
 }
@@ -131,6 +133,7 @@ impl<'a> Inspector<'a> {
                 let pos = ChunkPos(key.pos);
                 let mut mesh = ChunkMesh::default();
                 let mut pages: [Vec<u32>; 6] = Default::default();
+                let mut bounds = [None; 6];
                 for face in Face::ALL {
                     let record = &faces[slot as usize * 6 + face as usize];
                     let stream = |i: u32| {
@@ -143,8 +146,9 @@ impl<'a> Inspector<'a> {
                     mesh.opaque.counts[face as usize] = record.opaque;
                     mesh.transparent.counts[face as usize] = record.transparent;
                     pages[face as usize] = record.pages[..record.page_count as usize].to_vec();
+                    bounds[face as usize] = record.bounds();
                 }
-                GpuChunkMesh { key, pos, slot, mesh, pages, level: meta[slot as usize].lod }
+                GpuChunkMesh { key, pos, slot, mesh, pages, bounds, level: meta[slot as usize].lod }
             })
             .collect();
         out.sort_by_key(|m| m.key);

@@ -305,9 +305,30 @@ pub struct FaceMesh {
     pub page_count: u32,
     /// How many of the quads (opaque and transparent) are LOD skirts.
     pub skirts: u32,
+    /// The cells the quads cover, packed (see [`FaceMesh::bounds`]).
+    pub bounds: u32,
     /// The stream's pages in stream order (page `k` holds indices `k * PAGE_QUADS ..`); entries
     /// past `page_count` are unused.
     pub pages: [u32; MAX_FACE_PAGES as usize],
+}
+
+impl FaceMesh {
+    /// The cells the face's quads cover, in the meshed level's grid, as min and max (inclusive)
+    /// cell; `None` when the face has no quads. Packed 5 bits per axis, min x, y, z in bits 0,
+    /// 5, 10, max in bits 15, 20, 25 (`pack_bounds` in `common.wgsl`).
+    pub fn bounds(&self) -> Option<[glam::UVec3; 2]> {
+        if self.opaque + self.transparent == 0 {
+            return None;
+        }
+        let axis = |shift: u32| {
+            glam::UVec3::new(
+                self.bounds >> shift & 31,
+                self.bounds >> (shift + 5) & 31,
+                self.bounds >> (shift + 10) & 31,
+            )
+        };
+        Some([axis(0), axis(15)])
+    }
 }
 
 /// The fixed head of the allocator buffer; the free page stack follows it.

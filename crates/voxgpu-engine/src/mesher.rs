@@ -108,11 +108,11 @@ pub struct Mesher {
 
 /// Workgroup memory the mesh pass declares, in bytes: three 4 KiB planes of the axis being
 /// meshed (opaque, solid and same-id bits, the last two reused for the continuing runs), the
-/// halo, each invocation's counts and a few words, each variable counted rounded up to 16 bytes
+/// halo, each invocation's counts and bounds and a few words, each variable counted rounded up to 16 bytes
 /// as WebGPU implementations count it. Within WebGPU's default of 16 KiB, so every WebGPU
 /// adapter runs the mesher with default limits. `tests/shaders.rs` sums the shader's workgroup
 /// variables and checks this figure.
-pub const MESH_WORKGROUP_BYTES: u32 = 14544;
+pub const MESH_WORKGROUP_BYTES: u32 = 15568;
 
 impl Mesher {
     pub fn new(device: &wgpu::Device) -> Self {

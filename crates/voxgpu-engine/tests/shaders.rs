@@ -199,6 +199,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
             ("transparent", offset_of!(FaceMesh, transparent)),
             ("page_count", offset_of!(FaceMesh, page_count)),
             ("skirts", offset_of!(FaceMesh, skirts)),
+            ("bounds", offset_of!(FaceMesh, bounds)),
             ("pages", offset_of!(FaceMesh, pages)),
         ],
         size_of::<FaceMesh>(),

@@ -315,6 +315,15 @@ impl ChunkMesh {
         self.opaque.len() + self.transparent.len()
     }
 
+    /// The cells the quads facing `face` cover (opaque and transparent), as min and max
+    /// (inclusive) cell; `None` when there are none. Twin of the GPU mesher's `FaceMesh::bounds`.
+    pub fn face_bounds(&self, face: Face) -> Option<[UVec3; 2]> {
+        let quads = self.opaque.quads[self.opaque.range(face)]
+            .iter()
+            .chain(&self.transparent.quads[self.transparent.range(face)]);
+        quads.map(|q| q.unpack().cell_box()).reduce(|[lo, hi], [l, h]| [lo.min(l), hi.max(h)])
+    }
+
     /// Every quad: the opaque ones, then the transparent ones, each in [`Face`] order.
     pub fn all_quads(&self) -> impl Iterator<Item = PackedQuad> + '_ {
         self.opaque.quads.iter().chain(&self.transparent.quads).copied()

@@ -140,6 +140,15 @@ impl Quad {
         self.size[0] * self.size[1]
     }
 
+    /// The cells the quad's unit faces belong to, as min and max (inclusive) cell.
+    pub fn cell_box(&self) -> [UVec3; 2] {
+        let n = self.face.axis();
+        let mut max = self.min;
+        max[(n + 1) % 3] += self.size[0] - 1;
+        max[(n + 2) % 3] += self.size[1] - 1;
+        [self.min, max]
+    }
+
     /// The min-corner block of every unit face the quad covers, in chunk coordinates.
     pub fn unit_faces(&self) -> impl Iterator<Item = UVec3> + '_ {
         let n = self.face.axis();

@@ -10,7 +10,7 @@ use glam::{IVec3, Vec3};
 use kit::Rng;
 use voxgpu_core::camera::Camera;
 use voxgpu_core::lod::LodSettings;
-use voxgpu_core::mesh::mesh_world_chunk;
+use voxgpu_core::mesh::{Face, mesh_world_chunk};
 use voxgpu_core::voxel::blocks as ids;
 use voxgpu_core::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, World};
 use voxgpu_engine::low_level::GpuChunkMesh;
@@ -49,6 +49,9 @@ fn assert_gpu_equals_cpu(name: &str, gpu: &GpuContext, world: &World, options: R
             "{name} {:?}: transparent counts",
             m.pos
         );
+        for face in Face::ALL {
+            assert_eq!(m.bounds[face as usize], cpu.face_bounds(face), "{name} {:?} {face:?}: bounds", m.pos);
+        }
         let (got, want) = (kit::as_set(&m.mesh), kit::as_set(&cpu));
 
         assert!(
