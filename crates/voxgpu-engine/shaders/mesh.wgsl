@@ -197,6 +197,22 @@ struct SliceFace {
     border: bool,
 }
 
+// The id of the cell in front of (a, u, v) towards `f.face`: in the next layer, or in the face
+// neighbour's facing layer on the border slice.
+fn next_id(f: SliceFace, a: u32, u: u32, v: u32) -> u32 {
+    let positive = face_is_positive(f.face);
+    if f.border {
+        return voxel(f.neighbour, voxel_pos(axis, select(dim - 1u, 0u, positive), u, v));
+    }
+    return id_at(select(a - 1u, a + 1u, positive), u, v);
+}
+
+// The faces from `u` on that `link` chains to it (bit k: faces k and k + 1 are linked).
+fn same_run(u: u32, link: u32) -> u32 {
+    let width = firstTrailingBit(~(link >> u)) + 1u;
+    return select(((1u << width) - 1u) << u, 0xffffffffu, width >= 32u);
+}
+
 // The visible faces of row v of `a` towards `f.face` (x) and, of those, the skirts (y). Twin of
 // greedy.rs `visible_column`, a row of it at a time.
 fn visible_row(f: SliceFace, a: u32, v: u32) -> vec2<u32> {
@@ -207,8 +223,11 @@ fn visible_row(f: SliceFace, a: u32, v: u32) -> vec2<u32> {
     let positive = face_is_positive(f.face);
     let trans = here & ~opaque_row(a, v);
     var visible = 0u;
-    // Transparent faces whose next cell might be the same transparent block.
+    // Transparent faces whose next cell might be the same transparent block, and (bit u) where
+    // face u + 1 has the same answer as face u: cells u and u + 1 hold one id here and one id
+    // in the next layer (known inside the chunk only).
     var same_kind = 0u;
+    var follows = 0u;
     if f.border {
         visible = here & ~halo[HALO_AOUT + select(0u, 32u, positive) + v];
         if f.neighbour != NO_SLOT {
@@ -219,20 +238,28 @@ fn visible_row(f: SliceFace, a: u32, v: u32) -> vec2<u32> {
         let next_opaque = opaque_row(next, v);
         visible = here & ~next_opaque;
         same_kind = visible & trans & solid_row(next, v) & ~next_opaque;
+        follows = planes[PLANES_SAME_U + plane(a, v)] & planes[PLANES_SAME_U + plane(next, v)];
     }
-    // Transparent next to transparent: hidden only when it is the same block.
-    while same_kind != 0u {
-        let u = firstTrailingBit(same_kind);
-        same_kind &= same_kind - 1u;
-        var next_id = 0u;
-        if f.border {
-            next_id = voxel(f.neighbour, voxel_pos(axis, select(dim - 1u, 0u, positive), u, v));
-        } else {
-            next_id = id_at(select(a - 1u, a + 1u, positive), u, v);
-        }
-        if next_id == id_at(a, u, v) {
-            visible &= ~(1u << u);
-        }
+    // Transparent next to transparent: hidden only when it is the same block. One comparison
+    // per run of faces that share it (a lake's row is one), four runs' ids loaded together.
+    let link = same_kind & (same_kind >> 1u) & follows;
+    var heads = same_kind & ~(link << 1u);
+    while heads != 0u {
+        let u0 = firstTrailingBit(heads);
+        heads &= heads - 1u;
+        let u1 = select(u0, firstTrailingBit(heads), heads != 0u);
+        heads &= heads - 1u;
+        let u2 = select(u0, firstTrailingBit(heads), heads != 0u);
+        heads &= heads - 1u;
+        let u3 = select(u0, firstTrailingBit(heads), heads != 0u);
+        heads &= heads - 1u;
+        let us = vec4<u32>(u0, u1, u2, u3);
+        let own = vec4<u32>(id_at(a, u0, v), id_at(a, u1, v), id_at(a, u2, v), id_at(a, u3, v));
+        let next = vec4<u32>(next_id(f, a, u0, v), next_id(f, a, u1, v), next_id(f, a, u2, v), next_id(f, a, u3, v));
+        let same = own == next;
+        // A head repeated in place of a missing one hides nothing it would not hide anyway.
+        visible &= ~(select(0u, same_run(us.x, link), same.x) | select(0u, same_run(us.y, link), same.y)
+            | select(0u, same_run(us.z, link), same.z) | select(0u, same_run(us.w, link), same.w));
     }
     // A hidden border face whose neighbour, as drawn (at its own level), would expose it
     // becomes a skirt.
