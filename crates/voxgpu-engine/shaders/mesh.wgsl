@@ -110,13 +110,13 @@ var<workgroup> around_slots: array<u32, 27>;
 var<workgroup> shared_level: u32;
 // 1 when the pair only empties its faces (read as uniform, like `shared_level`).
 var<workgroup> shared_skip: u32;
-// Per invocation: its quads counted (opaque in bits 0..10, transparent in 10..20, skirts in
-// 20..30; at most 8 rows of 16 runs each), then its first stream indices (opaque in the low 16
-// bits, transparent in the high; a face has at most 32,768 quads).
-var<workgroup> counts: array<u32, GROUP>;
-// Per invocation: the cells its rows' visible faces cover (`pack_bounds`), NO_BOUNDS for none.
-var<workgroup> own_bounds: array<u32, GROUP>;
-const NO_BOUNDS: u32 = 0xffffffffu;
+// Per face of the pair: its quads (opaque in the low 16 bits, transparent in the high; a face
+// has at most 32,768 of each kind) and its skirt quads, as `face_starts` sums them.
+var<workgroup> face_totals: array<u32, 2>;
+var<workgroup> face_skirts: array<u32, 2>;
+// Per face of the pair: the cells its visible faces cover, min and max x, y, z at 3 f + axis.
+var<workgroup> face_low: array<atomic<u32>, 6>;
+var<workgroup> face_high: array<atomic<u32>, 6>;
 // Per face of the pair: 1 when it was granted its pages.
 var<workgroup> granted: array<u32, 2>;
 
@@ -473,9 +473,10 @@ fn clear_face(face_index: u32) {
     faces[face_index].bounds = 0u;
 }
 
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let job = work[WORK_JOBS_OFFSET + 2u * group.x];
+// The mesh pass of workgroup `group` (the entry point `main` is in mesh_counts_plain.wgsl or
+// mesh_counts_subgroups.wgsl, with the `face_starts` it uses).
+fn mesh_main(group: u32, lid: u32) {
+    let job = work[WORK_JOBS_OFFSET + 2u * group];
     let pair_index = job & ~JOB_RELEASE_ONLY;
     slot = pair_index / 6u;
     axis = face_axis(pair_index % 6u);
@@ -496,6 +497,10 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     if lid == 0u {
         shared_level = min(links[slot].lod, MAX_LEVEL);
         chunks[slot].lod = chunks[slot].node_level + shared_level;
+    }
+    if lid < 6u {
+        atomicStore(&face_low[lid], 31u);
+        atomicStore(&face_high[lid], 0u);
     }
     if lid < 27u {
         around_slots[lid] = slot_at(slot, vec3<i32>(i32(lid % 3u), i32(lid / 3u % 3u), i32(lid / 9u)) - vec3<i32>(1));
@@ -525,56 +530,46 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     if meshing {
         own = stack_rows(f, a, first, end, &rows);
     }
-    counts[lid] = own.x | (own.y << 10u) | (own.z << 20u);
-    own_bounds[lid] = NO_BOUNDS;
     if meshing && rows.low.x < 32u {
-        own_bounds[lid] = pack_bounds(voxel_pos(axis, rows.low.x, rows.low.y, rows.low.z),
-            voxel_pos(axis, rows.high.x, rows.high.y, rows.high.z));
+        let low = voxel_pos(axis, rows.low.x, rows.low.y, rows.low.z);
+        let high = voxel_pos(axis, rows.high.x, rows.high.y, rows.high.z);
+        for (var k = 0u; k < 3u; k++) {
+            atomicMin(&face_low[3u * half + k], low[k]);
+            atomicMax(&face_high[3u * half + k], high[k]);
+        }
     }
-    // Every row's runs are known: the solid and same-id planes give way to the continuing runs.
-    workgroupBarrier();
+    // Its first stream indices; once this returns, every row's runs are known, and the solid and
+    // same-id planes give way to the continuing runs.
+    let starts = face_starts(lid, half, own);
     if meshing {
         for (var v = first; v < end; v++) {
             planes[CONTINUES + 1024u * half + 32u * a + v] = rows.continues[v - first];
         }
     }
     if lid % FACE_GROUP == 0u {
-        granted[half] = allocate(pair_index + half, lid);
+        granted[half] = allocate(pair_index + half, half);
     }
     // The page lists the writes read were just put in `faces`, and the continuing runs in
     // `planes`.
     storageBarrier();
     workgroupBarrier();
     if meshing && granted[half] != 0u {
-        let starts = counts[lid];
-        emit_rows(face, half, a, first, end, &rows, vec2<u32>(starts & 0xffffu, starts >> 16u));
+        emit_rows(face, half, a, first, end, &rows, starts);
     }
 }
 
-// Sums the counts of the face's invocations from `first_lid` into the stream layout (all opaque
-// quads by invocation, then all transparent quads by invocation), leaves each invocation's first
-// indices in `counts`, pops the pages the face needs and records them; returns 1 when granted. On
-// failure the face is left empty and the chunk dirty.
-fn allocate(face_index: u32, first_lid: u32) -> u32 {
-    var total = vec2<u32>(0u, 0u);
-    var skirts = 0u;
-    var low = vec3<u32>(31u);
+// Pops the pages face `half` of the pair needs (its totals from `face_starts`) and records them
+// with its counts and bounds; returns 1 when granted. On failure the face is left empty and the
+// chunk dirty.
+fn allocate(face_index: u32, half: u32) -> u32 {
+    let packed = face_totals[half];
+    let total = vec2<u32>(packed & 0xffffu, packed >> 16u);
+    let skirts = face_skirts[half];
+    var low = vec3<u32>(0u);
     var high = vec3<u32>(0u);
-    for (var i = 0u; i < FACE_GROUP; i++) {
-        let c = counts[first_lid + i];
-        total += vec2<u32>(c & 0x3ffu, (c >> 10u) & 0x3ffu);
-        skirts += c >> 20u;
-        let b = own_bounds[first_lid + i];
-        if b != NO_BOUNDS {
-            low = min(low, (vec3<u32>(b) >> vec3<u32>(0u, 5u, 10u)) & vec3<u32>(31u));
-            high = max(high, (vec3<u32>(b) >> vec3<u32>(15u, 20u, 25u)) & vec3<u32>(31u));
-        }
-    }
-    var next = vec2<u32>(0u, total.x);
-    for (var i = 0u; i < FACE_GROUP; i++) {
-        let c = counts[first_lid + i];
-        counts[first_lid + i] = next.x | (next.y << 16u);
-        next += vec2<u32>(c & 0x3ffu, (c >> 10u) & 0x3ffu);
+    for (var k = 0u; k < 3u; k++) {
+        low[k] = atomicLoad(&face_low[3u * half + k]);
+        high[k] = atomicLoad(&face_high[3u * half + k]);
     }
     let needed = (total.x + total.y + (1u << QUAD_PAGE_LOG2) - 1u) >> QUAD_PAGE_LOG2;
     var first = 0u;

@@ -30,13 +30,20 @@ pub struct Capabilities {
     /// Line polygon mode for the wireframe debug view; without it the wireframe is drawn from
     /// filled triangles with an edge test in the fragment shader.
     pub polygon_mode_line: bool,
+    /// Subgroup operations (`Features::SUBGROUP`, subgroups of at least 4 invocations): the
+    /// mesher sums its counts with them. Without them it sums them in workgroup memory.
+    pub subgroups: bool,
 }
 
 /// The wgpu features the renderer uses when the device has them (see [`Capabilities`]).
 pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     .union(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT)
-    .union(wgpu::Features::POLYGON_MODE_LINE);
+    .union(wgpu::Features::POLYGON_MODE_LINE)
+    .union(wgpu::Features::SUBGROUP);
+
+/// The smallest subgroup the subgroup mesher works with (WebGPU's guaranteed minimum).
+pub const MIN_SUBGROUP_SIZE: u32 = 4;
 
 /// Storage buffers one shader stage binds at most (the mesher's passes): WebGPU's default.
 pub const STORAGE_BUFFERS_PER_STAGE: u32 = 8;
@@ -130,6 +137,7 @@ impl Capabilities {
                 && features.contains(wgpu::Features::TIMESTAMP_QUERY),
             multi_draw_indirect_count: features.contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT),
             polygon_mode_line: features.contains(wgpu::Features::POLYGON_MODE_LINE),
+            subgroups: features.contains(wgpu::Features::SUBGROUP),
         }
     }
 
@@ -143,6 +151,7 @@ impl Capabilities {
         );
         f.set(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT, self.multi_draw_indirect_count);
         f.set(wgpu::Features::POLYGON_MODE_LINE, self.polygon_mode_line);
+        f.set(wgpu::Features::SUBGROUP, self.subgroups);
         f
     }
 
@@ -168,6 +177,7 @@ impl Capabilities {
                 self.polygon_mode_line,
                 "the wireframe view draws edges from filled triangles",
             ),
+            line("SUBGROUP", self.subgroups, "the mesher sums its counts in workgroup memory"),
         ]
     }
 }
@@ -410,8 +420,11 @@ impl GpuContext {
         let limits =
             check_adapter(&adapter.get_info(), &adapter.get_downlevel_capabilities(), &adapter.limits())
                 .map_err(|missing| GpuError::Unsupported { adapter: summary.to_string(), missing })?;
-        let caps = choose(Capabilities::of(adapter.features()));
-        let caps = Capabilities::of(caps.features() & adapter.features());
+        let mut offered = Capabilities::of(adapter.features());
+        // The subgroup mesher keeps one slot per subgroup for 64 subgroups of 256 invocations.
+        offered.subgroups &= adapter.get_info().subgroup_min_size >= MIN_SUBGROUP_SIZE;
+        let caps = choose(offered);
+        let caps = Capabilities::of(caps.features() & offered.features());
         let desc = wgpu::DeviceDescriptor {
             label: Some("voxgpu.device"),
             required_features: caps.features(),

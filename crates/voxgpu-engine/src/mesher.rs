@@ -21,7 +21,7 @@ use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{AllocatorHeader, ChunkLinks, ChunkMeta, FaceMesh, PassParams, WORK_JOBS_OFFSET};
 use super::pipelines::compute_pipeline;
 use super::profiling::{compute_pass, scope, stage};
-use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, shader_source};
+use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, MESH_SUBGROUPS, shader_source};
 
 /// At most this many chunks are meshed per frame: three workgroups each (one per axis) must stay
 /// under the 65535 workgroups one indirect dispatch dimension allows.
@@ -63,7 +63,7 @@ pub const RELEASE_BINDINGS: BindingTable = BindingTable {
 /// `mesh.wgsl`: the mesh pass and its page commit.
 pub const MESH_BINDINGS: BindingTable = BindingTable {
     label: "voxgpu.mesh",
-    shaders: &[MESH],
+    shaders: &[MESH, MESH_SUBGROUPS],
     partial_shaders: &[],
     slots: &[
         Slot::read("work", WORK_BYTES),
@@ -109,18 +109,21 @@ pub struct Mesher {
 /// Workgroup memory the mesh pass declares, in bytes: three 4 KiB planes of the axis being
 /// meshed (opaque, solid and same-id bits, the last two reused for the continuing runs), the
 /// halo, each invocation's counts and bounds and a few words, each variable counted rounded up to 16 bytes
-/// as WebGPU implementations count it. Within WebGPU's default of 16 KiB, so every WebGPU
-/// adapter runs the mesher with default limits. `tests/shaders.rs` sums the shader's workgroup
-/// variables and checks this figure.
-pub const MESH_WORKGROUP_BYTES: u32 = 15568;
+/// as WebGPU implementations count it; the larger of the two variants (plain and subgroup
+/// sums). Within WebGPU's default of 16 KiB, so every WebGPU adapter runs the mesher with
+/// default limits. `tests/shaders.rs` sums each variant's workgroup variables and checks this
+/// figure.
+pub const MESH_WORKGROUP_BYTES: u32 = 14640;
 
 impl Mesher {
-    pub fn new(device: &wgpu::Device) -> Self {
+    /// The mesher's pipelines; with `subgroups`, the mesh pass sums its counts by subgroup
+    /// operations (the device must have `Features::SUBGROUP`, with subgroups of at least 4).
+    pub fn new(device: &wgpu::Device, subgroups: bool) -> Self {
         let collect_layout = COLLECT_BINDINGS.layout(device);
         let release_layout = RELEASE_BINDINGS.layout(device);
         let mesh_layout = MESH_BINDINGS.layout(device);
         let collect_source = shader_source(MESH_COLLECT);
-        let mesh_source = shader_source(MESH);
+        let mesh_source = shader_source(if subgroups { MESH_SUBGROUPS } else { MESH });
         let collect = |entry: &str| {
             compute_pipeline(device, &format!("voxgpu.mesh.{entry}"), &collect_layout, &collect_source, entry)
         };

@@ -33,7 +33,16 @@ pub const MESH_RELEASE: ShaderFile = shader!("mesh_release.wgsl");
 pub const MESH_BUILD: ShaderFile = shader!("mesh_build.wgsl");
 /// The mesher's ambient occlusion as bit planes, included by `mesh.wgsl`.
 pub const MESH_AO: ShaderFile = shader!("mesh_ao.wgsl");
-pub const MESH: ShaderFile = shader!("mesh.wgsl", CHUNK_LINKS, MESH_BUILD, MESH_AO);
+pub const MESH_COUNTS_PLAIN: ShaderFile = shader!("mesh_counts_plain.wgsl");
+pub const MESH_COUNTS_SUBGROUPS: ShaderFile = shader!("mesh_counts_subgroups.wgsl");
+/// The mesher as every adapter runs it.
+pub const MESH: ShaderFile = shader!("mesh.wgsl", CHUNK_LINKS, MESH_BUILD, MESH_AO, MESH_COUNTS_PLAIN);
+/// The mesher where the device has subgroups: its counts summed by subgroup operations.
+pub const MESH_SUBGROUPS: ShaderFile = ShaderFile {
+    name: MESH.name,
+    source: MESH.source,
+    includes: &[CHUNK_LINKS, MESH_BUILD, MESH_AO, MESH_COUNTS_SUBGROUPS],
+};
 pub const LOD: ShaderFile = shader!("lod.wgsl");
 pub const MIPS: ShaderFile = shader!("mips.wgsl");
 pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl", CHUNK_LINKS);
@@ -47,7 +56,7 @@ pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 14] = [
+pub const SHADERS: [ShaderFile; 15] = [
     CHUNK_DRAW,
     SKY,
     OUTLINE,
@@ -58,6 +67,7 @@ pub const SHADERS: [ShaderFile; 14] = [
     MESH_COLLECT,
     MESH_RELEASE,
     MESH,
+    MESH_SUBGROUPS,
     CULL,
     TRANSPARENT_SORT,
     QUAD_POOL_GROW,
@@ -66,10 +76,27 @@ pub const SHADERS: [ShaderFile; 14] = [
 
 /// The complete source of a pipeline shader: the common header, its includes, then the file.
 pub fn shader_source(file: ShaderFile) -> String {
-    let mut source = String::from(COMMON.source);
-    for part in file.includes.iter().chain([&file]) {
+    let parts: Vec<&str> =
+        [COMMON.source].into_iter().chain(file.includes.iter().chain([&file]).map(|f| f.source)).collect();
+    // WGSL wants its `enable` directives before any declaration, so they go first whichever part
+    // asks for them. Browsers require `enable subgroups;` for subgroup operations; naga (every
+    // native backend) allows them without it and rejects the directive, so natively it is left
+    // out.
+    let is_directive = |line: &str| line.trim_start().starts_with("enable ");
+    let kept = |line: &&str| cfg!(target_arch = "wasm32") || line.trim() != "enable subgroups;";
+    let mut source: String = parts
+        .iter()
+        .flat_map(|p| p.lines())
+        .filter(|l| is_directive(l))
+        .filter(kept)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for part in parts {
         source.push('\n');
-        source.push_str(part.source);
+        for line in part.lines().filter(|l| !is_directive(l)) {
+            source.push_str(line);
+            source.push('\n');
+        }
     }
     source
 }

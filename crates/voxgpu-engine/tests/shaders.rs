@@ -291,18 +291,25 @@ fn mesher_records_match_between_rust_and_wgsl() {
 
 #[test]
 fn the_mesher_declares_the_workgroup_memory_the_adapter_check_asks_for() {
-    let file = SHADERS.iter().find(|f| f.name == "mesh.wgsl").expect("the mesher is listed");
-    let module = validate("shaders/mesh.wgsl", &shader_source(*file));
-    let mut layouter = naga::proc::Layouter::default();
-    layouter.update(module.to_ctx()).expect("layouts");
-    let bytes: u32 = module
-        .global_variables
+    let variants: Vec<u32> = SHADERS
         .iter()
-        .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
-        // Counted as WebGPU implementations do (Dawn, wgpu): each variable rounded up to 16 bytes.
-        .map(|(_, g)| layouter[g.ty].size.next_multiple_of(16))
-        .sum();
-    assert_eq!(bytes, MESH_WORKGROUP_BYTES);
+        .filter(|f| f.name == "mesh.wgsl")
+        .map(|file| {
+            let module = validate("shaders/mesh.wgsl", &shader_source(*file));
+            let mut layouter = naga::proc::Layouter::default();
+            layouter.update(module.to_ctx()).expect("layouts");
+            module
+                .global_variables
+                .iter()
+                .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+                // Counted as WebGPU implementations do (Dawn, wgpu): each variable rounded up to 16 bytes.
+                .map(|(_, g)| layouter[g.ty].size.next_multiple_of(16))
+                .sum()
+        })
+        .collect();
+    assert_eq!(variants.len(), 2, "the plain and the subgroup mesher");
+    assert_eq!(variants.iter().max(), Some(&MESH_WORKGROUP_BYTES), "{variants:?}");
+    assert!(MESH_WORKGROUP_BYTES <= 16384, "WebGPU's default limit");
 }
 
 /// What `table` and `shader` disagree on: each global of the shader with a binding must be the

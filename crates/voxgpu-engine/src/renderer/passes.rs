@@ -144,7 +144,7 @@ impl Passes {
         Self {
             lod: LodPasses::new(device),
             lod_frozen: false,
-            mesher: Mesher::new(device),
+            mesher: Mesher::new(device, caps.subgroups),
             draws: DrawLists::new(device, quad_pages),
             pipelines: DrawPipelines::new(device, &draw_layout, caps.polygon_mode_line, options.color_format),
             draw_layout,

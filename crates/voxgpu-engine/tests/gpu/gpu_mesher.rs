@@ -352,3 +352,40 @@ fn two_slot_releases_in_one_frame_render_and_settle() {
         }
     }
 }
+
+/// The mesher sums its counts with subgroup operations where the device has them, in workgroup
+/// memory otherwise. On every adapter with subgroups both paths must equal the twin (the other
+/// tests run whichever path the adapter takes); lavapipe, with subgroups of 4 to 8, is one.
+#[test]
+fn the_subgroup_and_the_plain_count_paths_both_equal_the_twin() {
+    let terrain =
+        generate(&WorldSource::Terrain, &WorldParams { seed: 3, center: IVec3::ZERO, view_distance: 2 })
+            .expect("terrain");
+    let mut rng = Rng(17);
+    let random = world_of(
+        (0..8).map(|i| (ChunkPos::new(i & 1, (i >> 1) & 1, i >> 2), random_chunk(&mut rng, 40))).collect(),
+    );
+    let mut with_subgroups = 0;
+    for gpu in kit::gpu_contexts() {
+        if !gpu.caps.subgroups {
+            println!("{}: no subgroups, plain path only", gpu.summary);
+            continue;
+        }
+        with_subgroups += 1;
+        let plain = GpuContext::with_caps(gpu.adapter.clone(), |mut caps| {
+            caps.subgroups = false;
+            caps
+        })
+        .expect("device without subgroups");
+        assert!(!plain.caps.subgroups);
+        for (context, path) in [(&*gpu, "subgroups"), (&plain, "plain")] {
+            assert_gpu_equals_cpu(&format!("terrain, {path}"), context, &terrain, small());
+            assert_gpu_equals_cpu(&format!("random, {path}"), context, &random, small());
+        }
+    }
+    let vulkan_required = std::env::var("VOXGPU_REQUIRE_BACKENDS").is_ok_and(|b| b.contains("vulkan"));
+    assert!(
+        !vulkan_required || with_subgroups > 0,
+        "lavapipe offers subgroups: the subgroup path must be tested"
+    );
+}
