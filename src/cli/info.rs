@@ -1,5 +1,5 @@
 //! `voxgpu info`: adapters (each one the renderer cannot run on with the reason), the chosen
-//! one, and the optional features.
+//! one, the optional features, and which count sums the mesher uses.
 
 use super::CliError;
 use voxgpu_engine::{DrawSubmission, GpuContext, list_adapters};
@@ -18,5 +18,14 @@ pub fn run() -> Result<(), CliError> {
         println!("  {line}");
     }
     println!("draw submission: {}", DrawSubmission::for_caps(gpu.caps).describe());
+    let info = gpu.adapter.get_info();
+    if gpu.caps.subgroups {
+        println!(
+            "mesher count sums: subgroup operations (subgroups of {}–{})",
+            info.subgroup_min_size, info.subgroup_max_size
+        );
+    } else {
+        println!("mesher count sums: workgroup memory (no subgroups)");
+    }
     Ok(())
 }
