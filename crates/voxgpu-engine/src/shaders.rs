@@ -33,15 +33,17 @@ pub const MESH_RELEASE: ShaderFile = shader!("mesh_release.wgsl");
 pub const MESH_BUILD: ShaderFile = shader!("mesh_build.wgsl");
 /// The mesher's ambient occlusion as bit planes, included by `mesh.wgsl`.
 pub const MESH_AO: ShaderFile = shader!("mesh_ao.wgsl");
+pub const MESH_ROWS: ShaderFile = shader!("mesh_rows.wgsl");
 pub const MESH_COUNTS_PLAIN: ShaderFile = shader!("mesh_counts_plain.wgsl");
 pub const MESH_COUNTS_SUBGROUPS: ShaderFile = shader!("mesh_counts_subgroups.wgsl");
 /// The mesher as every adapter runs it.
-pub const MESH: ShaderFile = shader!("mesh.wgsl", CHUNK_LINKS, MESH_BUILD, MESH_AO, MESH_COUNTS_PLAIN);
+pub const MESH: ShaderFile =
+    shader!("mesh.wgsl", CHUNK_LINKS, MESH_BUILD, MESH_AO, MESH_ROWS, MESH_COUNTS_PLAIN);
 /// The mesher where the device has subgroups: its counts summed by subgroup operations.
 pub const MESH_SUBGROUPS: ShaderFile = ShaderFile {
     name: MESH.name,
     source: MESH.source,
-    includes: &[CHUNK_LINKS, MESH_BUILD, MESH_AO, MESH_COUNTS_SUBGROUPS],
+    includes: &[CHUNK_LINKS, MESH_BUILD, MESH_AO, MESH_ROWS, MESH_COUNTS_SUBGROUPS],
 };
 pub const LOD: ShaderFile = shader!("lod.wgsl");
 pub const MIPS: ShaderFile = shader!("mips.wgsl");
