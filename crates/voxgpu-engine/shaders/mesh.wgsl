@@ -10,7 +10,7 @@
 // Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
 //         (pops pages; failed_pages on failure), links (state back to dirty on failure), chunks
 //         (the level the quads are in, node level plus mip, which the draw scales them by).
-// Dispatch: indirect from work[0..3] after the release pass: one workgroup of 256 invocations
+// Dispatch: indirect from work[0..3] after the collect step (mesh_collect.wgsl): one workgroup of 256 invocations
 //           per pair of jobs (the +axis and -axis faces of one chunk, jobs 2g and 2g + 1).
 //           Invocation i works on face (i >> 7) of the pair, slice (depth along the axis)
 //           (i >> 2) & 31, and the quarter i & 3 of that slice's rows.
