@@ -178,10 +178,9 @@ struct FaceMesh {
     pages: array<u32, 128>,
 }
 
-// The GPU page allocator: a stack of free page numbers, `free_count` deep. The mesher's collect
-// step pushes the old pages of the faces it queues (atomicAdd on free_count). The mesh pass pops
-// without contention loops: each workgroup takes a range of a per-frame cursor (atomicAdd on
-// `popped`) and gets pages
+// The GPU page allocator: a stack of free page numbers, `free_count` deep. The release pass
+// pushes (atomicAdd on free_count). The mesher pops without contention loops: each workgroup
+// takes a range of a per-frame cursor (atomicAdd on `popped`) and gets pages
 // free[free_count - popped_end, free_count - popped_start); a range past the stack's depth fails.
 // The commit step then lowers free_count by what was granted. Pushes and pops never share a
 // dispatch. Rust twin of the header: layouts::AllocatorHeader.

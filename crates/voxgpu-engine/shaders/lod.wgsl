@@ -156,7 +156,7 @@ fn decide_shown(@builtin(global_invocation_id) id: vec3<u32>) {
     let slot = id.x;
     if !is_resident(slot) {
         // A departed node's slot draws nothing from the frame after its removal, even while its
-        // pages wait for the mesher's collect step.
+        // pages wait for the release pass.
         if slot < params.slot_count {
             chunks[slot].shown = 0u;
         }

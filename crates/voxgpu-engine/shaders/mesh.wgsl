@@ -10,7 +10,7 @@
 // Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
 //         (pops pages; failed_pages on failure), links (state back to dirty on failure), chunks
 //         (the level the quads are in, node level plus mip, which the draw scales them by).
-// Dispatch: indirect from work[0..3] after the collect step (mesh_collect.wgsl): one workgroup of 256 invocations
+// Dispatch: indirect from work[0..3] after the release pass: one workgroup of 256 invocations
 //           per pair of jobs (the +axis and -axis faces of one chunk, jobs 2g and 2g + 1).
 //           Invocation i works on face (i >> 7) of the pair, slice (depth along the axis)
 //           (i >> 2) & 31, and the quarter i & 3 of that slice's rows.
@@ -246,9 +246,17 @@ fn visible_row(f: SliceFace, a: u32, v: u32) -> vec2<u32> {
     let link = same_kind & (same_kind >> 1u) & follows;
     var heads = same_kind & ~(link << 1u);
     while heads != 0u {
-        let us = take4(&heads);
-        let own = vec4<u32>(id_at(a, us.x, v), id_at(a, us.y, v), id_at(a, us.z, v), id_at(a, us.w, v));
-        let next = vec4<u32>(next_id(f, a, us.x, v), next_id(f, a, us.y, v), next_id(f, a, us.z, v), next_id(f, a, us.w, v));
+        let u0 = firstTrailingBit(heads);
+        heads &= heads - 1u;
+        let u1 = select(u0, firstTrailingBit(heads), heads != 0u);
+        heads &= heads - 1u;
+        let u2 = select(u0, firstTrailingBit(heads), heads != 0u);
+        heads &= heads - 1u;
+        let u3 = select(u0, firstTrailingBit(heads), heads != 0u);
+        heads &= heads - 1u;
+        let us = vec4<u32>(u0, u1, u2, u3);
+        let own = vec4<u32>(id_at(a, u0, v), id_at(a, u1, v), id_at(a, u2, v), id_at(a, u3, v));
+        let next = vec4<u32>(next_id(f, a, u0, v), next_id(f, a, u1, v), next_id(f, a, u2, v), next_id(f, a, u3, v));
         let same = own == next;
         // A head repeated in place of a missing one hides nothing it would not hide anyway.
         visible &= ~(select(0u, same_run(us.x, link), same.x) | select(0u, same_run(us.y, link), same.y)

@@ -34,22 +34,6 @@ fn row_runs(f: SliceFace, a: u32, v: u32, below: vec3<u32>, here: vec3<u32>, abo
     return RowRuns(row.x, row.y, starts, starts | ~row.x, ao);
 }
 
-// Takes the lowest four set bits of `bits` (fewer when it holds fewer: the lowest is repeated in
-// place of a missing one) and clears them.
-fn take4(bits: ptr<function, u32>) -> vec4<u32> {
-    var b = *bits;
-    let u0 = firstTrailingBit(b);
-    b &= b - 1u;
-    let u1 = select(u0, firstTrailingBit(b), b != 0u);
-    b &= b - 1u;
-    let u2 = select(u0, firstTrailingBit(b), b != 0u);
-    b &= b - 1u;
-    let u3 = select(u0, firstTrailingBit(b), b != 0u);
-    b &= b - 1u;
-    *bits = b;
-    return vec4<u32>(u0, u1, u2, u3);
-}
-
 // What one invocation keeps of its rows between counting and writing: per row, the runs that
 // start a quad, the stops (their widths) and the skirts.
 struct OwnRows {
@@ -90,26 +74,13 @@ fn stack_rows(f: SliceFace, a: u32, first: u32, end: u32, rows: ptr<function, Ow
             (*rows).high = max((*rows).high, vec3<u32>(a, firstLeadingBit(cur.visible), v));
         }
         var candidates = cur.starts & prev.starts & ao_equal_rows(cur.ao, prev.ao) & ~(cur.skirt ^ prev.skirt);
-        // Runs of one width in both rows, by bits alone; then their blocks, four runs' ids (eight
-        // loads) in flight together, since a glass checker's row holds 32 of them.
-        var matched = 0u;
+        var continues = 0u;
         while candidates != 0u {
             let u = firstTrailingBit(candidates);
             candidates &= candidates - 1u;
-            if run_from(u, cur.stops).x == run_from(u, prev.stops).x {
-                matched |= 1u << u;
+            if run_from(u, cur.stops).x == run_from(u, prev.stops).x && id_at(a, u, v) == id_at(a, u, v - 1u) {
+                continues |= 1u << u;
             }
-        }
-        var continues = 0u;
-        while matched != 0u {
-            let us = take4(&matched);
-            let here_ids = vec4<u32>(id_at(a, us.x, v), id_at(a, us.y, v), id_at(a, us.z, v), id_at(a, us.w, v));
-            let above_ids = vec4<u32>(id_at(a, us.x, v - 1u), id_at(a, us.y, v - 1u), id_at(a, us.z, v - 1u),
-                id_at(a, us.w, v - 1u));
-            // A run repeated in place of a missing one sets a bit already set.
-            let same = here_ids == above_ids;
-            continues |= select(0u, 1u << us.x, same.x) | select(0u, 1u << us.y, same.y)
-                | select(0u, 1u << us.z, same.z) | select(0u, 1u << us.w, same.w);
         }
         let tops = cur.starts & ~continues;
         let i = v - first;
@@ -144,32 +115,27 @@ fn emit_rows(face: u32, half: u32, a: u32, first: u32, end: u32, rows: ptr<funct
         let ao = ao_planes(front_row(front, i32(v) - 1), front_row(front, i32(v)), front_row(front, i32(v) + 1));
         let opaque = opaque_row(a, v);
         while tops != 0u {
-            // Four quads' blocks loaded together (a checkerboard row starts 16 quads).
-            let count = min(countOneBits(tops), 4u);
-            let us = take4(&tops);
-            let ids = vec4<u32>(id_at(a, us.x, v), id_at(a, us.y, v), id_at(a, us.z, v), id_at(a, us.w, v));
-            for (var k = 0u; k < count; k++) {
-                let u = us[k];
-                let width = run_from(u, stops).x;
-                var height = 1u;
-                while v + height < dim && ((planes[continues_at + v + height] >> u) & 1u) != 0u {
-                    height++;
-                }
-                let opaque_quad = ((opaque >> u) & 1u) != 0u;
-                let index = select(starts.y + written.y, starts.x + written.x, opaque_quad);
-                // The page of the stream index, looked up once per page and kind.
-                let page_index = index >> QUAD_PAGE_LOG2;
-                if page_index != select(cached_index.y, cached_index.x, opaque_quad) {
-                    let looked_up = faces[slot * 6u + face].pages[page_index];
-                    cached_page = select(vec2<u32>(cached_page.x, looked_up), vec2<u32>(looked_up, cached_page.y), opaque_quad);
-                    cached_index = select(vec2<u32>(cached_index.x, page_index), vec2<u32>(page_index, cached_index.y), opaque_quad);
-                }
-                let page = select(cached_page.y, cached_page.x, opaque_quad);
-                let in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
-                quads[(page << QUAD_PAGE_LOG2) + in_page] = pack_quad(voxel_pos(axis, a, u, v), vec2<u32>(width, height), face,
-                    ids[k], ((skirts >> u) & 1u) != 0u, ao_at(ao, u));
-                written += vec2<u32>(u32(opaque_quad), u32(!opaque_quad));
+            let u = firstTrailingBit(tops);
+            tops &= tops - 1u;
+            let width = run_from(u, stops).x;
+            var height = 1u;
+            while v + height < dim && ((planes[continues_at + v + height] >> u) & 1u) != 0u {
+                height++;
             }
+            let opaque_quad = ((opaque >> u) & 1u) != 0u;
+            let index = select(starts.y + written.y, starts.x + written.x, opaque_quad);
+            // The page of the stream index, looked up once per page and kind.
+            let page_index = index >> QUAD_PAGE_LOG2;
+            if page_index != select(cached_index.y, cached_index.x, opaque_quad) {
+                let looked_up = faces[slot * 6u + face].pages[page_index];
+                cached_page = select(vec2<u32>(cached_page.x, looked_up), vec2<u32>(looked_up, cached_page.y), opaque_quad);
+                cached_index = select(vec2<u32>(cached_index.x, page_index), vec2<u32>(page_index, cached_index.y), opaque_quad);
+            }
+            let page = select(cached_page.y, cached_page.x, opaque_quad);
+            let in_page = index & ((1u << QUAD_PAGE_LOG2) - 1u);
+            quads[(page << QUAD_PAGE_LOG2) + in_page] = pack_quad(voxel_pos(axis, a, u, v), vec2<u32>(width, height), face,
+                id_at(a, u, v), ((skirts >> u) & 1u) != 0u, ao_at(ao, u));
+            written += vec2<u32>(u32(opaque_quad), u32(!opaque_quad));
         }
     }
 }

@@ -8,7 +8,7 @@
 //! Only new or changed voxels are uploaded, and uploads are staged: edits between frames queue
 //! them, and the frame records them as copies at its start (the "upload" profiling stage). When a
 //! chunk leaves, its slot is marked evicted and held back; the next frame's collect pass takes
-//! evicted slots before any dirty one and frees their pages, and its mesh pass empties
+//! evicted slots before any dirty one, its release pass frees their pages and its mesh pass empties
 //! their face records. Only after that frame is the slot handed out again, so a new chunk can
 //! never be drawn with the old one's quads. When a node needs a slot before then and none is
 //! free (a camera jump: every node removed and as many inserted between two frames), the pool
@@ -390,7 +390,7 @@ impl ChunkPool {
         Ok(())
     }
 
-    /// Drops the node: its slot is marked evicted (the mesher's collect step frees its pages), its
+    /// Drops the node: its slot is marked evicted (the release pass frees its pages), its
     /// neighbours lose the link (and are re-meshed when `neighbours` says so), its children their
     /// parent.
     pub fn remove(&mut self, key: NodeKey, neighbours: Remesh) {

@@ -139,6 +139,7 @@ pub mod low_level {
         crate::lod::COLLECT_BINDINGS,
         crate::lod::BUILD_BINDINGS,
         crate::mesher::COLLECT_BINDINGS,
+        crate::mesher::RELEASE_BINDINGS,
         crate::mesher::MESH_BINDINGS,
         crate::draw::CULL_BINDINGS,
         crate::draw::SORT_BINDINGS,

@@ -2,15 +2,18 @@
 //!
 //! 1. `collect`  two dispatches of one invocation per slot, `collect_evicted` then
 //!    `collect_dirty`: each evicted, then each dirty slot puts six jobs (one per face) on the work
-//!    list, dirty ones while the budget lasts, counts their job pairs (the two faces of one axis)
-//!    into the indirect dispatch size and pushes the slot's old pages on the free stack;
-//! 2. `mesh`     one workgroup of 256 invocations per job pair (indirect): binary greedy
+//!    list, dirty ones while the budget lasts;
+//! 2. `finalize` one invocation: clamps the job count to the budget and writes the number of
+//!    job pairs (the two faces of one axis) as the indirect dispatch size;
+//! 3. `release`  one workgroup per job pair (indirect): frees the faces' old pages;
+//! 4. `mesh`     one workgroup of 256 invocations per job pair (indirect): binary greedy
 //!    meshing of both faces of one axis of the chunk's selected level (chosen by the `lod`
 //!    pass, `src/lod.rs`) into freshly popped pages;
-//! 3. `commit`   one invocation: takes the popped pages off the free stack.
+//! 5. `commit`   one invocation: takes the popped pages off the free stack.
 //!
-//! The CPU's part is constant per frame: reset the work list header, record four dispatches
-//! (collect evicted, collect dirty; mesh, commit), one of them indirect, in two compute passes.
+//! The CPU's part is constant per frame: reset the work list header, record six dispatches
+//! (collect evicted, collect dirty, finalize; release; mesh, commit), two of them indirect, in
+//! three compute passes.
 
 use wgpu_profiler::GpuProfiler;
 
@@ -18,7 +21,7 @@ use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{AllocatorHeader, ChunkLinks, ChunkMeta, FaceMesh, PassParams, WORK_JOBS_OFFSET};
 use super::pipelines::compute_pipeline;
 use super::profiling::{compute_pass, scope, stage};
-use super::shaders::{MESH, MESH_COLLECT, MESH_SUBGROUPS, shader_source};
+use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, MESH_SUBGROUPS, shader_source};
 
 /// At most this many chunks are meshed per frame: three workgroups each (one per axis) must stay
 /// under the 65535 workgroups one indirect dispatch dimension allows.
@@ -33,8 +36,7 @@ pub const OPAQUE_BITS_BYTES: u64 = (1 << 16) / 8;
 /// The work list holds its header and the six jobs of one slot.
 const WORK_BYTES: u64 = 4 * (WORK_JOBS_OFFSET as u64 + 6);
 
-/// `mesh_collect.wgsl`: collect evicted, collect dirty, each freeing the old pages of what it
-/// lists.
+/// `mesh_collect.wgsl`: collect evicted, collect dirty, finalize.
 pub const COLLECT_BINDINGS: BindingTable = BindingTable {
     label: "voxgpu.mesh.collect",
     shaders: &[MESH_COLLECT],
@@ -43,6 +45,16 @@ pub const COLLECT_BINDINGS: BindingTable = BindingTable {
         Slot::uniform("params", PARAMS),
         Slot::read_write("links", size_of::<ChunkLinks>() as u64),
         Slot::read_write("work", WORK_BYTES),
+    ],
+};
+
+/// `mesh_release.wgsl`: frees the listed faces' old pages.
+pub const RELEASE_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.mesh.release",
+    shaders: &[MESH_RELEASE],
+    partial_shaders: &[],
+    slots: &[
+        Slot::read("work", WORK_BYTES),
         Slot::read("faces", FACE_BYTES),
         Slot::read_write("allocator", HEADER_BYTES),
     ],
@@ -78,15 +90,19 @@ pub enum Collect {
 
 pub struct BindGroups {
     collect: wgpu::BindGroup,
+    release: wgpu::BindGroup,
     mesh: wgpu::BindGroup,
 }
 
 pub struct Mesher {
     collect_evicted: wgpu::ComputePipeline,
     collect_dirty: wgpu::ComputePipeline,
+    finalize: wgpu::ComputePipeline,
+    release: wgpu::ComputePipeline,
     mesh: wgpu::ComputePipeline,
     commit: wgpu::ComputePipeline,
     collect_layout: wgpu::BindGroupLayout,
+    release_layout: wgpu::BindGroupLayout,
     mesh_layout: wgpu::BindGroupLayout,
 }
 
@@ -104,6 +120,7 @@ impl Mesher {
     /// operations (the device must have `Features::SUBGROUP`, with subgroups of at least 4).
     pub fn new(device: &wgpu::Device, subgroups: bool) -> Self {
         let collect_layout = COLLECT_BINDINGS.layout(device);
+        let release_layout = RELEASE_BINDINGS.layout(device);
         let mesh_layout = MESH_BINDINGS.layout(device);
         let collect_source = shader_source(MESH_COLLECT);
         let mesh_source = shader_source(if subgroups { MESH_SUBGROUPS } else { MESH });
@@ -113,9 +130,18 @@ impl Mesher {
         Self {
             collect_evicted: collect("collect_evicted"),
             collect_dirty: collect("collect_dirty"),
+            finalize: collect("finalize"),
+            release: compute_pipeline(
+                device,
+                "voxgpu.mesh.release",
+                &release_layout,
+                &shader_source(MESH_RELEASE),
+                "main",
+            ),
             mesh: compute_pipeline(device, "voxgpu.mesh", &mesh_layout, &mesh_source, "main"),
             commit: compute_pipeline(device, "voxgpu.mesh.commit", &mesh_layout, &mesh_source, "commit"),
             collect_layout,
+            release_layout,
             mesh_layout,
         }
     }
@@ -125,14 +151,14 @@ impl Mesher {
     pub fn bind_groups(&self, device: &wgpu::Device, resources: &Resources) -> BindGroups {
         BindGroups {
             collect: COLLECT_BINDINGS.bind_group(device, &self.collect_layout, resources),
+            release: RELEASE_BINDINGS.bind_group(device, &self.release_layout, resources),
             mesh: MESH_BINDINGS.bind_group(device, &self.mesh_layout, resources),
         }
     }
 
-    /// Records collect evicted → collect dirty, mesh → commit (four dispatches) as two profiled
-    /// compute passes inside a `mesh` scope. The work list header must have been reset to
-    /// (0, 1, 1, 0) for this frame.
-    /// With [`Collect::Evicted`] the dirty collection is left out (three dispatches): a release-only
+    /// Records collect evicted → collect dirty → finalize, release, mesh → commit (six dispatches)
+    /// as three profiled compute passes inside a `mesh` scope. The work list header must have been reset to (0, 1, 1, 0) for this frame.
+    /// With [`Collect::Evicted`] the dirty collection is left out (five dispatches): a release-only
     /// run between the uploads meshes no dirty node, whose mips and level the frame's LOD and mip
     /// passes have not updated yet.
     pub fn record(
@@ -155,6 +181,13 @@ impl Mesher {
                     pass.set_pipeline(pipeline);
                     pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
                 }
+                pass.set_pipeline(&self.finalize);
+                pass.dispatch_workgroups(1, 1, 1);
+            });
+            compute_pass(profiler, encoder, Some(mesh), stage::MESH_RELEASE, |pass| {
+                pass.set_pipeline(&self.release);
+                pass.set_bind_group(0, &groups.release, &[]);
+                pass.dispatch_workgroups_indirect(work, 0);
             });
             compute_pass(profiler, encoder, Some(mesh), stage::MESH_BUILD, |pass| {
                 pass.set_pipeline(&self.mesh);

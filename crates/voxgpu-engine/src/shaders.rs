@@ -28,6 +28,7 @@ pub const COMMON: ShaderFile = shader!("common.wgsl");
 pub const CHUNK_LINKS: ShaderFile = shader!("chunk_links.wgsl");
 pub const CHUNK_DRAW: ShaderFile = shader!("chunk_draw.wgsl");
 pub const MESH_COLLECT: ShaderFile = shader!("mesh_collect.wgsl");
+pub const MESH_RELEASE: ShaderFile = shader!("mesh_release.wgsl");
 /// The mesher's build steps (planes, halo, skirt rows), included by `mesh.wgsl`.
 pub const MESH_BUILD: ShaderFile = shader!("mesh_build.wgsl");
 /// The mesher's ambient occlusion as bit planes, included by `mesh.wgsl`.
@@ -57,7 +58,7 @@ pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 14] = [
+pub const SHADERS: [ShaderFile; 15] = [
     CHUNK_DRAW,
     SKY,
     OUTLINE,
@@ -66,6 +67,7 @@ pub const SHADERS: [ShaderFile; 14] = [
     MIPS,
     MIPS_BUILD,
     MESH_COLLECT,
+    MESH_RELEASE,
     MESH,
     MESH_SUBGROUPS,
     CULL,
