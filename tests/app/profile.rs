@@ -17,11 +17,10 @@ use voxgpu_engine::{GpuContext, GpuError, Offscreen, RendererOptions, stage};
 use voxgpu_worlds::worldgen::{WorldParams, WorldSource, generate};
 
 /// Stages that are passes, so they are timed whenever timestamps exist.
-const PASS_STAGES: [&str; 8] = [
+const PASS_STAGES: [&str; 7] = [
     stage::LOD,
     stage::MIPS,
     stage::MESH_WORK_LIST,
-    stage::MESH_RELEASE,
     stage::MESH_BUILD,
     stage::CULL,
     stage::DRAW_OPAQUE,

@@ -4,8 +4,7 @@
 // Writes: work (jobs and the indirect dispatch size), links (DIRTY or EVICTED cleared once
 //         queued).
 // Dispatch: `collect_evicted`, then `collect_dirty`, each one invocation per slot (64 per
-//           workgroup), then `finalize` with one invocation. The CPU resets work[0..4] to
-//           (0, 1, 1, 0) before.
+//           workgroup). The CPU resets work[0..4] to (0, 1, 1, 0) before.
 //
 // Each dirty or evicted slot asks for six jobs, one per face direction. A slot whose six jobs do
 // not fit under params.max_jobs keeps its state and is picked up next frame, so max_jobs is also
@@ -24,6 +23,11 @@ fn enqueue(slot: u32, release_only: u32, bit: u32) {
     for (var face = 0u; face < 6u; face++) {
         atomicStore(&work[WORK_JOBS_OFFSET + first + face], (slot * 6u + face) | release_only);
     }
+    // The indirect dispatch size of the release and mesh passes, in job pairs (the two faces of
+    // one axis, a workgroup each): every slot that fits adds its three. The slots that fit are
+    // exactly those whose six jobs lie below max_jobs (a multiple of six), so jobs
+    // [0, 2 work[0]) are all written.
+    atomicAdd(&work[0], 3u);
     atomicAnd(&links[slot].state, ~bit);
 }
 
@@ -47,12 +51,4 @@ fn collect_dirty(@builtin(global_invocation_id) id: vec3<u32>) {
     if (atomicLoad(&links[slot].state) & (CHUNK_DIRTY | CHUNK_EVICTED)) == CHUNK_DIRTY {
         enqueue(slot, 0u, CHUNK_DIRTY);
     }
-}
-
-// Jobs [0, min(asked, max_jobs)) are all written, because every slot takes an aligned group of
-// six and max_jobs is a multiple of six. The release and mesh passes take them in pairs (the
-// two faces of one axis), one workgroup per pair.
-@compute @workgroup_size(1)
-fn finalize() {
-    atomicStore(&work[0], min(atomicLoad(&work[3]), params.max_jobs) / 2u);
 }

@@ -2,18 +2,17 @@
 //!
 //! 1. `collect`  two dispatches of one invocation per slot, `collect_evicted` then
 //!    `collect_dirty`: each evicted, then each dirty slot puts six jobs (one per face) on the work
-//!    list, dirty ones while the budget lasts;
-//! 2. `finalize` one invocation: clamps the job count to the budget and writes the number of
-//!    job pairs (the two faces of one axis) as the indirect dispatch size;
-//! 3. `release`  one workgroup per job pair (indirect): frees the faces' old pages;
-//! 4. `mesh`     one workgroup of 256 invocations per job pair (indirect): binary greedy
+//!    list, dirty ones while the budget lasts, and adds its three job pairs (the two faces of one
+//!    axis) to the indirect dispatch size;
+//! 2. `release`  one workgroup per job pair (indirect): frees the faces' old pages;
+//! 3. `mesh`     one workgroup of 256 invocations per job pair (indirect): binary greedy
 //!    meshing of both faces of one axis of the chunk's selected level (chosen by the `lod`
 //!    pass, `src/lod.rs`) into freshly popped pages;
-//! 5. `commit`   one invocation: takes the popped pages off the free stack.
+//! 4. `commit`   one invocation: takes the popped pages off the free stack.
 //!
-//! The CPU's part is constant per frame: reset the work list header, record six dispatches
-//! (collect evicted, collect dirty, finalize; release; mesh, commit), two of them indirect, in
-//! three compute passes.
+//! The CPU's part is constant per frame: reset the work list header, record five dispatches
+//! (collect evicted, collect dirty, release; mesh, commit), two of them indirect, in two compute
+//! passes.
 
 use wgpu_profiler::GpuProfiler;
 
@@ -36,7 +35,7 @@ pub const OPAQUE_BITS_BYTES: u64 = (1 << 16) / 8;
 /// The work list holds its header and the six jobs of one slot.
 const WORK_BYTES: u64 = 4 * (WORK_JOBS_OFFSET as u64 + 6);
 
-/// `mesh_collect.wgsl`: collect evicted, collect dirty, finalize.
+/// `mesh_collect.wgsl`: collect evicted, collect dirty.
 pub const COLLECT_BINDINGS: BindingTable = BindingTable {
     label: "voxgpu.mesh.collect",
     shaders: &[MESH_COLLECT],
@@ -97,7 +96,6 @@ pub struct BindGroups {
 pub struct Mesher {
     collect_evicted: wgpu::ComputePipeline,
     collect_dirty: wgpu::ComputePipeline,
-    finalize: wgpu::ComputePipeline,
     release: wgpu::ComputePipeline,
     mesh: wgpu::ComputePipeline,
     commit: wgpu::ComputePipeline,
@@ -130,7 +128,6 @@ impl Mesher {
         Self {
             collect_evicted: collect("collect_evicted"),
             collect_dirty: collect("collect_dirty"),
-            finalize: collect("finalize"),
             release: compute_pipeline(
                 device,
                 "voxgpu.mesh.release",
@@ -156,9 +153,9 @@ impl Mesher {
         }
     }
 
-    /// Records collect evicted → collect dirty → finalize, release, mesh → commit (six dispatches)
-    /// as three profiled compute passes inside a `mesh` scope. The work list header must have been reset to (0, 1, 1, 0) for this frame.
-    /// With [`Collect::Evicted`] the dirty collection is left out (five dispatches): a release-only
+    /// Records collect evicted → collect dirty → release, mesh → commit (five dispatches) as two
+    /// profiled compute passes inside a `mesh` scope. The work list header must have been reset to (0, 1, 1, 0) for this frame.
+    /// With [`Collect::Evicted`] the dirty collection is left out (four dispatches): a release-only
     /// run between the uploads meshes no dirty node, whose mips and level the frame's LOD and mip
     /// passes have not updated yet.
     pub fn record(
@@ -181,10 +178,6 @@ impl Mesher {
                     pass.set_pipeline(pipeline);
                     pass.dispatch_workgroups(slot_count.div_ceil(64).max(1), 1, 1);
                 }
-                pass.set_pipeline(&self.finalize);
-                pass.dispatch_workgroups(1, 1, 1);
-            });
-            compute_pass(profiler, encoder, Some(mesh), stage::MESH_RELEASE, |pass| {
                 pass.set_pipeline(&self.release);
                 pass.set_bind_group(0, &groups.release, &[]);
                 pass.dispatch_workgroups_indirect(work, 0);

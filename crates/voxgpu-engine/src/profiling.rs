@@ -36,12 +36,11 @@ pub mod stage {
     pub const LOD: &str = "lod";
     /// The mip pass: lists the slots whose voxels changed and rebuilds their levels 1..5.
     pub const MIPS: &str = "mips";
-    /// The scope around the mesher's three passes.
+    /// The scope around the mesher's two passes.
     pub const MESH: &str = "mesh";
-    /// The mesher's work list: collect evicted, collect dirty, finalize.
+    /// The mesher's work list (collect evicted, collect dirty) and the release of the listed
+    /// faces' old pages.
     pub const MESH_WORK_LIST: &str = "mesh.work_list";
-    /// The mesher's release pass: frees the old pages of the listed faces.
-    pub const MESH_RELEASE: &str = "mesh.release";
     /// The mesher's mesh pass and its page commit.
     pub const MESH_BUILD: &str = "mesh.build";
     /// The cull pass: writes the draw commands of the face streams that can be seen.

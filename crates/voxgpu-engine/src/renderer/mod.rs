@@ -16,7 +16,7 @@
 //! 2. `record`, upload: the staged voxel and record writes, as copies, with any release-only
 //!    mesher runs between them.
 //! 3. Compute: `lod` (each node's level), `mips` (pyramids of changed chunks), then collect →
-//!    finalize, release, mesh → commit, then `cull` (frustum and face directions into the draw
+//!    release, mesh → commit, then `cull` (frustum and face directions into the draw
 //!    lists) and the back-to-front sort of the transparent list.
 //! 4. Render: one pass per raster pass of the mode (`draw_passes.rs`); filled is an optional
 //!    depth pre-pass, opaque, then transparent (blended, no depth write), one multi-draw each,
