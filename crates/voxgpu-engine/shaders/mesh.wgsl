@@ -10,10 +10,12 @@
 // Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
 //         (pops pages; failed_pages on failure), links (state back to dirty on failure), chunks
 //         (the level the quads are in, node level plus mip, which the draw scales them by).
-// Dispatch: indirect from work[0..3] after the release pass: one workgroup of 256 invocations
-//           per pair of jobs (the +axis and -axis faces of one chunk, jobs 2g and 2g + 1).
-//           Invocation i works on face (i >> 7) of the pair, slice (depth along the axis)
-//           (i >> 2) & 31, and the quarter i & 3 of that slice's rows.
+// Dispatch: indirect from work[0..3] after the release pass: (pairs, 2, 1) workgroups of 256
+//           invocations, two per pair of jobs (the +axis and -axis faces of one chunk, jobs 2x
+//           and 2x + 1). With at most SPLIT_PAIRS pairs, workgroup (x, y) meshes face y of the
+//           pair and invocation i works on slice (depth along the axis) i >> 3 and the eighth
+//           i & 7 of its rows; with more, workgroup (x, 0) meshes both faces, invocation i face
+//           (i >> 7), slice (i >> 2) & 31 and the quarter i & 3 of its rows, and (x, 1) returns.
 //
 // Level L meshes the (32 >> L)^3 grid: the same code with `dim` = 32 >> L as every loop bound,
 // slices past `dim` idle. Where the neighbour is at another level, the opaque border faces it
@@ -35,8 +37,8 @@
 //    skirt, AO) are compared 32 faces at a time, block ids through the same-id plane. That splits
 //    the row into maximal runs of one key (`row_runs`). A run whose row above holds exactly the
 //    same run with the same key continues the quad above; every other run starts a quad. Rows
-//    depend only on themselves and the row above, so the rows of a slice are split four ways
-//    with no invocation waiting on another. The continuing runs go to workgroup memory, the
+//    depend only on themselves and the row above, so the rows of a slice are split four or
+//    eight ways with no invocation waiting on another. The continuing runs go to workgroup memory, the
 //    starting ones stay in registers, and each invocation's quad counts are summed.
 // 4. One invocation per face sums the counts, pops the pages the face needs and records them
 //    with the cells the face's quads cover (`FaceMesh.bounds`).
@@ -62,10 +64,14 @@
 
 // Invocations per workgroup.
 const GROUP: u32 = 256u;
-// Invocations per face of the pair.
-const FACE_GROUP: u32 = 128u;
 // Rows of a slice one invocation takes at most (a quarter of 32).
 const MAX_ROWS: u32 = 8u;
+// Up to this many job pairs in a run, each pair's two faces are meshed by two workgroups, one
+// face each, so that a few chunks (an edit, a short flight) spread over twice the workgroups and
+// each invocation walks half the rows: a run that small leaves most of a GPU idle. Past it, the
+// first workgroup of each pair meshes both faces and the second returns, since building the
+// axis's planes twice would then cost throughput.
+const SPLIT_PAIRS: u32 = 128u;
 
 // The axis's planes, row v of slice a at `plane(a, v)` in each 1024-word third:
 // - PLANES_OPAQUE:  bit u is an opaque cell;
@@ -136,6 +142,8 @@ var<private> axis: u32;
 // 0 for the X axis (whose planes come out of the transpose with slices as rows), 1 otherwise:
 // see `cell`.
 var<private> skew: u32;
+// The invocations meshing one face: 128 (both faces of the pair in this workgroup) or 256 (one).
+var<private> face_group: u32;
 
 // Word of row `row` of 32x32 bit matrix `block` within each third of `planes`. Rows are rotated
 // by the block index where `skew` is 1, so that 32 invocations reading row v of 32 different
@@ -337,10 +345,18 @@ fn clear_face(face_index: u32) {
     faces[face_index].bounds = 0u;
 }
 
-// The mesh pass of workgroup `group` (the entry point `main` is in mesh_counts_plain.wgsl or
-// mesh_counts_subgroups.wgsl, with the `face_starts` it uses).
-fn mesh_main(group: u32, lid: u32) {
-    let job = work[WORK_JOBS_OFFSET + 2u * group];
+// The mesh pass of workgroup `group` of a dispatch of `pairs` x 2 (the entry point `main` is in
+// mesh_counts_plain.wgsl or mesh_counts_subgroups.wgsl, with the `face_starts` it uses).
+fn mesh_main(group: vec2<u32>, pairs: u32, lid: u32) {
+    let split = pairs <= SPLIT_PAIRS;
+    if !split && group.y == 1u {
+        return;
+    }
+    // Invocations per slice of a face: 8 when this workgroup meshes one face, 4 for two.
+    let lanes_log2 = select(2u, 3u, split);
+    face_group = select(128u, 256u, split);
+    let half = select(lid / 128u, group.y, split);
+    let job = work[WORK_JOBS_OFFSET + 2u * group.x];
     let pair_index = job & ~JOB_RELEASE_ONLY;
     slot = pair_index / 6u;
     axis = face_axis(pair_index % 6u);
@@ -353,7 +369,7 @@ fn mesh_main(group: u32, lid: u32) {
         shared_skip = u32((job & JOB_RELEASE_ONLY) != 0u || chunks[slot].shown == 0u);
     }
     if workgroupUniformLoad(&shared_skip) != 0u {
-        if lid < 2u {
+        if lid < 2u && (!split || lid == group.y) {
             clear_face(pair_index + lid);
         }
         return;
@@ -379,12 +395,12 @@ fn mesh_main(group: u32, lid: u32) {
     build_drawn_open(lid);
     workgroupBarrier();
 
-    let half = lid / FACE_GROUP;
     let face = 2u * axis + half;
-    let a = (lid >> 2u) & 31u;
-    // This invocation's quarter of the slice's rows (one row each below 4^3, none past dim).
-    let row_count = max(dim >> 2u, 1u);
-    let first = min((lid & 3u) * row_count, dim);
+    let a = (lid >> lanes_log2) & 31u;
+    // This invocation's share of the slice's rows (a quarter or an eighth; one row each below
+    // 4^3 or 8^3, none past dim).
+    let row_count = max(dim >> lanes_log2, 1u);
+    let first = min((lid & ((1u << lanes_log2) - 1u)) * row_count, dim);
     let end = min(first + row_count, dim);
     let meshing = a < dim && first < end;
     let across = drawn_neighbour(face);
@@ -410,7 +426,7 @@ fn mesh_main(group: u32, lid: u32) {
             planes[CONTINUES + 1024u * half + 32u * a + v] = rows.continues[v - first];
         }
     }
-    if lid % FACE_GROUP == 0u {
+    if lid % face_group == 0u {
         granted[half] = allocate(pair_index + half, half);
     }
     // The page lists the writes read were just put in `faces`, and the continuing runs in

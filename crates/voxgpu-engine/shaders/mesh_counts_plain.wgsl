@@ -1,6 +1,7 @@
 // The mesher's count sums without subgroup operations (part of mesh.wgsl's plain variant, which
 // includes this file; mesh_counts_subgroups.wgsl is the other): the entry point, and
-// `face_starts` through workgroup memory, one invocation per face adding up its 128 counts.
+// `face_starts` through workgroup memory, one invocation per face adding up its counts (128, or
+// 256 where the workgroup works on one face).
 
 // Per invocation: its quads counted (opaque in bits 0..10, transparent in 10..20, skirts in
 // 20..30; at most 8 rows of 16 runs each), then its first stream indices (opaque in the low 16
@@ -8,8 +9,12 @@
 var<workgroup> counts: array<u32, GROUP>;
 
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    mesh_main(group.x, lid);
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    mesh_main(group.xy, groups.x, lid);
 }
 
 // The first stream indices of invocation `lid` (working on face `half` of the pair, having
@@ -19,16 +24,16 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
 fn face_starts(lid: u32, half: u32, own: vec3<u32>) -> vec2<u32> {
     counts[lid] = own.x | (own.y << 10u) | (own.z << 20u);
     workgroupBarrier();
-    if lid % FACE_GROUP == 0u {
+    if lid % face_group == 0u {
         var total = vec2<u32>(0u);
         var skirts = 0u;
-        for (var i = 0u; i < FACE_GROUP; i++) {
+        for (var i = 0u; i < face_group; i++) {
             let c = counts[lid + i];
             total += vec2<u32>(c & 0x3ffu, (c >> 10u) & 0x3ffu);
             skirts += c >> 20u;
         }
         var next = vec2<u32>(0u, total.x);
-        for (var i = 0u; i < FACE_GROUP; i++) {
+        for (var i = 0u; i < face_group; i++) {
             let c = counts[lid + i];
             counts[lid + i] = next.x | (next.y << 16u);
             next += vec2<u32>(c & 0x3ffu, (c >> 10u) & 0x3ffu);

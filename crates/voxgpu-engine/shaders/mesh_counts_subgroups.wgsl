@@ -18,6 +18,7 @@ var<private> subgroup_lane: u32;
 @compute @workgroup_size(256)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
     @builtin(subgroup_id) sg_id: u32,
     @builtin(num_subgroups) sg_count: u32,
@@ -26,7 +27,7 @@ fn main(
     subgroup_index = sg_id;
     subgroup_count = sg_count;
     subgroup_lane = sg_lane;
-    mesh_main(group.x, lid);
+    mesh_main(group.xy, groups.x, lid);
 }
 
 // As in mesh_counts_plain.wgsl: the first stream indices of invocation `lid` (face `half`,
@@ -54,7 +55,7 @@ fn face_starts(lid: u32, half: u32, own: vec3<u32>) -> vec2<u32> {
         all_skirts += subgroup_skirts[s];
     }
     let face_all = select(all.x, all.y, half == 1u);
-    if lid % FACE_GROUP == 0u {
+    if lid % face_group == 0u {
         face_totals[half] = face_all;
         face_skirts[half] = select(all_skirts.x, all_skirts.y, half == 1u);
     }

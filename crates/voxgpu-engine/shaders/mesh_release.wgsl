@@ -3,8 +3,8 @@
 //
 // Reads:  work (jobs), faces (page lists).
 // Writes: allocator (free stack).
-// Dispatch: indirect from work[0..3], as the mesher: one workgroup of 64 per pair of jobs (the
-//           two faces of one axis of one chunk).
+// Dispatch: indirect from work[0..3], as the mesher: (job pairs, 2, 1) workgroups of 64, one per
+//           job (job 2x + y: one face of one chunk).
 
 @group(0) @binding(0) var<storage, read> work: array<u32>;
 @group(0) @binding(1) var<storage, read> faces: array<FaceMesh>;
@@ -14,15 +14,13 @@ var<workgroup> base: u32;
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let first_face = work[WORK_JOBS_OFFSET + 2u * group.x] & ~JOB_RELEASE_ONLY;
-    let count = faces[first_face].page_count;
-    let total = count + faces[first_face + 1u].page_count;
+    let face = work[WORK_JOBS_OFFSET + 2u * group.x + group.y] & ~JOB_RELEASE_ONLY;
+    let count = faces[face].page_count;
     if lid == 0u {
-        base = atomicAdd(&allocator.free_count, total);
+        base = atomicAdd(&allocator.free_count, count);
     }
     let first = workgroupUniformLoad(&base);
-    for (var i = lid; i < total; i += 64u) {
-        let face = select(first_face + 1u, first_face, i < count);
-        allocator.free[first + i] = faces[face].pages[select(i - count, i, i < count)];
+    for (var i = lid; i < count; i += 64u) {
+        allocator.free[first + i] = faces[face].pages[i];
     }
 }

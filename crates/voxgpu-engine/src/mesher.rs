@@ -4,10 +4,11 @@
 //!    `collect_dirty`: each evicted, then each dirty slot puts six jobs (one per face) on the work
 //!    list, dirty ones while the budget lasts, and adds its three job pairs (the two faces of one
 //!    axis) to the indirect dispatch size;
-//! 2. `release`  one workgroup per job pair (indirect): frees the faces' old pages;
-//! 3. `mesh`     one workgroup of 256 invocations per job pair (indirect): binary greedy
+//! 2. `release`  one workgroup per job (indirect, two per pair): frees the face's old pages;
+//! 3. `mesh`     two workgroups of 256 invocations per job pair (indirect): binary greedy
 //!    meshing of both faces of one axis of the chunk's selected level (chosen by the `lod`
-//!    pass, `src/lod.rs`) into freshly popped pages;
+//!    pass, `src/lod.rs`) into freshly popped pages, one face per workgroup in a run of a few
+//!    pairs, both in the first workgroup (the second idle) in a larger one;
 //! 4. `commit`   one invocation: takes the popped pages off the free stack.
 //!
 //! The CPU's part is constant per frame: reset the work list header, record five dispatches
@@ -22,8 +23,9 @@ use super::pipelines::compute_pipeline;
 use super::profiling::{compute_pass, scope, stage};
 use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, MESH_SUBGROUPS, shader_source};
 
-/// At most this many chunks are meshed per frame: three workgroups each (one per axis) must stay
-/// under the 65535 workgroups one indirect dispatch dimension allows.
+/// At most this many chunks are meshed per frame: three job pairs each (one per axis), and the
+/// pairs (the x of the indirect dispatches) must stay under the 65535 workgroups one dispatch
+/// dimension allows.
 pub const MAX_CHUNKS_PER_FRAME: u32 = 65535 / 3;
 
 const FACE_BYTES: u64 = size_of::<FaceMesh>() as u64;
@@ -113,6 +115,12 @@ pub struct Mesher {
 /// figure.
 pub const MESH_WORKGROUP_BYTES: u32 = 14640;
 
+/// `SPLIT_PAIRS` in `mesh.wgsl`: in a run of at most this many job pairs (a few dozen chunks) the
+/// mesh pass gives each face of a pair a workgroup of its own, in a larger run one workgroup
+/// meshes both. `tests/shaders.rs` checks the two agree; the GPU mesher tests mesh runs on both
+/// sides of it.
+pub const MESH_SPLIT_PAIRS: u32 = 128;
+
 impl Mesher {
     /// The mesher's pipelines; with `subgroups`, the mesh pass sums its counts by subgroup
     /// operations (the device must have `Features::SUBGROUP`, with subgroups of at least 4).
@@ -154,7 +162,8 @@ impl Mesher {
     }
 
     /// Records collect evicted → collect dirty → release, mesh → commit (five dispatches) as two
-    /// profiled compute passes inside a `mesh` scope. The work list header must have been reset to (0, 1, 1, 0) for this frame.
+    /// profiled compute passes inside a `mesh` scope. The work list header must have been reset to
+    /// `layouts::WORK_HEADER` for this run.
     /// With [`Collect::Evicted`] the dirty collection is left out (four dispatches): a release-only
     /// run between the uploads meshes no dirty node, whose mips and level the frame's LOD and mip
     /// passes have not updated yet.

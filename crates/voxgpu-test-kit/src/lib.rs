@@ -23,7 +23,7 @@ pub use images::{
 };
 pub use reference::{
     Rng, UnitFace, as_set, generated, mesh_faces, naive_faces, naive_world_areas, opaque_terrain,
-    quad_world_box, renderer,
+    quad_world_box, renderer, same_mesh,
 };
 
 use std::path::{Path, PathBuf};

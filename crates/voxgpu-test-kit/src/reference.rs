@@ -111,6 +111,13 @@ pub fn naive_world_areas(world: &World) -> [u64; 6] {
     areas
 }
 
+/// Whether a GPU mesh is the twin's: the same quads as sets, and for every face the same bounds
+/// (the cells its quads cover, which occlusion culling tests against).
+pub fn same_mesh(gpu: &voxgpu_engine::low_level::GpuChunkMesh, twin: &ChunkMesh) -> bool {
+    as_set(&gpu.mesh) == as_set(twin)
+        && Face::ALL.iter().all(|&f| gpu.bounds[f as usize] == twin.face_bounds(f))
+}
+
 /// (face, kind, quad) triples: a mesh as a set, with each quad's face group and kind.
 pub fn as_set(mesh: &ChunkMesh) -> BTreeSet<(usize, u8, PackedQuad)> {
     let mut set = BTreeSet::new();

@@ -21,7 +21,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestCaseError, TestError, TestRunner};
 use voxgpu_core::camera::Camera;
 use voxgpu_core::lod::{LodSettings, NodeState, Readiness, node_distance, select_nodes};
-use voxgpu_core::mesh::{ChunkMesh, mesh_world_chunk_lod};
+use voxgpu_core::mesh::{ChunkMesh, Face, mesh_world_chunk_lod};
 use voxgpu_core::voxel::blocks as ids;
 use voxgpu_core::voxel::{
     BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, MAX_NODE_LEVEL, MipPyramid, NodeColumn, NodeKey,
@@ -872,6 +872,15 @@ fn check_settled(h: &mut Harness, model: &Model, setup: &Setup) -> Result<(), Te
                 got.difference(&want).take(3).map(|q| q.2.unpack()).collect::<Vec<_>>(),
                 want.difference(&got).take(3).map(|q| q.2.unpack()).collect::<Vec<_>>()
             );
+            for face in Face::ALL {
+                prop_assert_eq!(
+                    m.bounds[face as usize],
+                    cpu.face_bounds(face),
+                    "{:?} {:?}: bounds",
+                    m.key,
+                    face
+                );
+            }
             if state.shown {
                 prop_assert_eq!(m.level, level + state.mip, "{:?}: its quads' scale", m.key);
             }

@@ -304,8 +304,8 @@ impl CallerFrames {
                 true,
             );
             assert!(
-                kit::as_set(&m.mesh) == kit::as_set(&cpu),
-                "{} {when}: {:?} at level {}: the mesh is not the twin's",
+                kit::same_mesh(m, &cpu),
+                "{} {when}: {:?} at level {}: the mesh (quads or bounds) is not the twin's",
                 gpu.summary,
                 m.pos,
                 levels[&m.pos]

@@ -14,7 +14,7 @@ use voxgpu_core::mesh::{Face, mesh_world_chunk};
 use voxgpu_core::voxel::blocks as ids;
 use voxgpu_core::voxel::{BlockId, BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, World};
 use voxgpu_engine::low_level::GpuChunkMesh;
-use voxgpu_engine::{GpuContext, Offscreen, RendererOptions};
+use voxgpu_engine::{GpuContext, MESH_SPLIT_PAIRS, Offscreen, RendererOptions};
 use voxgpu_worlds::worldgen::{WorldParams, WorldSource, generate};
 
 fn camera() -> Camera {
@@ -146,6 +146,25 @@ fn gpu_quads_equal_cpu_quads_on_random_fills() {
             }
             assert_gpu_equals_cpu(&format!("random seed {seed}"), &gpu, &world_of(chunks), small());
         }
+    }
+}
+
+/// The mesh pass lays a run out two ways: one workgroup per face in a run of at most
+/// `MESH_SPLIT_PAIRS` job pairs, one per face pair in a larger one. Seven chunks are meshed in a
+/// run of 21 pairs; 48 (all inserted before the first frame, under a budget of 4,096) in one of
+/// 144. Both must equal the twin.
+#[test]
+fn both_layouts_of_the_mesh_pass_equal_the_twin() {
+    let (few, many) = (7, 48);
+    assert!(3 * few <= MESH_SPLIT_PAIRS && 3 * many > MESH_SPLIT_PAIRS);
+    let mut rng = Rng(29);
+    let world = |n: i32, rng: &mut Rng| {
+        world_of((0..n).map(|i| (ChunkPos::new(i % 4, (i / 4) % 4, i / 16), random_chunk(rng, 45))).collect())
+    };
+    let (small_run, large_run) = (world(few as i32, &mut rng), world(many as i32, &mut rng));
+    for gpu in kit::gpu_contexts() {
+        assert_gpu_equals_cpu("a run of one face per workgroup", &gpu, &small_run, small());
+        assert_gpu_equals_cpu("a run of one face pair per workgroup", &gpu, &large_run, small());
     }
 }
 
