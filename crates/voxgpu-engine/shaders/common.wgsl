@@ -218,6 +218,8 @@ struct PassParams {
     chunk_size: u32,
     // 1: bake ambient occlusion; 0: every corner open.
     ambient_occlusion: u32,
+    // Runs of at most this many job pairs are meshed one face per workgroup (see mesh.wgsl).
+    split_pairs: u32,
 }
 
 // What the LOD pass selects levels from, written once per frame. Rust twin: layouts::LodParams.

@@ -12,7 +12,7 @@
 //         (the level the quads are in, node level plus mip, which the draw scales them by).
 // Dispatch: indirect from work[0..3] after the release pass: (pairs, 2, 1) workgroups of 256
 //           invocations, two per pair of jobs (the +axis and -axis faces of one chunk, jobs 2x
-//           and 2x + 1). With at most SPLIT_PAIRS pairs, workgroup (x, y) meshes face y of the
+//           and 2x + 1). With at most params.split_pairs pairs, workgroup (x, y) meshes face y of the
 //           pair and invocation i works on slice (depth along the axis) i >> 3 and the eighth
 //           i & 7 of its rows; with more, workgroup (x, 0) meshes both faces, invocation i face
 //           (i >> 7), slice (i >> 2) & 31 and the quarter i & 3 of its rows, and (x, 1) returns.
@@ -66,12 +66,12 @@
 const GROUP: u32 = 256u;
 // Rows of a slice one invocation takes at most (a quarter of 32).
 const MAX_ROWS: u32 = 8u;
-// Up to this many job pairs in a run, each pair's two faces are meshed by two workgroups, one
-// face each, so that a few chunks (an edit, a short flight) spread over twice the workgroups and
-// each invocation walks half the rows: a run that small leaves most of a GPU idle. Past it, the
-// first workgroup of each pair meshes both faces and the second returns, since building the
-// axis's planes twice would then cost throughput.
-const SPLIT_PAIRS: u32 = 128u;
+// Up to params.split_pairs job pairs in a run, each pair's two faces are meshed by two
+// workgroups, one face each, so that a few chunks (an edit, a short flight) spread over twice the
+// workgroups and each invocation walks half the rows: a run that small leaves most of a GPU idle.
+// Past it, the first workgroup of each pair meshes both faces and the second returns, since
+// building the axis's planes twice would then cost throughput (on a software adapter, whose few
+// cores are busy from the first workgroup, always).
 
 // The axis's planes, row v of slice a at `plane(a, v)` in each 1024-word third:
 // - PLANES_OPAQUE:  bit u is an opaque cell;
@@ -348,7 +348,7 @@ fn clear_face(face_index: u32) {
 // The mesh pass of workgroup `group` of a dispatch of `pairs` x 2 (the entry point `main` is in
 // mesh_counts_plain.wgsl or mesh_counts_subgroups.wgsl, with the `face_starts` it uses).
 fn mesh_main(group: vec2<u32>, pairs: u32, lid: u32) {
-    let split = pairs <= SPLIT_PAIRS;
+    let split = pairs <= params.split_pairs;
     if !split && group.y == 1u {
         return;
     }

@@ -364,4 +364,7 @@ pub struct PassParams {
     pub chunk_size: u32,
     /// 1: the mesher bakes ambient occlusion into the quads; 0: every corner open.
     pub ambient_occlusion: u32,
+    /// Up to this many job pairs in a run, the mesh pass gives each face a workgroup of its own
+    /// ([`crate::MESH_SPLIT_PAIRS`] on a GPU, 0 on a software adapter).
+    pub split_pairs: u32,
 }

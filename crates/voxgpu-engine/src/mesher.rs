@@ -115,10 +115,11 @@ pub struct Mesher {
 /// figure.
 pub const MESH_WORKGROUP_BYTES: u32 = 14640;
 
-/// `SPLIT_PAIRS` in `mesh.wgsl`: in a run of at most this many job pairs (a few dozen chunks) the
-/// mesh pass gives each face of a pair a workgroup of its own, in a larger run one workgroup
-/// meshes both. `tests/shaders.rs` checks the two agree; the GPU mesher tests mesh runs on both
-/// sides of it.
+/// On a GPU, in a run of at most this many job pairs (about 42 chunks) the mesh pass gives each
+/// face of a pair a workgroup of its own, and in a larger run one workgroup meshes both
+/// (`PassParams::split_pairs`). Measured on an H200 (132 SMs): one chunk 73 → 55 µs, 4,096 chunks
+/// +2% for their idle second workgroups. A software adapter never splits (its few cores are
+/// busy from the first workgroup); `Tools::set_mesh_split_pairs` overrides it.
 pub const MESH_SPLIT_PAIRS: u32 = 128;
 
 impl Mesher {

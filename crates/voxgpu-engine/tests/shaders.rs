@@ -6,11 +6,11 @@ use glam::{Mat4, Vec3};
 use naga::{Expression, Literal, Module, TypeInner};
 use voxgpu_core::mesh::{Face, QUAD_FIELDS};
 use voxgpu_core::voxel::CHUNK_SIZE;
+use voxgpu_engine::MESH_WORKGROUP_BYTES;
 use voxgpu_engine::low_level::{
     BINDING_TABLES, BindingTable, CameraUniform, ChunkMeta, PAGE_QUADS_LOG2, SHADERS, ShaderFile, Slot,
     SlotKind, shader_source,
 };
-use voxgpu_engine::{MESH_SPLIT_PAIRS, MESH_WORKGROUP_BYTES};
 
 fn validate(name: &str, source: &str) -> Module {
     let module = naga::front::wgsl::parse_str(source)
@@ -212,6 +212,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
             ("draw_capacity", offset_of!(PassParams, draw_capacity)),
             ("chunk_size", offset_of!(PassParams, chunk_size)),
             ("ambient_occlusion", offset_of!(PassParams, ambient_occlusion)),
+            ("split_pairs", offset_of!(PassParams, split_pairs)),
         ],
         size_of::<PassParams>(),
     );
@@ -310,15 +311,6 @@ fn the_mesher_declares_the_workgroup_memory_the_adapter_check_asks_for() {
     assert_eq!(variants.len(), 2, "the plain and the subgroup mesher");
     assert_eq!(variants.iter().max(), Some(&MESH_WORKGROUP_BYTES), "{variants:?}");
     assert!(MESH_WORKGROUP_BYTES <= 16384, "WebGPU's default limit");
-}
-
-#[test]
-fn the_mesher_splits_faces_over_workgroups_up_to_the_run_size_rust_names() {
-    let module = validate(
-        "shaders/mesh.wgsl",
-        &shader_source(SHADERS.iter().find(|f| f.name == "mesh.wgsl").copied().expect("mesh")),
-    );
-    assert_eq!(u32_constant(&module, "SPLIT_PAIRS"), MESH_SPLIT_PAIRS);
 }
 
 /// What `table` and `shader` disagree on: each global of the shader with a binding must be the

@@ -112,7 +112,8 @@ impl Renderer {
     ) -> Result<Self, GpuError> {
         let gpu = Gpu::new(device, queue, &options)?;
         let resident = Residency::new(device, queue, options.initial_quad_pages);
-        let passes = Passes::new(device, queue, &options, gpu.caps, registry, resident.quads.pages());
+        let passes =
+            Passes::new(device, queue, &options, gpu.caps, gpu.device_type, registry, resident.quads.pages());
         Ok(Self {
             frames: FrameLoop::new(device),
             gpu,

@@ -103,6 +103,13 @@ impl Tools<'_> {
         self.renderer.passes.lod_frozen = frozen;
     }
 
+    /// Runs of at most `pairs` job pairs are meshed one face per workgroup from the next frame
+    /// on (the default is [`crate::MESH_SPLIT_PAIRS`] on a GPU, 0 on a software adapter): tests
+    /// run both layouts of the mesh pass on any adapter this way.
+    pub fn set_mesh_split_pairs(&mut self, pairs: u32) {
+        self.renderer.passes.split_pairs = pairs;
+    }
+
     /// Turns the opaque depth pre-pass on or off (filled modes), from the next frame on.
     pub fn set_depth_prepass(&mut self, on: bool) {
         self.renderer.options.depth_prepass = on;

@@ -112,6 +112,8 @@ pub(crate) struct Passes {
     /// Skip the LOD pass: drawn nodes and their mips stay as the last frame decided
     /// (`Tools::set_lod_frozen`).
     pub(crate) lod_frozen: bool,
+    /// `PassParams::split_pairs` (`Tools::set_mesh_split_pairs`).
+    pub(crate) split_pairs: u32,
     mesher: Mesher,
     pub draws: DrawLists,
     pipelines: DrawPipelines,
@@ -134,6 +136,7 @@ impl Passes {
         queue: &wgpu::Queue,
         options: &RendererOptions,
         caps: Capabilities,
+        device_type: wgpu::DeviceType,
         registry: &BlockRegistry,
         quad_pages: u32,
     ) -> Self {
@@ -144,6 +147,7 @@ impl Passes {
         Self {
             lod: LodPasses::new(device),
             lod_frozen: false,
+            split_pairs: if device_type == wgpu::DeviceType::Cpu { 0 } else { crate::MESH_SPLIT_PAIRS },
             mesher: Mesher::new(device, caps.subgroups),
             draws: DrawLists::new(device, quad_pages),
             pipelines: DrawPipelines::new(device, &draw_layout, caps.polygon_mode_line, options.color_format),
@@ -209,6 +213,7 @@ impl Passes {
             draw_capacity: self.draws.capacity,
             chunk_size: voxgpu_core::voxel::CHUNK_SIZE as u32,
             ambient_occlusion: options.ambient_occlusion as u32,
+            split_pairs: self.split_pairs,
         };
         (params, chunks)
     }
@@ -405,6 +410,7 @@ impl ReleaseRuns<'_> {
             draw_capacity: 0,
             chunk_size: voxgpu_core::voxel::CHUNK_SIZE as u32,
             ambient_occlusion: ambient_occlusion as u32,
+            split_pairs: self.passes.split_pairs,
         };
         let mut write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
             let size = wgpu::BufferSize::new(bytes.len() as u64).expect("not empty");
