@@ -72,7 +72,7 @@ const NO_SLOT: u32 = 0xffffffffu;
 // The most pages one face of one chunk can need: 32768 quads (every voxel showing the face as its
 // own quad: a 3D checkerboard of two different transparent blocks) / 256.
 const MAX_FACE_PAGES: u32 = 128u;
-// The mesh work list: words 0..3 are the indirect dispatch size (x job pairs, y 2, z 1), word 3 counts the jobs
+// The mesh work list: words 0..3 are the indirect dispatch size (x job pairs, y 2 or 1, z 1), word 3 counts the jobs
 // asked for, jobs start at word WORK_JOBS_OFFSET. A job is slot * 6 + face, with JOB_RELEASE_ONLY
 // set when the chunk left and its pages only need freeing.
 const WORK_JOBS_OFFSET: u32 = 4u;

@@ -4,8 +4,8 @@
 // Writes: work (jobs and the indirect dispatch size), links (DIRTY or EVICTED cleared once
 //         queued).
 // Dispatch: `collect_evicted`, then `collect_dirty`, each one invocation per slot (64 per
-//           workgroup). The CPU resets work[0..4] to (0, 2, 1, 0) before
-//           (`layouts::WORK_HEADER`).
+//           workgroup). The CPU resets work[0..4] to (0, 2 or 1, 1, 0)
+//           before (`layouts::work_header`).
 //
 // Each dirty or evicted slot asks for six jobs, one per face direction. A slot whose six jobs do
 // not fit under params.max_jobs keeps its state and is picked up next frame, so max_jobs is also

@@ -120,10 +120,13 @@ pub const NO_SLOT: u32 = u32::MAX;
 pub const MAX_FACE_PAGES: u32 = 128;
 /// The work list's jobs start after the dispatch size (3 words) and the asked-for count.
 pub const WORK_JOBS_OFFSET: u32 = 4;
-/// The work list's header at the start of a mesher run: no job pairs yet (x, counted up by the
-/// collect pass), two workgroups per pair (y: the release pass takes one job each, the mesh pass
-/// one face each or, past a few pairs, the pair in the first), z 1, nothing asked for.
-pub const WORK_HEADER: [u32; 4] = [0, 2, 1, 0];
+/// The work list's header at the start of a mesher run with `PassParams::split_pairs` at
+/// `split_pairs`: no job pairs yet (x, counted up by the collect pass); y workgroups per pair,
+/// two where the mesh pass may give each face its own (the release pass then takes one job each),
+/// else one; z 1; nothing asked for.
+pub const fn work_header(split_pairs: u32) -> [u32; 4] {
+    [0, if split_pairs > 0 { 2 } else { 1 }, 1, 0]
+}
 /// Set on a job whose chunk left: its pages are freed and nothing is meshed.
 pub const JOB_RELEASE_ONLY: u32 = 0x8000_0000;
 

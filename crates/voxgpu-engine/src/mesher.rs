@@ -164,7 +164,7 @@ impl Mesher {
 
     /// Records collect evicted → collect dirty → release, mesh → commit (five dispatches) as two
     /// profiled compute passes inside a `mesh` scope. The work list header must have been reset to
-    /// `layouts::WORK_HEADER` for this run.
+    /// `layouts::work_header` for this run.
     /// With [`Collect::Evicted`] the dirty collection is left out (four dispatches): a release-only
     /// run between the uploads meshes no dirty node, whose mips and level the frame's LOD and mip
     /// passes have not updated yet.

@@ -19,7 +19,7 @@ use crate::Capabilities;
 use crate::bindings::Resources;
 use crate::counters::CounterSources;
 use crate::draw::{CullBindGroups, DrawLists, DrawSubmission, quad_indices};
-use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_HEADER, WORK_JOBS_OFFSET};
+use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET, work_header};
 use crate::lod::{LodBindGroups, LodPasses};
 use crate::materials::Materials;
 use crate::mesher::{BindGroups, Collect, MAX_CHUNKS_PER_FRAME, Mesher};
@@ -303,7 +303,7 @@ impl Passes {
     /// Writes the pass parameters and resets the work list header: a mesher run's start.
     pub fn write_mesh_run(&self, queue: &wgpu::Queue, params: &PassParams) {
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(params));
-        queue.write_buffer(&self.work.buffer, 0, bytemuck::cast_slice(&WORK_HEADER));
+        queue.write_buffer(&self.work.buffer, 0, bytemuck::cast_slice(&work_header(params.split_pairs)));
     }
 
     /// Records the frame's compute passes after its uploads: LOD and mips, the mesher, culling
@@ -417,7 +417,7 @@ impl ReleaseRuns<'_> {
             belt.write_buffer(encoder, buffer, 0, size).copy_from_slice(bytes);
         };
         write(&release.params, bytemuck::bytes_of(&run));
-        write(&release.work.buffer, bytemuck::cast_slice(&WORK_HEADER));
+        write(&release.work.buffer, bytemuck::cast_slice(&work_header(run.split_pairs)));
         let work = &release.work.buffer;
         self.passes.mesher.record(
             encoder,
