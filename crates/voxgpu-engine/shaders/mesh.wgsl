@@ -10,12 +10,13 @@
 // Writes: quads and page_owner (the pages it allocates), faces (counts and page list), allocator
 //         (pops pages; failed_pages on failure), links (state back to dirty on failure), chunks
 //         (the level the quads are in, node level plus mip, which the draw scales them by).
-// Dispatch: indirect from work[0..3] after the release pass: (pairs, 2, 1) workgroups of 256
-//           invocations, two per pair of jobs (the +axis and -axis faces of one chunk, jobs 2x
-//           and 2x + 1). With at most params.split_pairs pairs, workgroup (x, y) meshes face y of the
-//           pair and invocation i works on slice (depth along the axis) i >> 3 and the eighth
-//           i & 7 of its rows; with more, workgroup (x, 0) meshes both faces, invocation i face
-//           (i >> 7), slice (i >> 2) & 31 and the quarter i & 3 of its rows, and (x, 1) returns.
+// Dispatch: indirect from work[0..3] after the release pass: (pairs, 2 or 1, 1) workgroups of
+//           256 invocations per pair of jobs (the +axis and -axis faces of one chunk, jobs 2x and
+//           2x + 1; y is 1 where params.split_pairs is 0). With at most params.split_pairs pairs,
+//           workgroup (x, y) meshes face y of the pair and invocation i works on slice (depth
+//           along the axis) i >> 3 and the eighth i & 7 of its rows; with more, workgroup (x, 0)
+//           meshes both faces, invocation i face (i >> 7), slice (i >> 2) & 31 and the quarter
+//           i & 3 of its rows, and any (x, 1) returns.
 //
 // Level L meshes the (32 >> L)^3 grid: the same code with `dim` = 32 >> L as every loop bound,
 // slices past `dim` idle. Where the neighbour is at another level, the opaque border faces it
@@ -38,8 +39,8 @@
 //    the row into maximal runs of one key (`row_runs`). A run whose row above holds exactly the
 //    same run with the same key continues the quad above; every other run starts a quad. Rows
 //    depend only on themselves and the row above, so the rows of a slice are split four or
-//    eight ways with no invocation waiting on another. The continuing runs go to workgroup memory, the
-//    starting ones stay in registers, and each invocation's quad counts are summed.
+//    eight ways with no invocation waiting on another. The continuing runs go to workgroup
+//    memory, the starting ones stay in registers, and each invocation's quad counts are summed.
 // 4. One invocation per face sums the counts, pops the pages the face needs and records them
 //    with the cells the face's quads cover (`FaceMesh.bounds`).
 // 5. `emit_rows`: each quad start is written to its place in the face's stream; its height is how
@@ -66,12 +67,6 @@
 const GROUP: u32 = 256u;
 // Rows of a slice one invocation takes at most (a quarter of 32).
 const MAX_ROWS: u32 = 8u;
-// Up to params.split_pairs job pairs in a run, each pair's two faces are meshed by two
-// workgroups, one face each, so that a few chunks (an edit, a short flight) spread over twice the
-// workgroups and each invocation walks half the rows: a run that small leaves most of a GPU idle.
-// Past it, the first workgroup of each pair meshes both faces and the second returns, since
-// building the axis's planes twice would then cost throughput (on a software adapter, whose few
-// cores are busy from the first workgroup, always).
 
 // The axis's planes, row v of slice a at `plane(a, v)` in each 1024-word third:
 // - PLANES_OPAQUE:  bit u is an opaque cell;
@@ -345,8 +340,14 @@ fn clear_face(face_index: u32) {
     faces[face_index].bounds = 0u;
 }
 
-// The mesh pass of workgroup `group` of a dispatch of `pairs` x 2 (the entry point `main` is in
-// mesh_counts_plain.wgsl or mesh_counts_subgroups.wgsl, with the `face_starts` it uses).
+// The mesh pass of workgroup `group` of a dispatch over `pairs` job pairs (the entry point `main`
+// is in mesh_counts_plain.wgsl or mesh_counts_subgroups.wgsl, with the `face_starts` it uses).
+// Up to params.split_pairs job pairs in a run, each pair's two faces are meshed by two
+// workgroups, one face each, so that a few chunks (an edit, a short flight) spread over twice the
+// workgroups and each invocation walks half the rows: a run that small leaves most of a GPU idle.
+// Past it, the first workgroup of each pair meshes both faces and the second returns, since
+// building the axis's planes twice would then cost throughput (on a software adapter, whose few
+// cores are busy from the first workgroup, always).
 fn mesh_main(group: vec2<u32>, pairs: u32, lid: u32) {
     let split = pairs <= params.split_pairs;
     if !split && group.y == 1u {
