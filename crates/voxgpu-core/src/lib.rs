@@ -6,6 +6,7 @@
 //!   reference binary greedy mesher that the compute mesher is tested against;
 //! - [`lod`]: which mip level and which node level draws each place;
 //! - [`cull`]: frustum and face-direction culling and the transparent sort keys;
+//! - [`occlusion`]: the depth pyramid and the occlusion test of a box against it;
 //! - [`camera`] and [`fly`]: the view and scripted flights;
 //! - [`ChunkSink`]: where a streaming manager puts the nodes it makes resident.
 //!
@@ -21,6 +22,7 @@ pub mod fly;
 pub mod keys;
 pub mod lod;
 pub mod mesh;
+pub mod occlusion;
 mod sink;
 pub mod voxel;
 

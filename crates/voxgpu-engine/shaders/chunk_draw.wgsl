@@ -345,6 +345,13 @@ fn fs_chunks(in: VertexOut) -> @location(0) vec4<f32> {
     return vec4<f32>((0.25 + 0.75 * rgb) * face_shade(face_of(in)), 1.0);
 }
 
+// The face streams occlusion culled (the occluded list, drawn only by the occlusion debug view):
+// a flat magenta, so what the pyramid hid stands out when culling is frozen and the view moves.
+@fragment
+fn fs_occluded(in: VertexOut) -> @location(0) vec4<f32> {
+    return vec4<f32>(vec3<f32>(0.9, 0.1, 0.8) * face_shade(face_of(in)), 1.0);
+}
+
 // Quad area (in its level's voxels) from 1 (blue) to 1024 and more (red), on a log scale: how
 // well greedy merging worked.
 @fragment

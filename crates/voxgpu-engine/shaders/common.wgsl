@@ -250,7 +250,8 @@ struct CullParams {
     planes: array<vec4<f32>, 6>,
     // The culling camera's eye measured from `anchor`.
     eye: vec3<f32>,
-    // CULL_FRUSTUM | CULL_FACES | CULL_PAGES: which tests run, and whether commands stop at pages.
+    // CULL_* bits: which tests run, whether commands stop at pages, whether the frame has a
+    // first phase and whether occluded streams are listed for the debug view.
     flags: u32,
     // The view's eye (the culling one differs when culling is frozen): transparent commands
     // are sorted by distance from it.
@@ -259,6 +260,14 @@ struct CullParams {
     sort_scale: f32,
     // The block every position is measured from (Camera.anchor).
     anchor: vec3<i32>,
+    // The frame the depth pyramid was built from, in pixels (occlusion.rs).
+    pyramid_frame: vec2<u32>,
+    // Levels of the depth pyramid; 0 when there is none to test against.
+    pyramid_levels: u32,
+    // occlusion::DEPTH_MARGIN.
+    depth_margin: f32,
+    // Anchored positions to the clip space of the camera the pyramid's depth was drawn with.
+    pyramid_view_proj: mat4x4<f32>,
 }
 
 // The texture atlas: tiles of TILE_SIZE^2 texels, ATLAS_COLUMNS to a row; tile TILE_PLAIN is
@@ -289,6 +298,12 @@ const CULL_FRUSTUM: u32 = 1u;
 const CULL_FACES: u32 = 2u;
 // Every page of a stream is its own command (the instanced draw path reads one page per instance).
 const CULL_PAGES: u32 = 4u;
+// Face streams are tested against the depth pyramid.
+const CULL_OCCLUSION: u32 = 8u;
+// The frame's first phase ran: it drew the streams seen last frame (VIS_SEEN).
+const CULL_TWO_PHASE: u32 = 16u;
+// Occluded streams are listed (LIST_OCCLUDED) for the debug view that shows them.
+const CULL_LIST_OCCLUDED: u32 = 32u;
 
 // Camera uniform. Rust twin: layouts::CameraUniform (encase).
 //

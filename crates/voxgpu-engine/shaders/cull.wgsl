@@ -1,56 +1,83 @@
 // Culling and draw arguments: turns the face streams that can be seen into indexed indirect
-// draw commands. Twin of crates/voxgpu-core/src/cull.rs (`Frustum::intersects_box`,
-// `face_may_show`).
+// draw commands, in two phases around the depth pyramid. Twin of crates/voxgpu-core/src/cull.rs
+// (`Frustum::intersects_box`, `face_may_show`) and occlusion.rs (`DepthPyramid::test_box`).
 //
-// Reads:  params, cull (frustum planes, eye, switches), chunks (origins, levels, shown), faces (counts and page
-//         lists).
-// Writes: args (opaque commands in [0, capacity), transparent in [capacity, 2 capacity), opaque
-//         commands of cross-fading nodes in [3 capacity, 4 capacity)),
-//         counts (see COUNT_* below), visible (per slot: 1 when it has quads and is in view),
-//         sort_keys and sort_buckets (each transparent command's distance key and its group's
-//         slot, and the commands per key, for transparent_sort.wgsl).
+// Reads:  params, cull (frustum planes, eye, switches, the pyramid's camera), chunks (origins,
+//         levels, shown), faces (counts, bounds and page lists), pyramid (hiz.wgsl), visible
+//         (last frame's verdicts).
+// Writes: args (in regions of draw_capacity commands: opaque, transparent as appended, the
+//         transparent sorted by transparent_sort.wgsl, the opaque faces of cross-fading nodes,
+//         and the occluded streams of the debug view), counts (see COUNT_* below), visible (one
+//         word of VIS_* bits per (slot, face, kind)), sort_keys and sort_buckets (each
+//         transparent command's distance key and its group's slot, and the commands per key, for
+//         transparent_sort.wgsl).
 //         A node's box is 32 * 2^node_level blocks wide; nodes not drawn are skipped.
 // Dispatch: one invocation per (slot, face, kind), 64 per workgroup, over a two-dimensional grid
-//           (`linear_invocation`). The CPU zeroes counts, and on adapters without indirect count
-//           also the args, before.
+//           (`linear_invocation`), once per phase. The CPU zeroes counts, and on adapters without
+//           indirect count also the args, before each phase (the per-frame totals only before
+//           the first).
 //
-// A chunk outside the frustum draws nothing; a face direction pointing away from the eye along
-// its axis for the whole chunk box draws nothing. What is left becomes commands: one per run of
-// consecutive pages within a stream (one per page with CULL_PAGES), base_vertex = 4 × first
-// quad, index_count = 6 × quads, over the static (0,1,2, 0,2,3) + 4q index pattern. A stream's
-// commands take consecutive list entries from one atomic counter, in stream order. Commands beyond
-// the capacity are dropped (never written out of bounds); the capacity is sized from the pool.
-// Transparent faces are drawn from both sides (a water surface seen from under water), so
-// face-direction culling skips them. The opaque faces of a node cross-fading between levels go to
-// a list of their own (LIST_FADING), drawn by pipelines that dither, so the opaque pipeline
-// keeps its early depth test; its transparent faces stay in the transparent list, whose shader
-// dithers them.
+// A candidate is a face stream with quads whose node is drawn and in the frustum and whose
+// direction can face the eye (transparent faces are double-sided and skip that test).
+// - `first` (the first phase, only when the frame tests occlusion and builds a pyramid): the
+//   opaque candidates seen last frame (VIS_SEEN) become commands, drawn before the pyramid is
+//   built from their depth.
+// - `second`: every candidate is tested against the pyramid (when there is one); it is seen when
+//   not occluded, and becomes a command when seen and not drawn by the first phase. Every
+//   transparent candidate is drawn here, after all opaque ones. An occluded stream's fragments
+//   would all fail the depth test (occlusion.rs says why), so culling it leaves the frame as it
+//   was; which streams the first phase drew only changes the work.
+// Commands: one per run of consecutive pages within a stream (one per page with CULL_PAGES),
+// base_vertex = 4 × first quad, index_count = 6 × quads, over the static (0,1,2, 0,2,3) + 4q
+// index pattern. A stream's commands take consecutive list entries from one atomic counter, in
+// stream order. Commands beyond the capacity are dropped (never written out of bounds); the
+// capacity is sized from the pool. The opaque faces of a node cross-fading between levels go to a
+// list of their own (LIST_FADING), drawn by pipelines that dither, so the opaque pipeline keeps
+// its early depth test; its transparent faces stay in the transparent list, whose shader dithers
+// them.
 
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read> faces: array<FaceMesh>;
 @group(0) @binding(2) var<storage, read_write> args: array<DrawArgs>;
-@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>, 9>;
+@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>, 16>;
 @group(0) @binding(4) var<uniform> cull: CullParams;
 @group(0) @binding(5) var<storage, read> chunks: array<ChunkMeta>;
 @group(0) @binding(6) var<storage, read_write> visible: array<u32>;
 @group(0) @binding(7) var<storage, read_write> sort_keys: array<u32>;
 @group(0) @binding(8) var<storage, read_write> sort_buckets: array<atomic<u32>, SORT_BUCKETS>;
+@group(0) @binding(9) var<storage, read> pyramid: array<f32>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
-// The lists, by kind: what write_command is given and the counts are indexed by.
+// The lists, by kind: what write_command is given and the command and quad counts are indexed by.
 const LIST_OPAQUE: u32 = 0u;
 const LIST_TRANSPARENT: u32 = 1u;
 const LIST_FADING: u32 = 2u;
-// counts[]: commands (opaque, transparent, fading), quads (the same three), skirt quads drawn,
-// chunks tested (those with quads), chunks visible.
-const COUNT_QUADS: u32 = 3u;
-const COUNT_SKIRTS: u32 = 6u;
-const COUNT_TESTED: u32 = 7u;
-const COUNT_VISIBLE: u32 = 8u;
+const LIST_OCCLUDED: u32 = 3u;
+// counts[]: commands of each list (this phase's), quads of each list (the frame's), skirt quads
+// drawn, chunks tested (those with quads), chunks visible, candidates, candidates drawn by the
+// first phase, by the second, occluded (drawn by neither), commands the first phase wrote.
+const COUNT_QUADS: u32 = 4u;
+const COUNT_SKIRTS: u32 = 8u;
+const COUNT_TESTED: u32 = 9u;
+const COUNT_VISIBLE: u32 = 10u;
+const COUNT_CANDIDATES: u32 = 11u;
+const COUNT_DRAWN_FIRST: u32 = 12u;
+const COUNT_DRAWN_SECOND: u32 = 13u;
+const COUNT_OCCLUDED: u32 = 14u;
+const COUNT_FIRST_COMMANDS: u32 = 15u;
+// visible[] bits of one (slot, face, kind): the node is drawn, has quads and is in the frustum
+// (the same in all twelve words of a slot); the stream is a candidate; the pyramid found it
+// occluded; the first phase drew it; it was seen (a candidate not occluded): the first phase of
+// the next frame draws it.
+const VIS_IN_VIEW: u32 = 1u;
+const VIS_CANDIDATE: u32 = 2u;
+const VIS_OCCLUDED: u32 = 4u;
+const VIS_DRAWN_FIRST: u32 = 8u;
+const VIS_SEEN: u32 = 16u;
 // Where each list's commands start in args, in regions of draw_capacity commands (region 2 holds
 // the transparent commands sorted, transparent_sort.wgsl).
 fn list_region(list: u32) -> u32 {
-    return select(list, 3u, list == LIST_FADING);
+    return list + u32(list >= LIST_FADING);
 }
 
 // Twin of Frustum::intersects_box: outside only when the positive vertex is behind a plane.
@@ -117,9 +144,75 @@ fn write_command(list: u32, index: u32, first_quad: u32, quads: u32) {
     }
 }
 
+// The box of a face stream's quads (FaceMesh.bounds, in cells of the level it was meshed at),
+// measured from the anchor.
+fn stream_box(record: ChunkMeta, bounds: u32) -> array<vec3<f32>, 2> {
+    let cell = f32(1u << record.lod);
+    let low = vec3<u32>(bounds, bounds >> 5u, bounds >> 10u) & vec3<u32>(31u);
+    let high = vec3<u32>(bounds >> 15u, bounds >> 20u, bounds >> 25u) & vec3<u32>(31u);
+    let origin = anchored(record.origin, cull.anchor);
+    return array<vec3<f32>, 2>(origin + vec3<f32>(low) * cell, origin + vec3<f32>(high + 1u) * cell);
+}
+
+// Twin of DepthPyramid::test_box: whether every pixel the box could cover holds a nearer surface.
+fn box_occluded(low: vec3<f32>, high: vec3<f32>) -> bool {
+    let frame = vec2<f32>(cull.pyramid_frame);
+    var lo = vec2<f32>(1e30);
+    var hi = vec2<f32>(-1e30);
+    var depth = 0.0;
+    for (var i = 0u; i < 8u; i++) {
+        let corner = select(low, high, vec3<bool>((i & 1u) != 0u, (i & 2u) != 0u, (i & 4u) != 0u));
+        let clip = cull.pyramid_view_proj * vec4<f32>(corner, 1.0);
+        // On or behind the near plane: the box reaches the eye and cannot be tested.
+        if clip.w <= 0.0 || clip.z >= clip.w {
+            return false;
+        }
+        let ndc = clip.xyz / clip.w;
+        let pixel = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5) * frame;
+        lo = min(lo, pixel);
+        hi = max(hi, pixel);
+        depth = max(depth, ndc.z);
+    }
+    // The pixels it may cover, a pixel wider each side, within the frame.
+    let last = frame - 1.0;
+    let first_pixel = vec2<u32>(clamp(floor(lo) - 1.0, vec2<f32>(0.0), last));
+    let last_pixel = vec2<u32>(clamp(floor(hi) + 1.0, vec2<f32>(0.0), last));
+    // The finest level where they span at most four texels per axis.
+    var level = 0u;
+    while level + 1u < cull.pyramid_levels
+        && max(((last_pixel >> vec2<u32>(level + 1u)) - (first_pixel >> vec2<u32>(level + 1u))).x,
+               ((last_pixel >> vec2<u32>(level + 1u)) - (first_pixel >> vec2<u32>(level + 1u))).y) >= 4u {
+        level += 1u;
+    }
+    let base = (cull.pyramid_frame + 1u) >> vec2<u32>(1u);
+    var offset = 0u;
+    for (var k = 0u; k < level; k++) {
+        let size = (base + (1u << k) - 1u) >> vec2<u32>(k);
+        offset += size.x * size.y;
+    }
+    let size = (base + (1u << level) - 1u) >> vec2<u32>(level);
+    let t0 = min(first_pixel >> vec2<u32>(level + 1u), size - 1u);
+    let t1 = min(last_pixel >> vec2<u32>(level + 1u), size - 1u);
+    var farthest = 2.0;
+    for (var y = t0.y; y <= t1.y; y++) {
+        for (var x = t0.x; x <= t1.x; x++) {
+            farthest = min(farthest, pyramid[offset + y * size.x + x]);
+        }
+    }
+    return depth + depth * cull.depth_margin < farthest;
+}
+
 @compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let invocation = linear_invocation(id, groups, 64u);
+fn first(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    cull_stream(linear_invocation(id, groups, 64u), true);
+}
+
+@compute @workgroup_size(64)
+fn second(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    cull_stream(linear_invocation(id, groups, 64u), false);
+}
+
+fn cull_stream(invocation: u32, first_phase: bool) {
     let face_index = invocation / 2u;
     let kind = invocation % 2u;
     if face_index >= params.slot_count * 6u {
@@ -136,32 +229,67 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     // A node not drawn (replaced by its children or covered by an ancestor) draws nothing, even
     // before the mesher has emptied its faces.
     let in_view = record.shown != 0u && ((cull.flags & CULL_FRUSTUM) == 0u || box_in_frustum(low, high));
-
-    // One invocation per slot counts the chunk and records whether it is visible.
-    if face == 0u && kind == 0u {
-        var quads = 0u;
-        for (var f = 0u; f < 6u; f++) {
-            quads += faces[slot * 6u + f].opaque + faces[slot * 6u + f].transparent;
-        }
-        visible[slot] = u32(quads > 0u && in_view);
-        if quads > 0u {
-            atomicAdd(&counts[COUNT_TESTED], 1u);
-            if in_view {
-                atomicAdd(&counts[COUNT_VISIBLE], 1u);
-            }
-        }
+    var node_quads = 0u;
+    for (var f = 0u; f < 6u; f++) {
+        node_quads += faces[slot * 6u + f].opaque + faces[slot * 6u + f].transparent;
     }
-    let face_culled = kind == 0u && (cull.flags & CULL_FACES) != 0u && !face_may_show(face, low, high);
-    if !in_view || face_culled {
-        return;
+    let node_in_view = node_quads > 0u && in_view;
+    // One invocation per slot counts the chunk and whether it is visible, once a frame.
+    if !first_phase && face == 0u && kind == 0u && node_quads > 0u {
+        atomicAdd(&counts[COUNT_TESTED], 1u);
+        if in_view {
+            atomicAdd(&counts[COUNT_VISIBLE], 1u);
+        }
     }
     let opaque = faces[face_index].opaque;
-    if kind == 0u {
+    let start = select(opaque, 0u, kind == 0u);
+    let end = start + select(faces[face_index].transparent, opaque, kind == 0u);
+    let face_culled = kind == 0u && (cull.flags & CULL_FACES) != 0u && !face_may_show(face, low, high);
+    let candidate = in_view && !face_culled && end > start;
+    let word = invocation;
+    let last = visible[word];
+    let drawn_first = candidate && kind == 0u && (last & VIS_SEEN) != 0u;
+    if first_phase {
+        if drawn_first {
+            atomicAdd(&counts[COUNT_DRAWN_FIRST], 1u);
+            atomicAdd(&counts[COUNT_FIRST_COMMANDS], write_stream(record, slot, face, kind, start, end, low, high, false));
+        }
+        return;
+    }
+    let two_phase = (cull.flags & CULL_TWO_PHASE) != 0u;
+    var occluded = false;
+    if candidate && (cull.flags & CULL_OCCLUSION) != 0u && cull.pyramid_levels > 0u {
+        let bounds = stream_box(record, faces[face_index].bounds);
+        occluded = box_occluded(bounds[0], bounds[1]);
+    }
+    let first_drew = two_phase && drawn_first;
+    visible[word] = select(0u, VIS_IN_VIEW, node_in_view) | select(0u, VIS_CANDIDATE, candidate)
+        | select(0u, VIS_OCCLUDED, candidate && occluded) | select(0u, VIS_DRAWN_FIRST, first_drew)
+        | select(0u, VIS_SEEN, candidate && !occluded);
+    if !candidate || first_drew {
+        return;
+    }
+    atomicAdd(&counts[COUNT_CANDIDATES], 1u);
+    if occluded {
+        atomicAdd(&counts[COUNT_OCCLUDED], 1u);
+        if (cull.flags & CULL_LIST_OCCLUDED) != 0u {
+            write_stream(record, slot, face, kind, start, end, low, high, true);
+        }
+        return;
+    }
+    atomicAdd(&counts[COUNT_DRAWN_SECOND], 1u);
+    write_stream(record, slot, face, kind, start, end, low, high, false);
+}
+
+// Writes the commands of stream entries [start, end) of (slot, face) into its list (or the
+// occluded list); returns how many.
+fn write_stream(record: ChunkMeta, slot: u32, face: u32, kind: u32, start: u32, end: u32,
+                low: vec3<f32>, high: vec3<f32>, to_occluded: bool) -> u32 {
+    let face_index = slot * 6u + face;
+    if kind == 0u && !to_occluded {
         // Skirts of both kinds, counted once per drawn face.
         atomicAdd(&counts[COUNT_SKIRTS], faces[face_index].skirts);
     }
-    let start = select(opaque, 0u, kind == 0u);
-    let end = start + select(faces[face_index].transparent, opaque, kind == 0u);
     // The stream's runs of consecutive pages are counted, given consecutive list entries with one
     // atomic, then written: so a stream's commands stay in stream order in the list, and the
     // transparent sort moves them as one group. A face stream holds at most MAX_FACE_PAGES
@@ -175,10 +303,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         runs += u32(split || quad != next);
         next = quad + min(end, ((i >> QUAD_PAGE_LOG2) + 1u) << QUAD_PAGE_LOG2) - i;
     }
-    if runs == 0u {
-        return;
+    var list = select(kind, LIST_FADING, kind == LIST_OPAQUE && fade_left(record.shown) > 0u);
+    if to_occluded {
+        list = LIST_OCCLUDED;
     }
-    let list = select(kind, LIST_FADING, kind == LIST_OPAQUE && fade_left(record.shown) > 0u);
     let base = atomicAdd(&counts[list], runs);
     var run = 0u;
     var first_quad = 0u;
@@ -211,6 +339,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         sort_keys[SORT_SLOTS_REGION * params.draw_capacity + base] = slot;
         atomicAdd(&sort_buckets[key], written);
     }
+    return runs;
 }
 
 // The mega-buffer quad index of entry `i` of a face stream.

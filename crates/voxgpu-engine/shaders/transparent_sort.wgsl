@@ -10,7 +10,8 @@
 //         position), args[2 capacity, 3 capacity) (the transparent commands in draw order, which
 //         the transparent pass draws), sort_keys regions 1 and 4 (the sorted entries' keys and
 //         slots, for tests), region 3 (scratch: groups by their place within their key) and
-//         instanced (the instanced path's draw arguments, from the counts).
+//         instanced (the instanced path's draw arguments, from the counts; `instanced_only`
+//         writes them alone after the cull pass's first phase).
 // Dispatch: `scan` one workgroup of 256, then `scatter` and `place` one invocation per list
 //           entry each. The CPU zeroes sort_buckets before the cull pass.
 //
@@ -27,18 +28,32 @@
 
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read_write> args: array<DrawArgs>;
-@group(0) @binding(2) var<storage, read> counts: array<u32, 9>;
+@group(0) @binding(2) var<storage, read> counts: array<u32, 16>;
 @group(0) @binding(3) var<storage, read_write> sort_keys: array<u32>;
 // [0, SORT_BUCKETS): counts, then cursors (after `scatter`: each key's end); [SORT_BUCKETS,
 // 2 SORT_BUCKETS): each key's first position.
 @group(0) @binding(4) var<storage, read_write> sort_buckets: array<atomic<u32>, 2 * SORT_BUCKETS>;
-// The instanced draw path's three draws (opaque, transparent, cross-fading opaque): one instance
+// The instanced draw path's four draws (opaque, transparent, cross-fading opaque, occluded): one instance
 // of PAGE_QUADS quads per list entry. Draw k starts k pages into the index pattern, which is how
 // chunk_draw.wgsl tells the lists apart.
-@group(0) @binding(5) var<storage, read_write> instanced: array<DrawArgs, 3>;
+@group(0) @binding(5) var<storage, read_write> instanced: array<DrawArgs, 4>;
 @group(0) @binding(6) var<storage, read> chunks: array<ChunkMeta>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
+
+// The instanced path's draw `list` from the commands the cull pass wrote to it.
+fn instanced_draws(list: u32) {
+    if list < 4u {
+        let entries = min(counts[list], params.draw_capacity);
+        instanced[list] = DrawArgs(6u * PAGE_QUADS, entries, list * 6u * PAGE_QUADS, 0, 0u);
+    }
+}
+
+// The instanced draws alone: after the cull pass's first phase, which has no transparent list.
+@compute @workgroup_size(4)
+fn instanced_only(@builtin(local_invocation_index) lid: u32) {
+    instanced_draws(lid);
+}
 
 const SCAN_THREADS: u32 = 256u;
 const BUCKETS_PER_THREAD: u32 = SORT_BUCKETS / SCAN_THREADS;
@@ -49,10 +64,7 @@ var<workgroup> partial: array<u32, SCAN_THREADS>;
 // scanned in shared memory (Hillis-Steele), then each thread writes its run's starts.
 @compute @workgroup_size(256)
 fn scan(@builtin(local_invocation_index) lid: u32) {
-    if lid < 3u {
-        let entries = min(counts[lid], params.draw_capacity);
-        instanced[lid] = DrawArgs(6u * PAGE_QUADS, entries, lid * 6u * PAGE_QUADS, 0, 0u);
-    }
+    instanced_draws(lid);
     let first = lid * BUCKETS_PER_THREAD;
     var sum = 0u;
     for (var i = 0u; i < BUCKETS_PER_THREAD; i++) {

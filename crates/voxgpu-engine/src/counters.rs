@@ -16,10 +16,11 @@ pub struct GpuCounters {
     pub free_pages: u32,
     /// Pages the mesher asked for and was refused, summed since creation.
     pub failed_pages: u32,
-    /// Draw commands written (opaque, transparent, the opaque faces of cross-fading nodes).
-    pub draw_commands: [u32; 3],
-    /// Quads those commands draw (the same three lists).
-    pub quads: [u32; 3],
+    /// Draw commands the second (or only) phase wrote (opaque, transparent, the opaque faces of
+    /// cross-fading nodes, occluded streams for the debug view).
+    pub draw_commands: [u32; 4],
+    /// Quads the frame's commands draw (the same four lists, both phases).
+    pub quads: [u32; 4],
     /// Of those quads, how many are LOD skirts.
     pub skirt_quads: u32,
     /// Slots with quads, each tested by the cull pass.
@@ -27,6 +28,16 @@ pub struct GpuCounters {
     /// Of those, the slots the cull pass found in view: drawn by the LOD pass and, with frustum
     /// culling on, inside the frustum.
     pub chunks_visible: u32,
+    /// Face streams left by the frustum and face-direction tests.
+    pub candidates: u32,
+    /// Of those, drawn by the first phase.
+    pub drawn_first: u32,
+    /// Drawn by the second (or only) phase.
+    pub drawn_second: u32,
+    /// Culled by occlusion.
+    pub occluded: u32,
+    /// Commands the first phase wrote.
+    pub first_phase_commands: u32,
     /// Drawn nodes per absolute level of detail, as the LOD pass chose them.
     pub lod_levels: [u32; voxgpu_core::lod::LEVELS],
     /// Nodes cross-fading between levels after the LOD pass (fading in or out).
@@ -34,7 +45,7 @@ pub struct GpuCounters {
 }
 
 /// The buffers the counters are copied from: the work list's asked-for count (word 3), the
-/// allocator header's first two words, the cull pass's nine count words and the LOD pass's
+/// allocator header's first two words, the cull pass's count words and the LOD pass's
 /// per-level and fading counts, in [`GpuCounters`] order.
 pub struct CounterSources<'a> {
     pub work: &'a wgpu::Buffer,

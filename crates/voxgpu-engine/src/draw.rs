@@ -1,9 +1,13 @@
 //! Culling into indirect draw lists written by the GPU, and how they are submitted.
 //!
-//! The `cull` pass tests every chunk's box against the frustum and every face direction against
-//! the eye, and turns the face streams that can be seen into commands (one per run of consecutive
-//! pages), opaque and transparent into separate lists. It also counts the chunks tested and
-//! visible, and marks each slot's visibility for inspection. The CPU records one draw call per
+//! The `cull` pass tests every chunk's box against the frustum, every face direction against
+//! the eye and, with occlusion culling, every face stream's box against the depth pyramid, and
+//! turns the face streams that can be seen into commands (one per run of consecutive pages),
+//! opaque and transparent into separate lists. With occlusion culling it runs twice a frame: its
+//! first phase lists the streams seen last frame, which are drawn and give the pyramid its depth;
+//! its second lists the rest that the pyramid does not hide. It counts the chunks tested and
+//! visible and the streams each phase drew or culled, and keeps each stream's verdict (which
+//! the next frame's first phase reads, and inspection). The CPU records one draw call per
 //! list, whatever the number of chunks: a multi-draw over the list, or (where a multi-draw is a
 //! loop of draw calls, as on WebGPU) one instanced draw with an instance per page.
 
@@ -93,12 +97,37 @@ pub fn quad_indices() -> Vec<u32> {
 }
 
 const ARGS_BYTES: u64 = size_of::<DrawIndexedIndirectArgs>() as u64;
-/// Words of the counts buffer: commands (opaque, transparent, fading), quads (the same three),
-/// skirt quads drawn, chunks tested, chunks visible.
-pub const COUNT_WORDS: u64 = 9;
+/// Words of the counts buffer: commands (opaque, transparent, fading, occluded: this phase's),
+/// quads (the same four lists, the frame's), skirt quads drawn, chunks tested, chunks visible,
+/// face stream candidates, drawn by the first phase, by the second, occluded, and the first
+/// phase's commands (`COUNT_*` in `shaders/cull.wgsl`).
+pub const COUNT_WORDS: u64 = 16;
+/// Command-count words the second phase starts again from zero: one per list.
+const PHASE_COUNT_WORDS: u64 = 4;
 /// The list of the opaque faces of nodes cross-fading between levels (`LIST_FADING` in
 /// `shaders/cull.wgsl`), drawn by the dithering pipelines.
 pub const LIST_FADING: u32 = 2;
+/// The list of the face streams occlusion culled (`LIST_OCCLUDED`), written only for the debug
+/// view that shows them.
+pub const LIST_OCCLUDED: u32 = 3;
+/// Words of the `visible` buffer per slot: one per (face, kind), `VIS_*` bits in
+/// `shaders/cull.wgsl`.
+pub const VISIBLE_WORDS_PER_SLOT: u32 = 12;
+/// `visible` bits (`VIS_*` in `shaders/cull.wgsl`): the node is drawn, has quads and is in the
+/// frustum; the stream is a candidate; the pyramid found it occluded; the first phase drew it;
+/// it was seen.
+pub mod vis {
+    /// The node is drawn, has quads and is in the frustum (the same in all of a slot's words).
+    pub const IN_VIEW: u32 = 1;
+    /// The stream has quads, its node is in view, and it can face the eye.
+    pub const CANDIDATE: u32 = 2;
+    /// The depth pyramid hid the candidate.
+    pub const OCCLUDED: u32 = 4;
+    /// The first phase drew it (it was seen the frame before).
+    pub const DRAWN_FIRST: u32 = 8;
+    /// A candidate not occluded: the next frame's first phase draws it.
+    pub const SEEN: u32 = 16;
+}
 
 /// The most commands a draw list holds (a power of two): 2^21 commands of one or more 256-quad
 /// pages each are over 500 million quads. Commands past it are dropped, never written out of
@@ -132,6 +161,7 @@ pub const CULL_BINDINGS: BindingTable = BindingTable {
         Slot::read_write("visible", 4),
         Slot::read_write("sort_keys", 4),
         Slot::read_write("sort_buckets", SORT_BUCKETS as u64 * 4),
+        Slot::read("pyramid", 4),
     ],
 };
 
@@ -146,14 +176,14 @@ pub const SORT_BINDINGS: BindingTable = BindingTable {
         Slot::read("counts", COUNT_WORDS * 4),
         Slot::read_write("sort_keys", 4),
         Slot::read_write("sort_buckets", 2 * SORT_BUCKETS as u64 * 4),
-        Slot::read_write("instanced", 3 * ARGS_BYTES),
+        Slot::read_write("instanced", 4 * ARGS_BYTES),
         Slot::read("chunks", META),
     ],
 };
 
-/// The opaque and transparent command lists (one buffer of four regions of `capacity` commands:
+/// The opaque and transparent command lists (one buffer of five regions of `capacity` commands:
 /// opaque, transparent as the cull pass appends them, transparent sorted back to front, the
-/// opaque faces of cross-fading nodes), their
+/// opaque faces of cross-fading nodes, occluded streams for the debug view), their
 /// counts, the cull parameters, the per-slot visibility the cull pass writes and the transparent
 /// sort's keys and buckets.
 pub struct DrawLists {
@@ -163,8 +193,8 @@ pub struct DrawLists {
     pub capacity: u32,
     /// [`CullParams`], written each frame.
     pub cull_params: wgpu::Buffer,
-    /// One u32 per slot: 1 when the node has quads, is drawn, and passed the frustum test (or
-    /// frustum culling is off).
+    /// [`VISIBLE_WORDS_PER_SLOT`] words per slot, one per (face, kind) face stream: its
+    /// [`vis`] bits from the last cull pass.
     pub visible: wgpu::Buffer,
     visible_slots: u32,
     /// The transparent sort's words, in [`SORT_KEY_REGIONS`] regions of `capacity`: each
@@ -174,13 +204,15 @@ pub struct DrawLists {
     /// Transparent commands per key, then each key's next position, and each key's first
     /// position in the second half (`transparent_sort.wgsl`).
     sort_buckets: wgpu::Buffer,
-    /// The instanced path's three draws (opaque, transparent, fading), written by the sort's
-    /// scan.
+    /// The instanced path's four draws (opaque, transparent, fading, occluded), written by the
+    /// sort's scan (and after the first phase by `instanced_only`).
     instanced: wgpu::Buffer,
     /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
     pub generation: u64,
-    pipeline: wgpu::ComputePipeline,
+    first: wgpu::ComputePipeline,
+    second: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
+    instanced_only: wgpu::ComputePipeline,
     sort_scan: wgpu::ComputePipeline,
     sort_scatter: wgpu::ComputePipeline,
     sort_place: wgpu::ComputePipeline,
@@ -205,8 +237,8 @@ fn sort_keys_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
 fn visible_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.cull.visible"),
-        size: 4 * slots as u64,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        size: 4 * (VISIBLE_WORDS_PER_SLOT * slots) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
 }
@@ -222,13 +254,17 @@ impl DrawLists {
 
     pub fn new(device: &wgpu::Device, capacity: u32) -> Self {
         let layout = CULL_BINDINGS.layout(device);
-        let pipeline = compute_pipeline(device, "voxgpu.cull", &layout, &shader_source(CULL), "main");
+        let cull_source = shader_source(CULL);
+        let first = compute_pipeline(device, "voxgpu.cull.first", &layout, &cull_source, "first");
+        let second = compute_pipeline(device, "voxgpu.cull", &layout, &cull_source, "second");
         let sort_layout = SORT_BINDINGS.layout(device);
         let sort_source = shader_source(TRANSPARENT_SORT);
         let sort_scan = compute_pipeline(device, "voxgpu.sort.scan", &sort_layout, &sort_source, "scan");
         let sort_scatter =
             compute_pipeline(device, "voxgpu.sort.scatter", &sort_layout, &sort_source, "scatter");
         let sort_place = compute_pipeline(device, "voxgpu.sort.place", &sort_layout, &sort_source, "place");
+        let instanced_only =
+            compute_pipeline(device, "voxgpu.sort.instanced_only", &sort_layout, &sort_source, "instanced_only");
         let counts = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("voxgpu.cull.counts"),
             size: COUNT_WORDS * 4,
@@ -260,13 +296,15 @@ impl DrawLists {
             }),
             instanced: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("voxgpu.draw.instanced"),
-                size: 3 * ARGS_BYTES,
+                size: 4 * ARGS_BYTES,
                 usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE,
                 mapped_at_creation: false,
             }),
             generation: 0,
-            pipeline,
+            first,
+            second,
             layout,
+            instanced_only,
             sort_scan,
             sort_scatter,
             sort_place,
@@ -312,7 +350,8 @@ impl DrawLists {
         }
     }
 
-    /// Zeroes the counts (and, for the capped path, the commands) before the pass writes them.
+    /// Zeroes the counts (and, for the capped path, the commands) before the frame's cull pass
+    /// writes them.
     pub fn reset(&self, encoder: &mut wgpu::CommandEncoder, submission: DrawSubmission) {
         encoder.clear_buffer(&self.counts, 0, None);
         encoder.clear_buffer(&self.sort_buckets, 0, None);
@@ -321,9 +360,41 @@ impl DrawLists {
         }
     }
 
-    /// Records the `cull` pass, two invocations (opaque, transparent) per face of each slot, then
-    /// the transparent sort pass (`scan` with one workgroup, `scatter` and `place` with one
-    /// invocation per command of capacity): two profiled compute passes, four dispatches.
+    /// Records the cull pass's first phase (two invocations per face of each slot; the opaque
+    /// streams seen last frame become commands) and, for the instanced path, its draws' arguments.
+    pub fn record_first(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &GpuProfiler,
+        groups: &CullBindGroups,
+        slot_count: u32,
+        submission: DrawSubmission,
+    ) {
+        compute_pass(profiler, encoder, None, stage::CULL_FIRST, |pass| {
+            pass.set_pipeline(&self.first);
+            pass.set_bind_group(0, &groups.cull, &[]);
+            dispatch_linear(pass, slot_count.saturating_mul(12), 64);
+            if submission == DrawSubmission::Instanced {
+                pass.set_bind_group(0, &groups.sort, &[]);
+                pass.set_pipeline(&self.instanced_only);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        });
+    }
+
+    /// After the first phase's draws: the lists start again from zero for the second (its
+    /// command counts, and for the capped path its commands).
+    pub fn reset_phase(&self, encoder: &mut wgpu::CommandEncoder, submission: DrawSubmission) {
+        encoder.clear_buffer(&self.counts, 0, Some(4 * PHASE_COUNT_WORDS));
+        if submission == DrawSubmission::CappedIndirect {
+            encoder.clear_buffer(&self.args, 0, None);
+        }
+    }
+
+    /// Records the `cull` pass (its second phase with occlusion culling, its only one without),
+    /// two invocations (opaque, transparent) per face of each slot, then the transparent sort
+    /// pass (`scan` with one workgroup, `scatter` and `place` with one invocation per command of
+    /// capacity): two profiled compute passes, four dispatches.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -332,7 +403,7 @@ impl DrawLists {
         slot_count: u32,
     ) {
         compute_pass(profiler, encoder, None, stage::CULL, |pass| {
-            pass.set_pipeline(&self.pipeline);
+            pass.set_pipeline(&self.second);
             pass.set_bind_group(0, &groups.cull, &[]);
             dispatch_linear(pass, slot_count.saturating_mul(12), 64);
         });
@@ -347,12 +418,12 @@ impl DrawLists {
         });
     }
 
-    /// Records the draws of list `kind` (0 opaque, 1 transparent, [`LIST_FADING`]): one command
-    /// whatever the number of chunks.
+    /// Records the draws of list `kind` (0 opaque, 1 transparent, [`LIST_FADING`],
+    /// [`LIST_OCCLUDED`]): one command whatever the number of chunks.
     pub fn draw(&self, pass: &mut CountingPass<'_, '_>, submission: DrawSubmission, kind: u32) {
         // Opaque commands from the first region, transparent ones from the sorted third, fading
-        // ones from the fourth.
-        let region = [0, 2, 3][kind as usize];
+        // ones from the fourth, occluded ones from the fifth.
+        let region = [0, 2, 3, 4][kind as usize];
         let offset = region * self.capacity as u64 * ARGS_BYTES;
         pass.commands += 1;
         match submission {
@@ -411,8 +482,8 @@ impl<'p, 'e> CountingPass<'p, 'e> {
 fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.cull.commands"),
-        // Opaque, transparent as the cull pass appends them, transparent sorted, fading.
-        size: 4 * capacity as u64 * ARGS_BYTES,
+        // Opaque, transparent as the cull pass appends them, transparent sorted, fading, occluded.
+        size: 5 * capacity as u64 * ARGS_BYTES,
         usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })

@@ -32,6 +32,24 @@ pub struct GpuChunkMesh {
     pub level: u32,
 }
 
+/// One face stream's box and its verdict bits from the last cull pass
+/// ([`Inspector::occlusion_candidates`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamVerdict {
+    /// The node's slot.
+    pub slot: u32,
+    /// The face direction (`Face` order).
+    pub face: u32,
+    /// The transparent stream (else the opaque one).
+    pub transparent: bool,
+    /// The box of the stream's quads, in world blocks: its minimum corner.
+    pub low: glam::IVec3,
+    /// Its maximum corner.
+    pub high: glam::IVec3,
+    /// `voxgpu_engine::low_level::vis` bits.
+    pub bits: u32,
+}
+
 /// What the LOD pass decided for one node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuNodeState {
@@ -258,12 +276,82 @@ impl<'a> Inspector<'a> {
 
     /// The chunks the last frame's cull pass found visible (with quads, in the frustum), sorted.
     pub fn visible(&self) -> Result<Vec<ChunkPos>, GpuError> {
-        let (device, queue, pool, _) = self.parts();
-        let raw = read_buffer(device, queue, &self.draws().visible, 0, pool.slot_count() as u64 * 4)?;
-        let flags: &[u32] = bytemuck::cast_slice(&raw);
-        let mut out: Vec<ChunkPos> =
-            pool.slots().filter(|&(_, slot)| flags[slot as usize] == 1).map(|s| s.0).collect();
+        let words = self.visibility_words()?;
+        let per_slot = crate::draw::VISIBLE_WORDS_PER_SLOT as usize;
+        let (_, _, pool, _) = self.parts();
+        let mut out: Vec<ChunkPos> = pool
+            .slots()
+            .filter(|&(_, slot)| words[slot as usize * per_slot] & crate::draw::vis::IN_VIEW != 0)
+            .map(|s| s.0)
+            .collect();
         out.sort();
         Ok(out)
+    }
+
+    fn visibility_words(&self) -> Result<Vec<u32>, GpuError> {
+        let (device, queue, pool, _) = self.parts();
+        let words = (pool.slot_count() * crate::draw::VISIBLE_WORDS_PER_SLOT) as u64;
+        let raw = read_buffer(device, queue, &self.draws().visible, 0, words * 4)?;
+        Ok(bytemuck::cast_slice(&raw).to_vec())
+    }
+
+    /// The last cull pass's face streams that were candidates (drawn, in view, facing the eye,
+    /// with quads): each one's box in blocks and its verdict bits, in slot order.
+    pub fn occlusion_candidates(&self) -> Result<Vec<StreamVerdict>, GpuError> {
+        let (device, queue, pool, _) = self.parts();
+        let words = self.visibility_words()?;
+        let count = pool.slot_count() as u64;
+        let meta_raw = read_buffer(device, queue, &pool.meta.buffer, 0, count * size_of::<ChunkMeta>() as u64)?;
+        let metas: &[ChunkMeta] = bytemuck::cast_slice(&meta_raw);
+        let face_bytes = size_of::<FaceMesh>() as u64;
+        let faces_raw = read_buffer(device, queue, &pool.faces.buffer, 0, count * 6 * face_bytes)?;
+        let faces: &[FaceMesh] = bytemuck::cast_slice(&faces_raw);
+        let mut out = Vec::new();
+        for (i, &bits) in words.iter().enumerate() {
+            if bits & crate::draw::vis::CANDIDATE == 0 {
+                continue;
+            }
+            let (slot, face, kind) = (i / 12, (i % 12) / 2, (i % 2) as u32);
+            let meta = &metas[slot];
+            let Some([low, high]) = faces[slot * 6 + face].bounds() else {
+                return Err(GpuError::Readback(format!("candidate stream of slot {slot} has no quads")));
+            };
+            let origin = glam::IVec3::from_array(meta.origin);
+            let cell = 1i32 << meta.lod;
+            out.push(StreamVerdict {
+                slot: slot as u32,
+                face: face as u32,
+                transparent: kind == 1,
+                low: origin + low.as_ivec3() * cell,
+                high: origin + (high.as_ivec3() + 1) * cell,
+                bits,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The depth pyramid's texels as the GPU built them last (levels end to end,
+    /// `voxgpu_core::occlusion` describes the layout), with the frame size it was built for.
+    pub fn pyramid(&self) -> Result<voxgpu_core::occlusion::DepthPyramid, GpuError> {
+        let (device, queue, _, _) = self.parts();
+        let pyramid = &self.renderer.parts().2.pyramid;
+        let raw = read_buffer(device, queue, &pyramid.buffer, 0, pyramid.buffer.size())?;
+        let (width, height) = pyramid.frame;
+        Ok(voxgpu_core::occlusion::DepthPyramid { width, height, texels: bytemuck::cast_slice(&raw).to_vec() })
+    }
+
+    /// The last frame's first-phase depth, captured with `Tools::set_depth_capture`: rows of x,
+    /// `width × height` reverse-Z values.
+    pub fn first_phase_depth(&self) -> Result<(u32, u32, Vec<f32>), GpuError> {
+        let (device, queue, _, _) = self.parts();
+        let capture = self.renderer.parts().2.depth_capture.as_ref().ok_or_else(|| {
+            GpuError::Readback("no depth capture: turn it on with Tools::set_depth_capture".into())
+        })?;
+        let raw = read_buffer(device, queue, &capture.buffer, 0, capture.buffer.size())?;
+        let (width, height) = capture.frame;
+        let words: &[f32] = bytemuck::cast_slice(&raw);
+        let row = (capture.row_bytes / 4) as usize;
+        let depth = (0..height as usize).flat_map(|y| words[y * row..y * row + width as usize].to_vec()).collect();
+        Ok((width, height, depth))
     }
 }

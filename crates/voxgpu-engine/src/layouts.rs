@@ -202,8 +202,10 @@ pub struct CullParams {
     /// The culling camera's position measured from `anchor`, in blocks: face directions are
     /// tested against it.
     pub eye: [f32; 3],
-    /// [`CullParams::FRUSTUM`] | [`CullParams::FACES`] | [`CullParams::PAGES`]: which tests run,
-    /// and whether commands stop at pages.
+    /// [`CullParams::FRUSTUM`] | [`CullParams::FACES`] | [`CullParams::PAGES`] |
+    /// [`CullParams::OCCLUSION`] | [`CullParams::TWO_PHASE`] | [`CullParams::LIST_OCCLUDED`]:
+    /// which tests run, whether commands stop at pages, whether the frame has a first phase, and
+    /// whether occluded streams are listed.
     pub flags: u32,
     /// The view's eye measured from `anchor`: transparent commands are sorted by distance from it.
     pub view_eye: [f32; 3],
@@ -212,8 +214,17 @@ pub struct CullParams {
     /// The block positions are measured from ([`CameraUniform::anchor`]); the planes too are in
     /// these coordinates.
     pub anchor: [i32; 3],
-    /// Pads the record to the WGSL struct's size; zero.
+    /// Pads `pyramid_frame` to its 8-byte alignment; zero.
     pub _pad: u32,
+    /// The frame the depth pyramid was built from, in pixels.
+    pub pyramid_frame: [u32; 2],
+    /// Levels of the depth pyramid; 0 when there is none to test against.
+    pub pyramid_levels: u32,
+    /// [`voxgpu_core::occlusion::DEPTH_MARGIN`].
+    pub depth_margin: f32,
+    /// Anchored positions to the clip space of the camera the pyramid's depth was drawn with
+    /// (columns).
+    pub pyramid_view_proj: [[f32; 4]; 4],
 }
 
 impl CullParams {
@@ -225,6 +236,12 @@ impl CullParams {
     /// [`CullParams::flags`] bit: every page of a face stream is its own command (the instanced
     /// draw path draws one page per instance).
     pub const PAGES: u32 = 4;
+    /// [`CullParams::flags`] bit: face streams are tested against the depth pyramid.
+    pub const OCCLUSION: u32 = 8;
+    /// [`CullParams::flags`] bit: the frame's first phase drew the streams seen last frame.
+    pub const TWO_PHASE: u32 = 16;
+    /// [`CullParams::flags`] bit: occluded streams are listed for the debug view that shows them.
+    pub const LIST_OCCLUDED: u32 = 32;
 
     /// Culls with the frustum of `cull_camera` at `aspect` from its eye and sorts transparent
     /// commands by distance from `view`'s eye, every position measured from `anchor`.
@@ -243,7 +260,7 @@ impl CullParams {
             view_eye: view.eye_from(anchor).to_array(),
             sort_scale: voxgpu_core::cull::SORT_SCALE,
             anchor: anchor.to_array(),
-            _pad: 0,
+            ..Self::default()
         }
     }
 }

@@ -91,6 +91,7 @@ mod context;
 mod counters;
 mod draw;
 mod error;
+mod hiz;
 mod inspect;
 mod layouts;
 mod lod;
@@ -143,6 +144,7 @@ pub mod low_level {
         crate::mesher::MESH_BINDINGS,
         crate::draw::CULL_BINDINGS,
         crate::draw::SORT_BINDINGS,
+        crate::hiz::HIZ_BINDINGS,
         crate::pipelines::DRAW_BINDINGS,
         crate::quad_pool::GROW_BINDINGS,
         crate::present::PRESENT_BINDINGS,
@@ -150,7 +152,8 @@ pub mod low_level {
     ];
     pub use crate::counters::GpuCounters;
     pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
-    pub use crate::inspect::{GpuChunkMesh, GpuNodeState};
+    pub use crate::draw::vis;
+    pub use crate::inspect::{GpuChunkMesh, GpuNodeState, StreamVerdict};
     pub use crate::layouts::{
         AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, DrawState, FaceMesh,
         JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, NodeFlags, PassParams, SLOT_WORDS,

@@ -43,7 +43,16 @@ pub mod stage {
     pub const MESH_WORK_LIST: &str = "mesh.work_list";
     /// The mesher's mesh pass and its page commit.
     pub const MESH_BUILD: &str = "mesh.build";
-    /// The cull pass: writes the draw commands of the face streams that can be seen.
+    /// The cull pass's first phase (occlusion culling on): the commands of the face streams seen
+    /// last frame that are still in view.
+    pub const CULL_FIRST: &str = "cull.first";
+    /// The scope around the first phase's render passes (`draw.first.opaque`, ...).
+    pub const DRAW_FIRST: &str = "draw.first";
+    /// The depth pyramid, built from the first phase's depth.
+    pub const HIZ: &str = "hiz";
+    /// The cull pass (its second phase with occlusion culling on): tests every face stream
+    /// against the frustum, the eye and the depth pyramid, and writes the draw commands of those
+    /// that can be seen.
     pub const CULL: &str = "cull";
     /// The back-to-front sort of the transparent draw list. A top-level stage like `cull`,
     /// though its name has a dot: no `sort` scope encloses it.

@@ -22,11 +22,13 @@ pub enum RasterPass {
     ChunkColors,
     /// Every quad coloured by its area: how well greedy merging worked.
     QuadSize,
+    /// The face streams occlusion culled, in magenta (the occluded list).
+    Occluded,
 }
 
 impl RasterPass {
     /// Every raster pass; its length is the number of variants, checked at compile time.
-    pub const ALL: [RasterPass; 8] = [
+    pub const ALL: [RasterPass; 9] = [
         RasterPass::DepthPrepass,
         RasterPass::Opaque,
         RasterPass::OpaqueAfterPrepass,
@@ -35,6 +37,7 @@ impl RasterPass {
         RasterPass::LodColors,
         RasterPass::ChunkColors,
         RasterPass::QuadSize,
+        RasterPass::Occluded,
     ];
 
     /// Position in [`RasterPass::ALL`] (the exhaustive match keeps `ALL` complete).
@@ -48,6 +51,7 @@ impl RasterPass {
             RasterPass::LodColors => 5,
             RasterPass::ChunkColors => 6,
             RasterPass::QuadSize => 7,
+            RasterPass::Occluded => 8,
         }
     }
 
@@ -62,15 +66,32 @@ impl RasterPass {
             RasterPass::LodColors => "draw.lod",
             RasterPass::ChunkColors => "draw.chunks",
             RasterPass::QuadSize => "draw.quad_size",
+            RasterPass::Occluded => "draw.occluded",
         }
     }
 
-    /// The draw lists it draws: 0 opaque, 1 transparent. Debug views draw both opaquely, so
-    /// their picture does not depend on the lists' order.
+    /// Its label in the first phase of an occlusion-culled frame (`draw.first.*`), which draws
+    /// the passes that draw the opaque lists.
+    pub fn first_phase_label(self) -> &'static str {
+        match self {
+            RasterPass::DepthPrepass => "draw.first.depth_prepass",
+            RasterPass::Opaque | RasterPass::OpaqueAfterPrepass => "draw.first.opaque",
+            RasterPass::Transparent => "draw.first.transparent",
+            RasterPass::Wireframe => "draw.first.wireframe",
+            RasterPass::LodColors => "draw.first.lod",
+            RasterPass::ChunkColors => "draw.first.chunks",
+            RasterPass::QuadSize => "draw.first.quad_size",
+            RasterPass::Occluded => "draw.first.occluded",
+        }
+    }
+
+    /// The draw lists it draws: 0 opaque, 1 transparent, 3 occluded. Debug views draw both
+    /// opaquely, so their picture does not depend on the lists' order.
     pub fn lists(self) -> &'static [u32] {
         match self {
             RasterPass::DepthPrepass | RasterPass::Opaque | RasterPass::OpaqueAfterPrepass => &[0],
             RasterPass::Transparent => &[1],
+            RasterPass::Occluded => &[super::draw::LIST_OCCLUDED],
             _ => &[0, 1],
         }
     }
@@ -88,6 +109,7 @@ impl RasterPass {
             RasterPass::LodColors => "fs_lod",
             RasterPass::ChunkColors => "fs_chunks",
             RasterPass::QuadSize => "fs_quad_size",
+            RasterPass::Occluded => "fs_occluded",
         })
     }
 
@@ -169,18 +191,22 @@ pub enum RenderMode {
     Chunks,
     /// Coloured by quad size.
     QuadSize,
+    /// Shaded, with the face streams occlusion culled drawn in magenta: freeze culling (`C`)
+    /// and move away to see what the depth pyramid hid.
+    Occlusion,
 }
 
 impl RenderMode {
     /// Every render mode: the viewer's mode `n` is `ALL[n - 1]`, and `--mode` accepts their
     /// [`RenderMode::name`]s.
-    pub const ALL: [RenderMode; 6] = [
+    pub const ALL: [RenderMode; 7] = [
         RenderMode::Filled,
         RenderMode::Wireframe,
         RenderMode::FilledWireframe,
         RenderMode::Lod,
         RenderMode::Chunks,
         RenderMode::QuadSize,
+        RenderMode::Occlusion,
     ];
 
     /// The passes, with the opaque pass split into a depth pre-pass and a shaded pass at equal
@@ -198,6 +224,7 @@ impl RenderMode {
             RenderMode::Lod => &[LodColors],
             RenderMode::Chunks => &[ChunkColors],
             RenderMode::QuadSize => &[QuadSize],
+            RenderMode::Occlusion => &[Opaque, Transparent, Occluded],
         }
     }
 
@@ -210,6 +237,7 @@ impl RenderMode {
             RenderMode::Lod => "lod",
             RenderMode::Chunks => "chunks",
             RenderMode::QuadSize => "quad-size",
+            RenderMode::Occlusion => "occlusion",
         }
     }
 }

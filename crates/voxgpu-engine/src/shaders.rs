@@ -50,6 +50,7 @@ pub const MIPS: ShaderFile = shader!("mips.wgsl");
 pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl", CHUNK_LINKS);
 pub const CULL: ShaderFile = shader!("cull.wgsl");
 pub const TRANSPARENT_SORT: ShaderFile = shader!("transparent_sort.wgsl");
+pub const HIZ: ShaderFile = shader!("hiz.wgsl");
 pub const SKY: ShaderFile = shader!("sky.wgsl");
 pub const OUTLINE: ShaderFile = shader!("outline.wgsl");
 /// The viewer's copy of the frame into the window.
@@ -58,7 +59,7 @@ pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 15] = [
+pub const SHADERS: [ShaderFile; 16] = [
     CHUNK_DRAW,
     SKY,
     OUTLINE,
@@ -72,6 +73,7 @@ pub const SHADERS: [ShaderFile; 15] = [
     MESH_SUBGROUPS,
     CULL,
     TRANSPARENT_SORT,
+    HIZ,
     QUAD_POOL_GROW,
     COPY_BANDWIDTH,
 ];

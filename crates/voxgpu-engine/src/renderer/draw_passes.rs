@@ -6,8 +6,21 @@ use super::{RendererOptions, Targets};
 use crate::draw::{CountingPass, DrawSubmission, LIST_FADING};
 use crate::profiling::{render_pass, scope, stage};
 
+/// Which of a frame's draws a [`Passes::record_draw`] records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DrawPhase {
+    /// The first phase of an occlusion-culled frame: the passes that draw the opaque lists, over
+    /// the streams seen last frame; they clear the targets.
+    First,
+    /// The second phase: every pass over the rest, then the sky and the outline; nothing cleared.
+    Second,
+    /// A frame without occlusion culling: every pass over every list, clearing first.
+    Only,
+}
+
 impl Passes {
-    /// Records the draw passes into `targets`; returns how many render-pass commands they hold.
+    /// Records the draw passes of `phase` into `targets`; returns how many render-pass commands
+    /// they hold.
     pub fn record_draw(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -15,10 +28,12 @@ impl Passes {
         targets: &Targets,
         options: &RendererOptions,
         submission: DrawSubmission,
+        phase: DrawPhase,
     ) -> u32 {
         let draw = &self.bound().draw;
         let (color_view, depth_view) = (targets.color, targets.depth);
         let sky = options.sky_color.as_dvec3();
+        let clears = phase != DrawPhase::Second && targets.clear;
         let pass_descriptor = |label, clear: bool| wgpu::RenderPassDescriptor {
             label: Some(label),
             color_attachments: &[],
@@ -26,7 +41,7 @@ impl Passes {
                 view: depth_view,
                 // Reverse-Z: 0 is infinitely far.
                 depth_ops: Some(wgpu::Operations {
-                    load: if clear && targets.clear { wgpu::LoadOp::Clear(0.0) } else { wgpu::LoadOp::Load },
+                    load: if clear { wgpu::LoadOp::Clear(0.0) } else { wgpu::LoadOp::Load },
                     store: wgpu::StoreOp::Store,
                 }),
                 stencil_ops: None,
@@ -41,7 +56,7 @@ impl Passes {
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
-                    load: if clear && targets.clear {
+                    load: if clear {
                         wgpu::LoadOp::Clear(wgpu::Color { r: sky.x, g: sky.y, b: sky.z, a: 1.0 })
                     } else {
                         wgpu::LoadOp::Load
@@ -50,43 +65,50 @@ impl Passes {
                 },
             })]
         };
-        scope(profiler, encoder, stage::DRAW, |encoder, parent| {
+        let first_phase = phase == DrawPhase::First;
+        let parent_stage = if first_phase { stage::DRAW_FIRST } else { stage::DRAW };
+        scope(profiler, encoder, parent_stage, |encoder, parent| {
             let mut commands = 0;
-            for (i, &raster) in options.mode.passes(options.depth_prepass).iter().enumerate() {
-                let first = i == 0;
+            let (mut depth_cleared, mut color_done) = (!clears, false);
+            // The first phase draws only what gives the pyramid its depth: the opaque lists.
+            let rasters = options.mode.passes(options.depth_prepass);
+            for &raster in rasters.iter().filter(|r| !first_phase || r.draws_fading()) {
                 // The pre-pass has no fragment stage and so no colour attachment; the colour is
-                // cleared by the first pass that has one.
+                // cleared by the first pass that has one, and the sky ends that pass.
                 let depth_only = raster.fragment(false).is_none();
-                let clear_color = !depth_only && (first || (i == 1 && options.depth_prepass));
-                let attachments = color(clear_color);
+                let first_color = !depth_only && !color_done;
+                color_done |= first_color;
+                let attachments = color(first_color && clears);
+                let label = if first_phase { raster.first_phase_label() } else { raster.label() };
                 let descriptor = wgpu::RenderPassDescriptor {
                     color_attachments: if depth_only { &[] } else { &attachments },
-                    ..pass_descriptor(raster.label(), first)
+                    ..pass_descriptor(label, !depth_cleared)
                 };
-                commands +=
-                    render_pass(profiler, encoder, Some(parent), raster.label(), descriptor, |pass| {
-                        let mut pass = CountingPass::new(pass);
-                        pass.set_bind_group(0, draw);
-                        pass.set_index_buffer(self.index_buffer());
-                        pass.set_pipeline(self.pipelines().get(raster));
-                        for &list in raster.lists() {
-                            self.draws.draw(&mut pass, submission, list);
-                        }
-                        // The opaque faces of nodes cross-fading between levels, dithered.
-                        if let Some(fading) = self.pipelines().fading(raster) {
-                            pass.set_pipeline(fading);
-                            self.draws.draw(&mut pass, submission, LIST_FADING);
-                        }
-                        // The sky fills what the first colour pass left empty, before anything
-                        // transparent.
-                        if clear_color && options.procedural_sky {
-                            pass.set_pipeline(&self.pipelines().sky);
-                            pass.draw(0..3);
-                        }
-                        pass.commands
-                    });
+                depth_cleared = true;
+                let sky_here = first_color && !first_phase && options.procedural_sky;
+                commands += render_pass(profiler, encoder, Some(parent), label, descriptor, |pass| {
+                    let mut pass = CountingPass::new(pass);
+                    pass.set_bind_group(0, draw);
+                    pass.set_index_buffer(self.index_buffer());
+                    pass.set_pipeline(self.pipelines().get(raster));
+                    for &list in raster.lists().iter().filter(|&&l| !first_phase || l != 1) {
+                        self.draws.draw(&mut pass, submission, list);
+                    }
+                    // The opaque faces of nodes cross-fading between levels, dithered.
+                    if let Some(fading) = self.pipelines().fading(raster) {
+                        pass.set_pipeline(fading);
+                        self.draws.draw(&mut pass, submission, LIST_FADING);
+                    }
+                    // The sky fills what the opaque passes left empty, before anything
+                    // transparent.
+                    if sky_here {
+                        pass.set_pipeline(&self.pipelines().sky);
+                        pass.draw(0..3);
+                    }
+                    pass.commands
+                });
             }
-            if options.selection.is_some() {
+            if options.selection.is_some() && !first_phase {
                 let attachments = color(false);
                 let descriptor = wgpu::RenderPassDescriptor {
                     color_attachments: &attachments,

@@ -7,6 +7,7 @@
 use web_time::Instant;
 
 use super::frame_loop::Prepared;
+use super::draw_passes::DrawPhase;
 use super::{Renderer, Targets};
 use crate::counters::GpuCounters;
 use crate::profiling::{scope, stage};
@@ -49,7 +50,8 @@ impl Renderer {
             let (counters, frame) = (self.frames.counters.latest, self.frames.counters.latest_frame);
             self.handle_counters(counters, frame)?;
         }
-        let (params, evicted_room) = self.passes.size(&self.gpu.device, &self.resident, &self.options);
+        let (params, evicted_room) =
+            self.passes.size(&self.gpu.device, &self.gpu.queue, &self.resident, &self.options);
         let top_level = self.resident.pool.top_level();
         let medium = self.medium_at(camera.anchor());
         let lod = self.passes.write_frame(
@@ -61,7 +63,7 @@ impl Renderer {
             top_level,
             medium,
         );
-        self.frames.prepared = Some(Prepared { params, lod, started, evicted_room });
+        self.frames.prepared = Some(Prepared { camera: *camera, params, lod, started, evicted_room });
         Ok(())
     }
 
@@ -97,17 +99,33 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         targets: &Targets,
     ) -> Result<FrameStats, GpuError> {
-        let Prepared { params, lod, started, evicted_room } =
+        let Prepared { camera, params, lod, started, evicted_room } =
             self.frames.prepared.take().ok_or(GpuError::NotPrepared)?;
         // The staging belt maps new buffers and panics when that fails, as it does on a lost
         // device: nothing is recorded once the loss is known.
         self.gpu.check_lost()?;
         self.record_uploads(encoder);
-        let (gpu, passes, frames) = (&self.gpu, &self.passes, &mut self.frames);
+        let (gpu, passes, frames) = (&self.gpu, &mut self.passes, &mut self.frames);
         let profiler = &frames.profiling.profiler;
+        let options = &self.options;
         passes.record_compute(&gpu.queue, encoder, profiler, gpu.submission, &params, &lod);
-        frames.render_pass_commands =
-            passes.record_draw(encoder, profiler, targets, &self.options, gpu.submission);
+        // With occlusion culling: the streams seen last frame are drawn first, the depth pyramid
+        // is built from their depth, and the cull pass tests the rest against it.
+        let occlusion = passes.occlusion_frame(options, targets.depth);
+        passes.write_cull(&gpu.queue, &camera, options, gpu.submission, occlusion);
+        let mut commands = 0;
+        if occlusion.two_phase {
+            passes.record_cull_first(encoder, profiler, gpu.submission, &params);
+            commands += passes.record_draw(encoder, profiler, targets, options, gpu.submission, DrawPhase::First);
+            passes.draws.reset_phase(encoder, gpu.submission);
+            passes.pyramid.record(&gpu.device, encoder, profiler, targets.depth, camera);
+            passes.capture_first_phase_depth(encoder, targets.depth);
+        }
+        passes.record_cull(encoder, profiler, &params);
+        let phase = if occlusion.two_phase { DrawPhase::Second } else { DrawPhase::Only };
+        commands += passes.record_draw(encoder, profiler, targets, options, gpu.submission, phase);
+        frames.render_pass_commands = commands;
+        frames.occlusion_tested = occlusion.test;
         let sources = passes.counter_sources(&self.resident);
         let counters = frames.counters.copy(encoder, &sources, frames.frame_index);
         frames.finish_recording(encoder, counters, started, evicted_room);
@@ -175,11 +193,16 @@ impl Renderer {
         FrameStats {
             chunks_resident: self.resident.len() as u32,
             face_jobs: c.jobs_asked,
-            quads: c.quads.iter().map(|&q| q as u64).sum(),
-            draw_commands: c.draw_commands.iter().sum(),
+            quads: c.quads[..3].iter().map(|&q| q as u64).sum(),
+            draw_commands: c.draw_commands[..3].iter().sum::<u32>() + c.first_phase_commands,
             skirt_quads: c.skirt_quads as u64,
             chunks_tested: c.chunks_tested,
             chunks_visible: c.chunks_visible,
+            candidates: c.candidates,
+            drawn_first: c.drawn_first,
+            drawn_second: c.drawn_second,
+            occluded: c.occluded,
+            occlusion_tested: self.frames.occlusion_tested,
             lod_levels: c.lod_levels,
             fading_nodes: c.fading_nodes,
             quad_buffer_bytes: self.resident.quads.bytes(),

@@ -24,6 +24,8 @@ const BELT_KEEP_BYTES: u64 = 16 << 20;
 
 /// The frame `prepare` set up, for `record`.
 pub(crate) struct Prepared {
+    /// The view the frame is drawn from.
+    pub camera: voxgpu_core::camera::Camera,
     pub params: PassParams,
     pub lod: LodParams,
     pub started: Instant,
@@ -56,6 +58,8 @@ pub(crate) struct FrameLoop {
     pub profiling: Profiling,
     /// Render-pass commands the last frame recorded.
     pub render_pass_commands: u32,
+    /// Whether the last recorded frame tested occlusion.
+    pub occlusion_tested: bool,
     device: wgpu::Device,
 }
 
@@ -70,6 +74,7 @@ impl FrameLoop {
             counters: CounterReadback::new(device),
             profiling: Profiling::new(device),
             render_pass_commands: 0,
+            occlusion_tested: false,
             device: device.clone(),
         }
     }

@@ -115,6 +115,14 @@ impl Tools<'_> {
         self.renderer.options.depth_prepass = on;
     }
 
+    /// Copies each frame's first-phase depth (what the depth pyramid is built from) where
+    /// [`crate::low_level::Inspector::first_phase_depth`] reads it, at the current frame size;
+    /// off, nothing is copied. For tests of the pyramid against its CPU twin.
+    pub fn set_depth_capture(&mut self, on: bool) {
+        let r = &mut *self.renderer;
+        r.passes.depth_capture = on.then(|| super::passes::DepthCapture::new(&r.gpu.device, r.options.size()));
+    }
+
     /// Re-meshes every resident chunk once and returns the mesher's GPU milliseconds: the sum of
     /// its profiled passes on a real GPU, the wall clock around submit-and-wait on a software
     /// adapter (whose pass timestamps do not enclose the work). Waits for the GPU.
@@ -129,7 +137,7 @@ impl Tools<'_> {
         self.take_timings();
         let r = &mut *self.renderer;
         r.resident.pool.mark_all_dirty();
-        let (params, evicted_room) = r.passes.size(&r.gpu.device, &r.resident, &r.options);
+        let (params, evicted_room) = r.passes.size(&r.gpu.device, &r.gpu.queue, &r.resident, &r.options);
         r.passes.write_mesh_run(&r.gpu.queue, &params);
         let mut encoder = r
             .gpu

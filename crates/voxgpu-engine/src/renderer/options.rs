@@ -88,16 +88,21 @@ pub struct Culling {
     pub frustum: bool,
     /// Face directions pointing away from the eye for a whole chunk draw nothing.
     pub faces: bool,
+    /// Face streams hidden behind what the frame's first phase drew draw nothing: two-phase
+    /// occlusion culling against a depth pyramid (never changes the picture). It needs a depth
+    /// target with `TEXTURE_BINDING` usage ([`crate::depth_target`] makes one); a frame into
+    /// one without it is drawn without occlusion culling.
+    pub occlusion: bool,
     /// Cull from this camera instead of the view's (a debug switch: culling can be inspected
     /// from outside).
     pub frozen: Option<Camera>,
 }
 
 impl Culling {
-    /// Both tests, from the view's camera (the default).
-    pub const ALL: Culling = Culling { frustum: true, faces: true, frozen: None };
+    /// Every test, from the view's camera (the default).
+    pub const ALL: Culling = Culling { frustum: true, faces: true, occlusion: true, frozen: None };
     /// No tests: every drawn node's every face is drawn.
-    pub const NONE: Culling = Culling { frustum: false, faces: false, frozen: None };
+    pub const NONE: Culling = Culling { frustum: false, faces: false, occlusion: false, frozen: None };
 }
 
 impl RendererOptions {
@@ -158,6 +163,18 @@ pub struct FrameStats {
     /// Of those, the slots the cull pass found in view: drawn by the LOD pass and, with frustum
     /// culling on, inside the frustum.
     pub chunks_visible: u32,
+    /// Face streams (one per face direction and kind, opaque or transparent, of each node) left
+    /// by the frustum and face-direction tests, each drawn by one phase or occluded.
+    pub candidates: u32,
+    /// Of those, drawn by the first phase (seen last frame; 0 without occlusion culling).
+    pub drawn_first: u32,
+    /// Drawn by the second phase (or the only one): not occluded and not drawn before.
+    pub drawn_second: u32,
+    /// Culled by occlusion: hidden behind the first phase's depth.
+    pub occluded: u32,
+    /// Whether this frame tested occlusion (culling asked for it and the depth target can be
+    /// read); exact, unlike the counts.
+    pub occlusion_tested: bool,
     /// Drawn nodes per absolute level of detail (cells 2^level blocks wide).
     pub lod_levels: [u32; voxgpu_core::lod::LEVELS],
     /// Nodes cross-fading between levels (fading in, or fading out and still drawn).

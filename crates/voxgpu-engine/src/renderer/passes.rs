@@ -19,6 +19,7 @@ use crate::Capabilities;
 use crate::bindings::Resources;
 use crate::counters::CounterSources;
 use crate::draw::{CullBindGroups, DrawLists, DrawSubmission, quad_indices};
+use crate::hiz::Pyramid;
 use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET, work_header};
 use crate::lod::{LodBindGroups, LodPasses};
 use crate::materials::Materials;
@@ -28,9 +29,40 @@ use voxgpu_core::camera::Camera;
 use voxgpu_core::voxel::BlockRegistry;
 
 /// The buffers whose replacement invalidates bind groups, as one comparable key: the chunk
-/// pool's, the quad pool's and the draw lists' generations, the work list's, and the mip list's
-/// capacity.
-type BindKey = (u64, u64, u64, u64, u32);
+/// pool's, the quad pool's, the draw lists' and the depth pyramid's generations, the work
+/// list's, and the mip list's capacity.
+type BindKey = (u64, u64, u64, u64, u64, u32);
+
+/// A copy of the first phase's depth: `frame` pixels of f32 in rows of `row_bytes`.
+pub(crate) struct DepthCapture {
+    pub buffer: wgpu::Buffer,
+    pub frame: (u32, u32),
+    pub row_bytes: u32,
+}
+
+impl DepthCapture {
+    pub fn new(device: &wgpu::Device, (width, height): (u32, u32)) -> Self {
+        let row_bytes = (4 * width).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("voxgpu.hiz.depth_capture"),
+            size: (row_bytes * height) as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        Self { buffer, frame: (width, height), row_bytes }
+    }
+}
+
+/// How one frame culls by occlusion ([`Passes::occlusion_frame`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OcclusionFrame {
+    /// The frame draws the streams seen last frame first, builds the pyramid from their depth
+    /// and tests the rest against it.
+    pub two_phase: bool,
+    /// The cull pass tests streams against the pyramid (this frame's, or with culling frozen
+    /// the last one built).
+    pub test: bool,
+}
 
 /// The frame's bind groups, and the buffers they were made over.
 pub(super) struct Bound {
@@ -116,6 +148,11 @@ pub(crate) struct Passes {
     pub(crate) split_pairs: u32,
     mesher: Mesher,
     pub draws: DrawLists,
+    /// The depth pyramid occlusion culling tests against.
+    pub pyramid: Pyramid,
+    /// Where the depth the pyramid is built from is copied each frame, for tests that check the
+    /// pyramid and its verdicts against the CPU twin (`Tools::set_depth_capture`); `None` off.
+    pub(crate) depth_capture: Option<DepthCapture>,
     pipelines: DrawPipelines,
     draw_layout: wgpu::BindGroupLayout,
     bound: Option<Bound>,
@@ -150,6 +187,8 @@ impl Passes {
             split_pairs: if device_type == wgpu::DeviceType::Cpu { 0 } else { crate::MESH_SPLIT_PAIRS },
             mesher: Mesher::new(device, caps.subgroups),
             draws: DrawLists::new(device, quad_pages),
+            pyramid: Pyramid::new(device, queue, options.size()),
+            depth_capture: None,
             pipelines: DrawPipelines::new(device, &draw_layout, caps.polygon_mode_line, options.color_format),
             draw_layout,
             bound: None,
@@ -186,6 +225,7 @@ impl Passes {
     pub fn size(
         &mut self,
         device: &wgpu::Device,
+        queue: &wgpu::Queue,
         resident: &Residency,
         options: &RendererOptions,
     ) -> (PassParams, u32) {
@@ -197,10 +237,12 @@ impl Passes {
         // A list never holds more commands than there are pages.
         self.draws.ensure(device, resident.quads.pages(), pool.slot_count());
         self.lod.ensure(device, pool.slot_count());
+        self.pyramid.ensure(device, queue, options.size());
         let key = (
             pool.generation,
             resident.quads.generation,
             self.draws.generation,
+            self.pyramid.generation,
             self.work.generation,
             self.lod.mip_capacity,
         );
@@ -236,7 +278,8 @@ impl Passes {
             .buffer("opaque_bits", &self.opaque_bits)
             .buffer("blocks", &self.materials.blocks)
             .texture("atlas", &self.materials.atlas)
-            .buffer("tile_averages", &self.materials.tile_averages);
+            .buffer("tile_averages", &self.materials.tile_averages)
+            .buffer("pyramid", &self.pyramid.buffer);
         self.draws.resources(self.lod.resources(resources))
     }
 
@@ -251,9 +294,9 @@ impl Passes {
         }
     }
 
-    /// Writes the frame's uniforms: the camera, the cull parameters (culling from `cull_camera`),
-    /// the pass parameters and the work list header. Returns the LOD parameters, which `record`
-    /// writes.
+    /// Writes the frame's uniforms: the camera, the pass parameters and the work list header.
+    /// Returns the LOD parameters, which `record` writes; the cull parameters follow in `record`
+    /// ([`Self::write_cull`]), once the depth target is known.
     pub fn write_frame(
         &self,
         queue: &wgpu::Queue,
@@ -289,15 +332,80 @@ impl Passes {
                 | CameraUniform::PROCEDURAL_SKY * options.procedural_sky as u32,
         };
         queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
+        self.write_mesh_run(queue, params);
+        LodParams::new(&options.lod, camera, anchor, top_level)
+    }
+
+    /// Writes the cull parameters of a frame seen from `camera`: the frustum of the culling
+    /// camera (the view's, or a frozen one), and the pyramid to test against when `occlusion`
+    /// says so.
+    pub fn write_cull(
+        &self,
+        queue: &wgpu::Queue,
+        camera: &Camera,
+        options: &RendererOptions,
+        submission: DrawSubmission,
+        occlusion: OcclusionFrame,
+    ) {
+        let aspect = options.aspect();
+        let anchor = camera.anchor();
         let culling = options.culling;
         let cull_camera = culling.frozen.unwrap_or(*camera);
         let flags = (CullParams::FRUSTUM * culling.frustum as u32)
             | (CullParams::FACES * culling.faces as u32)
-            | (CullParams::PAGES * (submission == DrawSubmission::Instanced) as u32);
-        let cull = CullParams::new(&cull_camera, aspect, flags, camera, anchor);
+            | (CullParams::PAGES * (submission == DrawSubmission::Instanced) as u32)
+            | (CullParams::TWO_PHASE * occlusion.two_phase as u32)
+            | (CullParams::LIST_OCCLUDED * (options.mode == crate::RenderMode::Occlusion) as u32);
+        let mut cull = CullParams::new(&cull_camera, aspect, flags, camera, anchor);
+        // The camera the pyramid's depth is drawn with: this frame's, or with culling frozen the
+        // one it was last built with.
+        let drawn_with = if occlusion.two_phase { Some(*camera) } else { self.pyramid.built_with };
+        if let (true, Some(drawn_with)) = (occlusion.test, drawn_with) {
+            cull.flags |= CullParams::OCCLUSION;
+            cull.pyramid_frame = [self.pyramid.frame.0, self.pyramid.frame.1];
+            cull.pyramid_levels = self.pyramid.level_count();
+            cull.depth_margin = voxgpu_core::occlusion::DEPTH_MARGIN;
+            cull.pyramid_view_proj = drawn_with.view_proj_from(aspect, anchor).to_cols_array_2d();
+        }
         queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
-        self.write_mesh_run(queue, params);
-        LodParams::new(&options.lod, camera, anchor, top_level)
+    }
+
+    /// How a frame into `depth` culls by occlusion under `options`: two phases when occlusion
+    /// culling is on, the depth can be read and culling is not frozen; with it frozen, a test
+    /// against the pyramid built before, if there is one.
+    pub fn occlusion_frame(&self, options: &RendererOptions, depth: &wgpu::TextureView) -> OcclusionFrame {
+        let culling = options.culling;
+        let on = culling.occlusion && crate::hiz::readable_depth(depth, options.size());
+        let two_phase = on && culling.frozen.is_none();
+        OcclusionFrame { two_phase, test: two_phase || (on && self.pyramid.built_with.is_some()) }
+    }
+
+    /// With a depth capture on, copies `depth` (the first phase's, which the pyramid was just
+    /// built from) into it.
+    pub fn capture_first_phase_depth(&mut self, encoder: &mut wgpu::CommandEncoder, depth: &wgpu::TextureView) {
+        let Some(capture) = &self.depth_capture else { return };
+        let texture = depth.texture();
+        let size = (texture.width(), texture.height());
+        if size != capture.frame || !texture.usage().contains(wgpu::TextureUsages::COPY_SRC) {
+            return;
+        }
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::DepthOnly,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &capture.buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(capture.row_bytes),
+                    rows_per_image: Some(capture.frame.1),
+                },
+            },
+            wgpu::Extent3d { width: capture.frame.0, height: capture.frame.1, depth_or_array_layers: 1 },
+        );
     }
 
     /// Writes the pass parameters and resets the work list header: a mesher run's start.
@@ -306,8 +414,8 @@ impl Passes {
         queue.write_buffer(&self.work.buffer, 0, bytemuck::cast_slice(&work_header(params.split_pairs)));
     }
 
-    /// Records the frame's compute passes after its uploads: LOD and mips, the mesher, culling
-    /// and the transparent sort.
+    /// Records the frame's compute passes after its uploads and before culling: LOD and mips,
+    /// the mesher.
     pub fn record_compute(
         &self,
         queue: &wgpu::Queue,
@@ -322,7 +430,27 @@ impl Passes {
         self.lod.prepare(queue, encoder, lod);
         self.lod.record(encoder, profiler, &bound.lod, params.slot_count, self.lod_frozen);
         self.record_mesh(encoder, profiler, params);
-        self.draws.record(encoder, profiler, &bound.cull, params.slot_count);
+    }
+
+    /// Records the cull pass's first phase (the streams seen last frame).
+    pub fn record_cull_first(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        submission: DrawSubmission,
+        params: &PassParams,
+    ) {
+        self.draws.record_first(encoder, profiler, &self.bound().cull, params.slot_count, submission);
+    }
+
+    /// Records the cull pass (its second phase with occlusion culling) and the transparent sort.
+    pub fn record_cull(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        params: &PassParams,
+    ) {
+        self.draws.record(encoder, profiler, &self.bound().cull, params.slot_count);
     }
 
     /// Records the mesher over the frame's work list (written by [`Self::write_mesh_run`]).
@@ -378,7 +506,7 @@ impl Passes {
         &self.pipelines
     }
 
-    /// Bytes of the draw lists.
+    /// Bytes of the draw lists (the depth pyramid grows with the frame, not the world).
     pub fn bytes(&self) -> u64 {
         self.draws.bytes()
     }

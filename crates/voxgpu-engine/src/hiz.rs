@@ -1,0 +1,177 @@
+//! The depth pyramid occlusion culling tests against (`shaders/hiz.wgsl`; layout and twin in
+//! `voxgpu_core::occlusion`): built from the frame's depth after its first phase, one dispatch
+//! per level, read by the cull pass's second phase.
+//!
+//! The pyramid remembers the camera its depth was drawn with, so a frozen culling camera keeps
+//! testing against the depth of the frame it froze on; a new frame size discards it.
+
+use wgpu_profiler::GpuProfiler;
+
+use super::bindings::{BindingTable, Resources, Slot};
+use super::pipelines::compute_pipeline;
+use super::profiling::{compute_pass, stage};
+use super::shaders::{HIZ, shader_source};
+use voxgpu_core::camera::Camera;
+use voxgpu_core::occlusion::{base_size, level_count, level_offset, level_size, texel_count};
+
+/// One level's dispatch, a uniform. Twin of `HizLevel` in `shaders/hiz.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct HizLevel {
+    /// The level read: its size (the depth target's pixels for level 0) and where it starts.
+    pub src_size: [u32; 2],
+    pub src_offset: u32,
+    /// Where the level written starts, and its size.
+    pub dst_offset: u32,
+    pub dst_size: [u32; 2],
+}
+
+/// `hiz.wgsl`: one pyramid level from the depth target or the level below.
+pub const HIZ_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.hiz",
+    shaders: &[HIZ],
+    partial_shaders: &[],
+    slots: &[
+        Slot::uniform("level", size_of::<HizLevel>() as u64),
+        Slot::texture("depth").seen_by(wgpu::ShaderStages::COMPUTE),
+        Slot::read_write("pyramid", 4),
+    ],
+};
+
+/// The pyramid's texels and what they were built from.
+pub struct Pyramid {
+    /// Every level's texels (f32), level 0 first; the cull pass binds it.
+    pub buffer: wgpu::Buffer,
+    /// The frame size the buffer is laid out for.
+    pub frame: (u32, u32),
+    /// One uniform per level.
+    levels: Vec<wgpu::Buffer>,
+    /// Bumped whenever `buffer` is replaced.
+    pub generation: u64,
+    /// The camera the texels' depth was drawn with; `None` until built at this size.
+    pub built_with: Option<Camera>,
+    from_depth: wgpu::ComputePipeline,
+    reduce: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+    /// The bind groups of each level, over the depth view they were made for.
+    groups: Option<(wgpu::TextureView, Vec<wgpu::BindGroup>)>,
+}
+
+fn texel_buffer(device: &wgpu::Device, (width, height): (u32, u32)) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.hiz.pyramid"),
+        size: 4 * texel_count(width, height) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+/// Whether `depth` can be read by the pyramid pass: a single-sampled [`crate::DEPTH_FORMAT`]
+/// texture with `TEXTURE_BINDING` usage, the frame's size.
+pub fn readable_depth(depth: &wgpu::TextureView, (width, height): (u32, u32)) -> bool {
+    let texture = depth.texture();
+    texture.usage().contains(wgpu::TextureUsages::TEXTURE_BINDING)
+        && texture.sample_count() == 1
+        && texture.format() == crate::DEPTH_FORMAT
+        && (texture.width(), texture.height()) == (width, height)
+}
+
+impl Pyramid {
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, frame: (u32, u32)) -> Self {
+        let layout = HIZ_BINDINGS.layout(device);
+        let source = shader_source(HIZ);
+        let mut pyramid = Self {
+            buffer: texel_buffer(device, frame),
+            frame,
+            levels: Vec::new(),
+            generation: 0,
+            built_with: None,
+            from_depth: compute_pipeline(device, "voxgpu.hiz.from_depth", &layout, &source, "from_depth"),
+            reduce: compute_pipeline(device, "voxgpu.hiz.reduce", &layout, &source, "reduce"),
+            layout,
+            groups: None,
+        };
+        pyramid.levels = pyramid.level_uniforms(device, queue);
+        pyramid
+    }
+
+    fn level_uniforms(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Vec<wgpu::Buffer> {
+        let (width, height) = self.frame;
+        let base = base_size(width, height);
+        (0..level_count(base))
+            .map(|k| {
+                let (src_size, src_offset) = match k {
+                    0 => ([width, height], 0),
+                    _ => (level_size(base, k - 1).to_array(), level_offset(base, k - 1)),
+                };
+                let level = HizLevel {
+                    src_size,
+                    src_offset,
+                    dst_offset: level_offset(base, k),
+                    dst_size: level_size(base, k).to_array(),
+                };
+                crate::buffers::buffer_with(
+                    device,
+                    queue,
+                    "voxgpu.hiz.level",
+                    bytemuck::bytes_of(&level),
+                    wgpu::BufferUsages::UNIFORM,
+                )
+            })
+            .collect()
+    }
+
+    /// Lays the pyramid out for a `frame` of pixels; a new size discards what was built.
+    pub fn ensure(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, frame: (u32, u32)) {
+        if frame != self.frame {
+            self.frame = frame;
+            self.buffer = texel_buffer(device, frame);
+            self.levels = self.level_uniforms(device, queue);
+            self.groups = None;
+            self.built_with = None;
+            self.generation += 1;
+        }
+    }
+
+    /// Levels of the pyramid.
+    pub fn level_count(&self) -> u32 {
+        self.levels.len() as u32
+    }
+
+    /// Records the build from `depth` (checked by [`readable_depth`]), drawn with `camera`: one
+    /// compute pass, a dispatch per level.
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &GpuProfiler,
+        depth: &wgpu::TextureView,
+        camera: Camera,
+    ) {
+        if self.groups.as_ref().is_none_or(|(view, _)| view != depth) {
+            let groups = self
+                .levels
+                .iter()
+                .map(|level| {
+                    let resources = Resources::new()
+                        .buffer("level", level)
+                        .texture("depth", depth)
+                        .buffer("pyramid", &self.buffer);
+                    HIZ_BINDINGS.bind_group(device, &self.layout, &resources)
+                })
+                .collect();
+            self.groups = Some((depth.clone(), groups));
+        }
+        let (_, groups) = self.groups.as_ref().expect("made above");
+        let base = base_size(self.frame.0, self.frame.1);
+        compute_pass(profiler, encoder, None, stage::HIZ, |pass| {
+            for (k, group) in groups.iter().enumerate() {
+                let size = level_size(base, k as u32);
+                pass.set_pipeline(if k == 0 { &self.from_depth } else { &self.reduce });
+                pass.set_bind_group(0, group, &[]);
+                pass.dispatch_workgroups(size.x.div_ceil(8), size.y.div_ceil(8), 1);
+            }
+        });
+        self.built_with = Some(camera);
+    }
+}
