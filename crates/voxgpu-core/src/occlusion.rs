@@ -134,7 +134,7 @@ impl DepthPyramid {
         // comparison only this close to it.
         let near_pixel_edge = [rect.min.x, rect.min.y, rect.max.x, rect.max.y]
             .iter()
-            .any(|&v| (v - v.round()).abs() < 1e-3 * v.abs().max(1.0));
+            .any(|&v| (v - v.round()).abs() < (1e-6 * v.abs()).max(1e-3));
         let near_depth = (nearest - farthest).abs() <= 1e-5 * farthest.abs();
         BoxTest { occluded: nearest < farthest, marginal: near_pixel_edge || near_depth }
     }

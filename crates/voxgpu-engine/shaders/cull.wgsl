@@ -266,10 +266,12 @@ fn cull_stream(invocation: u32, first_phase: bool) {
     visible[word] = select(0u, VIS_IN_VIEW, node_in_view) | select(0u, VIS_CANDIDATE, candidate)
         | select(0u, VIS_OCCLUDED, candidate && occluded) | select(0u, VIS_DRAWN_FIRST, first_drew)
         | select(0u, VIS_SEEN, candidate && !occluded);
+    if candidate {
+        atomicAdd(&counts[COUNT_CANDIDATES], 1u);
+    }
     if !candidate || first_drew {
         return;
     }
-    atomicAdd(&counts[COUNT_CANDIDATES], 1u);
     if occluded {
         atomicAdd(&counts[COUNT_OCCLUDED], 1u);
         if (cull.flags & CULL_LIST_OCCLUDED) != 0u {

@@ -11,7 +11,9 @@
 //         `reduce`).
 // Writes: pyramid (one level per dispatch).
 // Dispatch: one invocation per texel of the level written, 8 × 8 per workgroup; one dispatch per
-//           level, each with its own `level` uniform.
+//           level, each with its own `level` uniform. `copy_depth` (tests only) writes the depth
+//           itself, a pixel per invocation, into a buffer bound as `pyramid`: GL cannot copy a
+//           depth texture into a buffer.
 
 struct HizLevel {
     // The level read: its size in texels (the depth target's pixels for level 0) and where it
@@ -64,4 +66,12 @@ fn reduce(@builtin(global_invocation_id) id: vec3<u32>) {
         }
     }
     pyramid[level.dst_offset + id.y * level.dst_size.x + id.x] = least;
+}
+
+@compute @workgroup_size(8, 8)
+fn copy_depth(@builtin(global_invocation_id) id: vec3<u32>) {
+    if any(id.xy >= level.dst_size) {
+        return;
+    }
+    pyramid[id.y * level.dst_size.x + id.x] = textureLoad(depth, vec2<i32>(id.xy), 0).x;
 }

@@ -52,6 +52,7 @@ pub struct Pyramid {
     pub built_with: Option<Camera>,
     from_depth: wgpu::ComputePipeline,
     reduce: wgpu::ComputePipeline,
+    copy_depth: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
     /// The bind groups of each level, over the depth view they were made for.
     groups: Option<(wgpu::TextureView, Vec<wgpu::BindGroup>)>,
@@ -88,6 +89,7 @@ impl Pyramid {
             built_with: None,
             from_depth: compute_pipeline(device, "voxgpu.hiz.from_depth", &layout, &source, "from_depth"),
             reduce: compute_pipeline(device, "voxgpu.hiz.reduce", &layout, &source, "reduce"),
+            copy_depth: compute_pipeline(device, "voxgpu.hiz.copy_depth", &layout, &source, "copy_depth"),
             layout,
             groups: None,
         };
@@ -173,5 +175,36 @@ impl Pyramid {
             }
         });
         self.built_with = Some(camera);
+    }
+
+    /// Records a copy of `depth` into `capture` (f32 pixels, rows of x, tight), through a
+    /// compute pass: tests compare the pyramid with the CPU twin's over it.
+    pub fn record_copy(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        depth: &wgpu::TextureView,
+        capture: &wgpu::Buffer,
+    ) {
+        let (width, height) = self.frame;
+        let whole = HizLevel { src_size: [width, height], dst_size: [width, height], ..Default::default() };
+        let level = crate::buffers::buffer_with(
+            device,
+            queue,
+            "voxgpu.hiz.copy",
+            bytemuck::bytes_of(&whole),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let resources =
+            Resources::new().buffer("level", &level).texture("depth", depth).buffer("pyramid", capture);
+        let group = HIZ_BINDINGS.bind_group(device, &self.layout, &resources);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("voxgpu.hiz.copy_depth"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&self.copy_depth);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(width.div_ceil(8), height.div_ceil(8), 1);
     }
 }

@@ -349,9 +349,6 @@ impl<'a> Inspector<'a> {
         })?;
         let raw = read_buffer(device, queue, &capture.buffer, 0, capture.buffer.size())?;
         let (width, height) = capture.frame;
-        let words: &[f32] = bytemuck::cast_slice(&raw);
-        let row = (capture.row_bytes / 4) as usize;
-        let depth = (0..height as usize).flat_map(|y| words[y * row..y * row + width as usize].to_vec()).collect();
-        Ok((width, height, depth))
+        Ok((width, height, bytemuck::cast_slice(&raw).to_vec()))
     }
 }

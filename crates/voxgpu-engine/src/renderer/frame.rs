@@ -119,7 +119,7 @@ impl Renderer {
             commands += passes.record_draw(encoder, profiler, targets, options, gpu.submission, DrawPhase::First);
             passes.draws.reset_phase(encoder, gpu.submission);
             passes.pyramid.record(&gpu.device, encoder, profiler, targets.depth, camera);
-            passes.capture_first_phase_depth(encoder, targets.depth);
+            passes.capture_first_phase_depth(&gpu.device, &gpu.queue, encoder, targets.depth);
         }
         passes.record_cull(encoder, profiler, &params);
         let phase = if occlusion.two_phase { DrawPhase::Second } else { DrawPhase::Only };

@@ -33,23 +33,21 @@ use voxgpu_core::voxel::BlockRegistry;
 /// list's, and the mip list's capacity.
 type BindKey = (u64, u64, u64, u64, u64, u32);
 
-/// A copy of the first phase's depth: `frame` pixels of f32 in rows of `row_bytes`.
+/// A copy of the first phase's depth: `frame` pixels of f32, rows of x.
 pub(crate) struct DepthCapture {
     pub buffer: wgpu::Buffer,
     pub frame: (u32, u32),
-    pub row_bytes: u32,
 }
 
 impl DepthCapture {
     pub fn new(device: &wgpu::Device, (width, height): (u32, u32)) -> Self {
-        let row_bytes = (4 * width).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("voxgpu.hiz.depth_capture"),
-            size: (row_bytes * height) as u64,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            size: 4 * (width * height) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        Self { buffer, frame: (width, height), row_bytes }
+        Self { buffer, frame: (width, height) }
     }
 }
 
@@ -380,32 +378,18 @@ impl Passes {
         OcclusionFrame { two_phase, test: two_phase || (on && self.pyramid.built_with.is_some()) }
     }
 
-    /// With a depth capture on, copies `depth` (the first phase's, which the pyramid was just
-    /// built from) into it.
-    pub fn capture_first_phase_depth(&mut self, encoder: &mut wgpu::CommandEncoder, depth: &wgpu::TextureView) {
-        let Some(capture) = &self.depth_capture else { return };
-        let texture = depth.texture();
-        let size = (texture.width(), texture.height());
-        if size != capture.frame || !texture.usage().contains(wgpu::TextureUsages::COPY_SRC) {
-            return;
+    /// With a depth capture on (at this frame size), copies `depth` (the first phase's, which
+    /// the pyramid was just built from) into it.
+    pub fn capture_first_phase_depth(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        depth: &wgpu::TextureView,
+    ) {
+        if let Some(capture) = self.depth_capture.as_ref().filter(|c| c.frame == self.pyramid.frame) {
+            self.pyramid.record_copy(device, queue, encoder, depth, &capture.buffer);
         }
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::DepthOnly,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &capture.buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(capture.row_bytes),
-                    rows_per_image: Some(capture.frame.1),
-                },
-            },
-            wgpu::Extent3d { width: capture.frame.0, height: capture.frame.1, depth_or_array_layers: 1 },
-        );
     }
 
     /// Writes the pass parameters and resets the work list header: a mesher run's start.

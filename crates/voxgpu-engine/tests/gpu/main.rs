@@ -14,6 +14,7 @@ mod gpu_mesher;
 mod haze;
 mod lod;
 mod nodes;
+mod occlusion;
 mod renderer;
 mod streaming;
 mod transparency;
