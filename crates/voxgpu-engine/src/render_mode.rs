@@ -228,6 +228,15 @@ impl RenderMode {
         }
     }
 
+    /// Whether occlusion culling may draw the mode in two phases: not when a pass lays lines
+    /// over what was drawn (the wireframe views). Such a pass must come after every opaque and
+    /// transparent pass and see every stream, and a line pulled towards the eye shows through a
+    /// surface the pyramid counts as hiding it; these debug views are drawn without occlusion
+    /// culling.
+    pub fn allows_occlusion(self) -> bool {
+        !self.passes(false).iter().any(|p| p.is_overlay())
+    }
+
     /// The spelling of `--mode`.
     pub fn name(self) -> &'static str {
         match self {

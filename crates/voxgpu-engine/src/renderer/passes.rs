@@ -369,11 +369,13 @@ impl Passes {
     }
 
     /// How a frame into `depth` culls by occlusion under `options`: two phases when occlusion
-    /// culling is on, the depth can be read and culling is not frozen; with it frozen, a test
+    /// culling is on, the mode allows it, the depth can be read and culling is not frozen; with it frozen, a test
     /// against the pyramid built before, if there is one.
     pub fn occlusion_frame(&self, options: &RendererOptions, depth: &wgpu::TextureView) -> OcclusionFrame {
         let culling = options.culling;
-        let on = culling.occlusion && crate::hiz::readable_depth(depth, options.size());
+        let on = culling.occlusion
+            && options.mode.allows_occlusion()
+            && crate::hiz::readable_depth(depth, options.size());
         let two_phase = on && culling.frozen.is_none();
         OcclusionFrame { two_phase, test: two_phase || (on && self.pyramid.built_with.is_some()) }
     }

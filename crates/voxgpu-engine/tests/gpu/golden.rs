@@ -260,7 +260,23 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
         renderer.set_selection(Some(hit.block));
     }
     renderer.settle(&camera).expect("frame renders");
-    renderer.read_image().expect("readback")
+    let image = renderer.read_image().expect("readback");
+    // Occlusion culling (on by default) never changes the picture: the scene without it is the
+    // same, pixel for pixel.
+    let tested = renderer.settle(&camera).expect("frame renders").occlusion_tested;
+    assert_eq!(tested, scene.mode.allows_occlusion(), "{}", scene.name);
+    let culling = renderer.options().culling;
+    renderer.set_culling(voxgpu_engine::Culling { occlusion: false, ..culling });
+    assert!(!renderer.settle(&camera).expect("frame renders").occlusion_tested);
+    let unculled = renderer.read_image().expect("readback");
+    if image != unculled {
+        let dir = kit::output_dir().join("occlusion");
+        std::fs::create_dir_all(&dir).expect("output dir");
+        image.save(dir.join(format!("{}_on.png", scene.name))).expect("save");
+        unculled.save(dir.join(format!("{}_off.png", scene.name))).expect("save");
+        panic!("{}: occlusion culling changed the picture ({})", scene.name, kit::output_dir().display());
+    }
+    image
 }
 
 /// A frame that is mostly one colour (sky only, or nothing drawn) cannot be a valid scene.
