@@ -2,6 +2,7 @@
 //! Each subcommand lives in its own file; `main.rs` only parses and reports.
 
 mod bench;
+mod cave;
 pub mod export;
 mod info;
 mod mesh_stats;
@@ -259,9 +260,13 @@ fn parse_fog_density(s: &str) -> Result<f32, String> {
 /// Which culling tests run, and the depth pre-pass, shared by `render` and `profile`.
 #[derive(Debug, Clone, Args)]
 pub struct CullArgs {
-    /// Frustum and face-direction culling on the GPU.
+    /// Frustum and face-direction culling on the GPU (off turns occlusion culling off too).
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub cull: Switch,
+    /// Two-phase occlusion culling against a depth pyramid on the GPU (never changes the
+    /// picture; the wireframe modes draw without it).
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub occlusion: Switch,
     /// Draw the opaque quads' depth first, then shade each pixel once at equal depth.
     #[arg(long, value_enum, default_value_t = Switch::Off)]
     pub depth_prepass: Switch,
@@ -282,7 +287,7 @@ fn parse_draw_submission(s: &str) -> Result<DrawSubmission, String> {
 impl CullArgs {
     pub fn culling(&self) -> Culling {
         match self.cull {
-            Switch::On => Culling::ALL,
+            Switch::On => Culling { occlusion: self.occlusion == Switch::On, ..Culling::ALL },
             Switch::Off => Culling::NONE,
         }
     }

@@ -38,6 +38,11 @@ pub struct ProfileArgs {
     /// stress test at tens of blocks per frame). A walk at 60 fps is about 0.1, flying about 0.5.
     #[arg(long, allow_negative_numbers = true, value_parser = parse_speed)]
     pub speed: Option<f32>,
+    /// The flight: `surface`, a circle 40 blocks over the ground, or `cave`, a walk through the
+    /// first cave system found from the origin (seeded terrain only; 0.25 blocks a frame unless
+    /// `--speed` says otherwise).
+    #[arg(long, value_enum, default_value_t = Flight::Surface)]
+    pub flight: Flight,
     /// A still view instead of the flight: the camera stays at x,y,z looking at `--target`, and
     /// no block is dug (a settled world, as a page or a paused game draws it).
     #[arg(long, value_parser = super::parse_vec3, allow_hyphen_values = true, requires = "target")]
@@ -130,8 +135,21 @@ pub struct ProfileReport {
     /// Levels of detail on or off, and where level 1 begins.
     pub lod: bool,
     pub lod_distance: f32,
-    /// Culling on.
+    /// Culling on, occlusion culling on, and the flight.
     pub cull: bool,
+    pub occlusion: bool,
+    pub flight: Flight,
+    /// Where the flight (or the still view) starts: the eye and the point looked at.
+    pub start_eye: [f32; 3],
+    pub start_target: [f32; 3],
+    /// Face streams per measured frame (counted a frame or two late), medians: left by the
+    /// frustum and face tests (candidates), drawn by the first phase, by the second, culled by
+    /// occlusion; and the median share of candidates culled by occlusion.
+    pub candidates_median: u32,
+    pub drawn_first_median: u32,
+    pub drawn_second_median: u32,
+    pub occluded_median: u32,
+    pub occluded_share_median: f64,
     /// The last frame's counts (read back a frame or two late): chunks with quads (tested) and
     /// visible, draw commands, quads drawn, of them skirts, and chunks per level.
     pub chunks_tested: u32,
@@ -163,6 +181,14 @@ pub struct ProfileReport {
     pub gpu_memory_budget_mib: u32,
     /// With `--pop-score`: the popped pixels per frame over a further flight after the timed ones.
     pub pop_score: Option<PopSummary>,
+}
+
+/// `profile --flight`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Flight {
+    Surface,
+    Cave,
 }
 
 fn parse_speed(s: &str) -> Result<f32, String> {
@@ -228,9 +254,25 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         * CHUNK_SIZE as f32
         * 0.6;
     let still = args.camera.zip(args.target).map(|(eye, target)| Camera::look_at(eye, target));
-    let start = match still {
-        Some(camera) => camera,
-        None => {
+    // The cave walk, found from the generator: every frame's camera, computed before the flight.
+    let cave_speed = args.speed.unwrap_or(0.25);
+    let cave = match (args.flight, still) {
+        (Flight::Cave, None) => {
+            if !matches!(config.source, worldgen::WorldSource::Terrain) {
+                return Err(CliError::Usage("--flight cave needs the seeded terrain (--world terrain)".into()));
+            }
+            let mut blocks = super::cave::Blocks::new(&terrain);
+            let start = super::cave::find_cave(&mut blocks, &terrain, 16)
+                .ok_or_else(|| CliError::Usage("no cave found within 16 chunks of the origin".into()))?;
+            let frames = 2 * (args.warmup + args.frames) + args.frames;
+            Some(super::cave::walk(&mut blocks, start, cave_speed, frames))
+        }
+        _ => None,
+    };
+    let start = match (still, &cave) {
+        (Some(camera), _) => camera,
+        (None, Some(walk)) => walk[0],
+        (None, None) => {
             let world = &session.world;
             flight(
                 &|x, z| if horizon { terrain.surface(x, z) } else { ground_height(world, x, z) },
@@ -265,7 +307,13 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let mut frames: Vec<FrameTimings> = Vec::new();
     let mut last = FrameStats::default();
     let mut remeshed = Vec::new();
-    let at = |i: u32| still.unwrap_or_else(|| flight(&ground, radius, i as f32 * step, horizon));
+    let mut counted: Vec<FrameStats> = Vec::new();
+    let at = |i: u32| {
+        still.unwrap_or_else(|| match &cave {
+            Some(walk) => walk[(i as usize).min(walk.len() - 1)],
+            None => flight(&ground, radius, i as f32 * step, horizon),
+        })
+    };
     for i in 0..total {
         let camera = at(i);
         stream(renderer, &camera)?;
@@ -276,6 +324,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         last = renderer.render(&camera)?;
         if i >= args.warmup {
             remeshed.push(last.face_jobs / 6);
+            counted.push(last);
         }
         // Waiting each frame keeps every frame's timings (none dropped); it idles the GPU between
         // frames, which per-stage GPU times do not include.
@@ -317,10 +366,28 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     remeshed.sort_unstable();
     let remeshed =
         (remeshed.get(remeshed.len() / 2).copied().unwrap_or(0), remeshed.last().copied().unwrap_or(0));
+    let median = |f: &dyn Fn(&FrameStats) -> u32| {
+        let mut v: Vec<u32> = counted.iter().map(f).collect();
+        v.sort_unstable();
+        v.get(v.len() / 2).copied().unwrap_or(0)
+    };
+    let occlusion = FrameStats {
+        candidates: median(&|s| s.candidates),
+        drawn_first: median(&|s| s.drawn_first),
+        drawn_second: median(&|s| s.drawn_second),
+        occluded: median(&|s| s.occluded),
+        ..FrameStats::default()
+    };
+    let mut shares: Vec<f64> =
+        counted.iter().map(|s| s.occluded as f64 / s.candidates.max(1) as f64).collect();
+    shares.sort_by(f64::total_cmp);
     let flown = Flown {
         last,
+        occlusion,
+        occluded_share: shares.get(shares.len() / 2).copied().unwrap_or(0.0),
+        start,
         remeshed,
-        speed: if still.is_some() { 0.0 } else { step * radius },
+        speed: if still.is_some() { 0.0 } else if cave.is_some() { cave_speed } else { step * radius },
         cpu_unprofiled: Summary::of(unprofiled),
         cpu_stream: (!stream_ms.is_empty()).then(|| Summary::of(stream_ms)),
         nodes_per_level: renderer.resident().nodes_per_level(),
@@ -334,6 +401,11 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
 struct Flown {
     /// The last frame's counts.
     last: FrameStats,
+    /// Per-frame medians of the occlusion counts (in `FrameStats` fields), and of the share
+    /// occluded.
+    occlusion: FrameStats,
+    occluded_share: f64,
+    start: Camera,
     /// Chunks re-meshed per measured frame: median and max.
     remeshed: (u32, u32),
     speed: f32,
@@ -370,6 +442,15 @@ fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings], flow
         lod: args.mesh.lod_settings().is_on(),
         lod_distance: args.mesh.lod_distance,
         cull: args.cull.cull == super::Switch::On,
+        occlusion: args.cull.culling().occlusion,
+        flight: args.flight,
+        start_eye: flown.start.eye.to_array(),
+        start_target: flown.start.target.to_array(),
+        candidates_median: flown.occlusion.candidates,
+        drawn_first_median: flown.occlusion.drawn_first,
+        drawn_second_median: flown.occlusion.drawn_second,
+        occluded_median: flown.occlusion.occluded,
+        occluded_share_median: flown.occluded_share,
         chunks_tested: flown.last.chunks_tested,
         chunks_visible: flown.last.chunks_visible,
         draw_commands: flown.last.draw_commands,
@@ -443,6 +524,21 @@ fn print_table(r: &ProfileReport) {
         super::render::trimmed(&r.lod_levels),
         r.remeshed_median,
         r.remeshed_max
+    );
+    println!(
+        "start at {:?} looking at {:?}; occlusion culling {} ({} flight): per frame (medians) {} candidates after the frustum, {} drawn by the first phase, {} by the second, {} culled by occlusion ({:.1}%)",
+        r.start_eye,
+        r.start_target,
+        if r.occlusion { "on" } else { "off" },
+        match r.flight {
+            Flight::Surface => "surface",
+            Flight::Cave => "cave",
+        },
+        r.candidates_median,
+        r.drawn_first_median,
+        r.drawn_second_median,
+        r.occluded_median,
+        100.0 * r.occluded_share_median
     );
     println!("{:<22} {:>10} {:>10} {:>10}", "stage (GPU ms)", "median", "p95", "max");
     for s in &r.stages {

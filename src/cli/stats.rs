@@ -66,6 +66,22 @@ pub struct CullReport {
     pub quads_drawn: u64,
     /// Draw commands the GPU wrote (`--mesher gpu` only: they depend on the page layout).
     pub draw_commands: Option<u32>,
+    /// `--mesher gpu` only: the GPU's occlusion culling of the still view (its third frame, so
+    /// the first phase draws what the frame before saw).
+    pub occlusion: Option<OcclusionReport>,
+}
+
+/// Face streams (a node's face direction, opaque or transparent) of one frame.
+#[derive(Debug, Serialize)]
+pub struct OcclusionReport {
+    /// Left by the frustum and face-direction tests.
+    pub candidates: u32,
+    /// Drawn by the first phase (seen the frame before).
+    pub drawn_first: u32,
+    /// Drawn by the second phase.
+    pub drawn_second: u32,
+    /// Culled by occlusion.
+    pub occluded: u32,
 }
 
 /// The aspect ratio `stats` culls with.
@@ -238,6 +254,12 @@ pub fn run(args: &StatsArgs) -> Result<(), CliError> {
             c.quads_drawn,
             c.draw_commands.map(|n| format!(", {n} draw commands")).unwrap_or_default()
         );
+        if let Some(o) = &c.occlusion {
+            println!(
+                "occlusion         {} face streams after the frustum: {} drawn by the first phase, {} by the second, {} culled",
+                o.candidates, o.drawn_first, o.drawn_second, o.occluded
+            );
+        }
     }
     Ok(())
 }
@@ -252,11 +274,17 @@ fn cull_report(meshed: &Meshed, camera: &Camera) -> CullReport {
             chunks_visible: frame.chunks_visible as u64,
             quads_drawn: frame.quads,
             draw_commands: Some(frame.draw_commands),
+            occlusion: frame.occlusion_tested.then_some(OcclusionReport {
+                candidates: frame.candidates,
+                drawn_first: frame.drawn_first,
+                drawn_second: frame.drawn_second,
+                occluded: frame.occluded,
+            }),
         };
     }
     let frustum = Frustum::from_view_proj(camera.view_proj(STATS_ASPECT.0 as f32 / STATS_ASPECT.1 as f32));
     let mut report =
-        CullReport { target, chunks_tested: 0, chunks_visible: 0, quads_drawn: 0, draw_commands: None };
+        CullReport { target, chunks_tested: 0, chunks_visible: 0, quads_drawn: 0, draw_commands: None, occlusion: None };
     for (pos, mesh, _) in meshed.chunks.iter().filter(|(_, m, _)| m.quad_count() > 0) {
         report.chunks_tested += 1;
         if !chunk_in_frustum(&frustum, *pos) {
@@ -311,6 +339,10 @@ fn gpu_meshes(
         renderer.insert_chunk(pos, Arc::clone(chunk))?;
     }
     let read = |renderer: &mut Offscreen| -> Result<Meshed, CliError> {
+        // Three settled frames: the second's first phase draws what the first saw, and the
+        // third's what the second found not occluded.
+        renderer.settle(&camera)?;
+        renderer.settle(&camera)?;
         let frame = renderer.settle(&camera)?;
         let chunks = renderer.inspect().meshes()?.into_iter().map(|m| (m.pos, m.mesh, m.level)).collect();
         Ok(Meshed { chunks, frame: Some(frame) })

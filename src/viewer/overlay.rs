@@ -168,6 +168,17 @@ fn panel(ctx: &egui::Context, d: &OverlayData) {
             row("meshed", format!("{} chunks this frame", s.face_jobs / 6));
             row("quads drawn", format!("{} ({} skirts), {} draws", s.quads, s.skirt_quads, s.draw_commands));
             row(
+                "occlusion",
+                if s.occlusion_tested {
+                    format!(
+                        "{} streams: {} + {} drawn, {} culled",
+                        s.candidates, s.drawn_first, s.drawn_second, s.occluded
+                    )
+                } else {
+                    "off".to_string()
+                },
+            );
+            row(
                 "view",
                 format!(
                     "{} blocks ({})",
