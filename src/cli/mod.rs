@@ -267,6 +267,10 @@ pub struct CullArgs {
     /// picture; the wireframe modes draw without it).
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub occlusion: Switch,
+    /// Opaque draws in distance bands, nearest first, so early depth testing rejects what they
+    /// hide (`off`: in the order the cull pass wrote them, for comparison).
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub front_to_back: Switch,
     /// Draw the opaque quads' depth first, then shade each pixel once at equal depth.
     #[arg(long, value_enum, default_value_t = Switch::Off)]
     pub depth_prepass: Switch,

@@ -285,6 +285,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     session.camera = start;
     session.fill()?;
     let Session { renderer, streamer, world, .. } = &mut session;
+    renderer.tools().set_front_to_back(args.cull.front_to_back == super::Switch::On);
     let world: &World = world;
     let ground = |x: i32, z: i32| if horizon { terrain.surface(x, z) } else { ground_height(world, x, z) };
     renderer.settle(&start)?;

@@ -106,6 +106,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         Some(frames) => fly(&mut session, start, frames, args.pop_score)?,
     };
     let renderer = &mut session.renderer;
+    renderer.tools().set_front_to_back(args.cull.front_to_back == super::Switch::On);
     let stats = renderer.settle(&camera)?;
     let image = crate::to_image(renderer.read_pixels()?);
     image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;

@@ -17,7 +17,7 @@ use voxgpu_core::cull::{Frustum, chunk_in_frustum, face_may_show};
 use voxgpu_core::lod::{LEVEL_UNSET, LodSettings, chunk_distance};
 use voxgpu_core::mesh::{ChunkMesh, Face, cpu_threads, map_parallel, mesh_world_chunk_lod};
 use voxgpu_core::voxel::{ChunkPos, MipPyramid, World};
-use voxgpu_engine::{FrameStats, GpuContext, Offscreen, RendererOptions};
+use voxgpu_engine::{Culling, FrameStats, GpuContext, Offscreen, RendererOptions};
 use voxgpu_worlds::worldgen;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -339,11 +339,19 @@ fn gpu_meshes(
         renderer.insert_chunk(pos, Arc::clone(chunk))?;
     }
     let read = |renderer: &mut Offscreen| -> Result<Meshed, CliError> {
-        // Three settled frames: the second's first phase draws what the first saw, and the
-        // third's what the second found not occluded.
+        // The frame's counts without occlusion culling, as the CPU twin counts them; then the
+        // occlusion counts of the third frame with it (the second's first phase draws what the
+        // first saw, the third's what the second found not occluded).
+        let culling = renderer.options().culling;
+        renderer.set_culling(Culling { occlusion: false, ..culling });
+        let mut frame = renderer.settle(&camera)?;
+        renderer.set_culling(Culling { occlusion: true, ..culling });
         renderer.settle(&camera)?;
         renderer.settle(&camera)?;
-        let frame = renderer.settle(&camera)?;
+        let occluded = renderer.settle(&camera)?;
+        frame.occlusion_tested = occluded.occlusion_tested;
+        (frame.candidates, frame.drawn_first, frame.drawn_second, frame.occluded) =
+            (occluded.candidates, occluded.drawn_first, occluded.drawn_second, occluded.occluded);
         let chunks = renderer.inspect().meshes()?.into_iter().map(|m| (m.pos, m.mesh, m.level)).collect();
         Ok(Meshed { chunks, frame: Some(frame) })
     };

@@ -17,11 +17,13 @@ use voxgpu_engine::{GpuContext, GpuError, Offscreen, RendererOptions, stage};
 use voxgpu_worlds::worldgen::{WorldParams, WorldSource, generate};
 
 /// Stages that are passes, so they are timed whenever timestamps exist.
-const PASS_STAGES: [&str; 7] = [
+const PASS_STAGES: [&str; 9] = [
     stage::LOD,
     stage::MIPS,
     stage::MESH_WORK_LIST,
     stage::MESH_BUILD,
+    stage::CULL_FIRST,
+    stage::HIZ,
     stage::CULL,
     stage::DRAW_OPAQUE,
     stage::DRAW_TRANSPARENT,

@@ -304,6 +304,8 @@ const CULL_OCCLUSION: u32 = 8u;
 const CULL_TWO_PHASE: u32 = 16u;
 // Occluded streams are listed (LIST_OCCLUDED) for the debug view that shows them.
 const CULL_LIST_OCCLUDED: u32 = 32u;
+// Opaque commands go to distance bands drawn near first (cull.wgsl `distance_band`).
+const CULL_FRONT_TO_BACK: u32 = 64u;
 
 // Camera uniform. Rust twin: layouts::CameraUniform (encase).
 //

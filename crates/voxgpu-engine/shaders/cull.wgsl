@@ -39,7 +39,7 @@
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read> faces: array<FaceMesh>;
 @group(0) @binding(2) var<storage, read_write> args: array<DrawArgs>;
-@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>, 16>;
+@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>, 22>;
 @group(0) @binding(4) var<uniform> cull: CullParams;
 @group(0) @binding(5) var<storage, read> chunks: array<ChunkMeta>;
 @group(0) @binding(6) var<storage, read_write> visible: array<u32>;
@@ -53,18 +53,25 @@ const LIST_OPAQUE: u32 = 0u;
 const LIST_TRANSPARENT: u32 = 1u;
 const LIST_FADING: u32 = 2u;
 const LIST_OCCLUDED: u32 = 3u;
+// The opaque faces of nodes farther away, in OPAQUE_BANDS distance bands drawn near first (band 0
+// is LIST_OPAQUE), so early depth testing rejects most of what lies behind: lists
+// LIST_FAR_OPAQUE + band - 1 for bands 1.., each starting BAND_START[band] blocks from the eye
+// (the nearest point of the node's box).
+const LIST_FAR_OPAQUE: u32 = 4u;
+const OPAQUE_BANDS: u32 = 4u;
+const LISTS: u32 = 7u;
 // counts[]: commands of each list (this phase's), quads of each list (the frame's), skirt quads
 // drawn, chunks tested (those with quads), chunks visible, candidates, candidates drawn by the
 // first phase, by the second, occluded (drawn by neither), commands the first phase wrote.
-const COUNT_QUADS: u32 = 4u;
-const COUNT_SKIRTS: u32 = 8u;
-const COUNT_TESTED: u32 = 9u;
-const COUNT_VISIBLE: u32 = 10u;
-const COUNT_CANDIDATES: u32 = 11u;
-const COUNT_DRAWN_FIRST: u32 = 12u;
-const COUNT_DRAWN_SECOND: u32 = 13u;
-const COUNT_OCCLUDED: u32 = 14u;
-const COUNT_FIRST_COMMANDS: u32 = 15u;
+const COUNT_QUADS: u32 = 7u;
+const COUNT_SKIRTS: u32 = 14u;
+const COUNT_TESTED: u32 = 15u;
+const COUNT_VISIBLE: u32 = 16u;
+const COUNT_CANDIDATES: u32 = 17u;
+const COUNT_DRAWN_FIRST: u32 = 18u;
+const COUNT_DRAWN_SECOND: u32 = 19u;
+const COUNT_OCCLUDED: u32 = 20u;
+const COUNT_FIRST_COMMANDS: u32 = 21u;
 // visible[] bits of one (slot, face, kind): the node is drawn, has quads and is in the frustum
 // (the same in all twelve words of a slot); the stream is a candidate; the pyramid found it
 // occluded; the first phase drew it; it was seen (a candidate not occluded): the first phase of
@@ -75,7 +82,8 @@ const VIS_OCCLUDED: u32 = 4u;
 const VIS_DRAWN_FIRST: u32 = 8u;
 const VIS_SEEN: u32 = 16u;
 // Where each list's commands start in args, in regions of draw_capacity commands (region 2 holds
-// the transparent commands sorted, transparent_sort.wgsl).
+// the transparent commands sorted, transparent_sort.wgsl): lists 0, 1 in regions 0, 1, list k >= 2
+// in region k + 1.
 fn list_region(list: u32) -> u32 {
     return list + u32(list >= LIST_FADING);
 }
@@ -283,10 +291,17 @@ fn cull_stream(invocation: u32, first_phase: bool) {
     write_stream(record, slot, face, kind, start, end, low, high, false);
 }
 
+// The distance band of a node box [node_low, node_high]: 0 within 64 blocks of the view's eye,
+// then 256, 1024 and beyond (factors of 4: the nodes that cover most of the frame come first).
+fn distance_band(node_low: vec3<f32>, node_high: vec3<f32>) -> u32 {
+    let d = distance(clamp(cull.view_eye, node_low, node_high), cull.view_eye);
+    return u32(d >= 64.0) + u32(d >= 256.0) + u32(d >= 1024.0);
+}
+
 // Writes the commands of stream entries [start, end) of (slot, face) into its list (or the
-// occluded list); returns how many.
+// occluded list); [node_low, node_high] is the node's box. Returns how many.
 fn write_stream(record: ChunkMeta, slot: u32, face: u32, kind: u32, start: u32, end: u32,
-                low: vec3<f32>, high: vec3<f32>, to_occluded: bool) -> u32 {
+                node_low: vec3<f32>, node_high: vec3<f32>, to_occluded: bool) -> u32 {
     let face_index = slot * 6u + face;
     if kind == 0u && !to_occluded {
         // Skirts of both kinds, counted once per drawn face.
@@ -306,6 +321,10 @@ fn write_stream(record: ChunkMeta, slot: u32, face: u32, kind: u32, start: u32, 
         next = quad + min(end, ((i >> QUAD_PAGE_LOG2) + 1u) << QUAD_PAGE_LOG2) - i;
     }
     var list = select(kind, LIST_FADING, kind == LIST_OPAQUE && fade_left(record.shown) > 0u);
+    if list == LIST_OPAQUE && (cull.flags & CULL_FRONT_TO_BACK) != 0u {
+        let band = distance_band(node_low, node_high);
+        list = select(LIST_FAR_OPAQUE + band - 1u, LIST_OPAQUE, band == 0u);
+    }
     if to_occluded {
         list = LIST_OCCLUDED;
     }
@@ -332,7 +351,7 @@ fn write_stream(record: ChunkMeta, slot: u32, face: u32, kind: u32, start: u32, 
         // The group's first entry carries the key and the group's size in the list; the others
         // are marked as followers, which the sort's scatter skips.
         let written = min(runs, params.draw_capacity - base);
-        let key = sort_key(low, high, face);
+        let key = sort_key(node_low, node_high, face);
         sort_keys[base] = key | (written << SORT_GROUP_SHIFT);
         for (var j = 1u; j < written; j++) {
             sort_keys[base + j] = SORT_FOLLOWER;

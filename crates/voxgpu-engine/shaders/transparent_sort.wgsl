@@ -28,29 +28,30 @@
 
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read_write> args: array<DrawArgs>;
-@group(0) @binding(2) var<storage, read> counts: array<u32, 16>;
+@group(0) @binding(2) var<storage, read> counts: array<u32, 22>;
 @group(0) @binding(3) var<storage, read_write> sort_keys: array<u32>;
 // [0, SORT_BUCKETS): counts, then cursors (after `scatter`: each key's end); [SORT_BUCKETS,
 // 2 SORT_BUCKETS): each key's first position.
 @group(0) @binding(4) var<storage, read_write> sort_buckets: array<atomic<u32>, 2 * SORT_BUCKETS>;
-// The instanced draw path's four draws (opaque, transparent, cross-fading opaque, occluded): one instance
+// The instanced draw path's seven draws (opaque, transparent, cross-fading opaque, occluded, the
+// farther opaque bands): one instance
 // of PAGE_QUADS quads per list entry. Draw k starts k pages into the index pattern, which is how
 // chunk_draw.wgsl tells the lists apart.
-@group(0) @binding(5) var<storage, read_write> instanced: array<DrawArgs, 4>;
+@group(0) @binding(5) var<storage, read_write> instanced: array<DrawArgs, 7>;
 @group(0) @binding(6) var<storage, read> chunks: array<ChunkMeta>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
 
 // The instanced path's draw `list` from the commands the cull pass wrote to it.
 fn instanced_draws(list: u32) {
-    if list < 4u {
+    if list < 7u {
         let entries = min(counts[list], params.draw_capacity);
         instanced[list] = DrawArgs(6u * PAGE_QUADS, entries, list * 6u * PAGE_QUADS, 0, 0u);
     }
 }
 
 // The instanced draws alone: after the cull pass's first phase, which has no transparent list.
-@compute @workgroup_size(4)
+@compute @workgroup_size(8)
 fn instanced_only(@builtin(local_invocation_index) lid: u32) {
     instanced_draws(lid);
 }

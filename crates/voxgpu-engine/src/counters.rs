@@ -16,11 +16,12 @@ pub struct GpuCounters {
     pub free_pages: u32,
     /// Pages the mesher asked for and was refused, summed since creation.
     pub failed_pages: u32,
-    /// Draw commands the second (or only) phase wrote (opaque, transparent, the opaque faces of
-    /// cross-fading nodes, occluded streams for the debug view).
-    pub draw_commands: [u32; 4],
-    /// Quads the frame's commands draw (the same four lists, both phases).
-    pub quads: [u32; 4],
+    /// Draw commands the second (or only) phase wrote to each list (opaque, transparent, the
+    /// opaque faces of cross-fading nodes, occluded streams for the debug view, the farther
+    /// opaque bands).
+    pub draw_commands: [u32; super::draw::LISTS],
+    /// Quads the frame's commands draw (the same lists, both phases).
+    pub quads: [u32; super::draw::LISTS],
     /// Of those quads, how many are LOD skirts.
     pub skirt_quads: u32,
     /// Slots with quads, each tested by the cull pass.

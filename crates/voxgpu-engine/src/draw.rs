@@ -97,19 +97,29 @@ pub fn quad_indices() -> Vec<u32> {
 }
 
 const ARGS_BYTES: u64 = size_of::<DrawIndexedIndirectArgs>() as u64;
-/// Words of the counts buffer: commands (opaque, transparent, fading, occluded: this phase's),
-/// quads (the same four lists, the frame's), skirt quads drawn, chunks tested, chunks visible,
-/// face stream candidates, drawn by the first phase, by the second, occluded, and the first
-/// phase's commands (`COUNT_*` in `shaders/cull.wgsl`).
-pub const COUNT_WORDS: u64 = 16;
+/// Words of the counts buffer: commands of each of the [`LISTS`] lists (this phase's), quads of
+/// each (the frame's), skirt quads drawn, chunks tested, chunks visible, face stream candidates,
+/// drawn by the first phase, by the second, occluded, and the first phase's commands (`COUNT_*`
+/// in `shaders/cull.wgsl`).
+pub const COUNT_WORDS: u64 = 22;
+/// The draw lists: opaque (the nearest band), transparent, fading, occluded, and the farther
+/// opaque bands ([`OPAQUE_LISTS`]).
+pub const LISTS: usize = 7;
 /// Command-count words the second phase starts again from zero: one per list.
-const PHASE_COUNT_WORDS: u64 = 4;
+const PHASE_COUNT_WORDS: u64 = LISTS as u64;
+/// The opaque lists in draw order: distance bands from the eye, nearest first (`distance_band` in
+/// `shaders/cull.wgsl`), so early depth testing rejects what the nearer ones hide.
+pub const OPAQUE_LISTS: [u32; 4] = [0, 4, 5, 6];
 /// The list of the opaque faces of nodes cross-fading between levels (`LIST_FADING` in
 /// `shaders/cull.wgsl`), drawn by the dithering pipelines.
 pub const LIST_FADING: u32 = 2;
 /// The list of the face streams occlusion culled (`LIST_OCCLUDED`), written only for the debug
 /// view that shows them.
 pub const LIST_OCCLUDED: u32 = 3;
+/// Regions of `capacity` commands in the command buffer: each list's (lists 0 and 1 in regions
+/// 0 and 1, list k ≥ 2 in region k + 1) and the transparent list sorted (region 2).
+const ARGS_REGIONS: u64 = LISTS as u64 + 1;
+
 /// Words of the `visible` buffer per slot: one per (face, kind), `VIS_*` bits in
 /// `shaders/cull.wgsl`.
 pub const VISIBLE_WORDS_PER_SLOT: u32 = 12;
@@ -176,7 +186,7 @@ pub const SORT_BINDINGS: BindingTable = BindingTable {
         Slot::read("counts", COUNT_WORDS * 4),
         Slot::read_write("sort_keys", 4),
         Slot::read_write("sort_buckets", 2 * SORT_BUCKETS as u64 * 4),
-        Slot::read_write("instanced", 4 * ARGS_BYTES),
+        Slot::read_write("instanced", LISTS as u64 * ARGS_BYTES),
         Slot::read("chunks", META),
     ],
 };
@@ -204,8 +214,8 @@ pub struct DrawLists {
     /// Transparent commands per key, then each key's next position, and each key's first
     /// position in the second half (`transparent_sort.wgsl`).
     sort_buckets: wgpu::Buffer,
-    /// The instanced path's four draws (opaque, transparent, fading, occluded), written by the
-    /// sort's scan (and after the first phase by `instanced_only`).
+    /// The instanced path's draws, one per list, written by the sort's scan (and after the first
+    /// phase by `instanced_only`).
     instanced: wgpu::Buffer,
     /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
     pub generation: u64,
@@ -296,7 +306,7 @@ impl DrawLists {
             }),
             instanced: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("voxgpu.draw.instanced"),
-                size: 4 * ARGS_BYTES,
+                size: LISTS as u64 * ARGS_BYTES,
                 usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE,
                 mapped_at_creation: false,
             }),
@@ -421,9 +431,9 @@ impl DrawLists {
     /// Records the draws of list `kind` (0 opaque, 1 transparent, [`LIST_FADING`],
     /// [`LIST_OCCLUDED`]): one command whatever the number of chunks.
     pub fn draw(&self, pass: &mut CountingPass<'_, '_>, submission: DrawSubmission, kind: u32) {
-        // Opaque commands from the first region, transparent ones from the sorted third, fading
-        // ones from the fourth, occluded ones from the fifth.
-        let region = [0, 2, 3, 4][kind as usize];
+        // Opaque commands from the first region, transparent ones from the sorted third, the
+        // others from the region after their list's number.
+        let region = if kind == 0 { 0 } else { kind as u64 + 1 };
         let offset = region * self.capacity as u64 * ARGS_BYTES;
         pass.commands += 1;
         match submission {
@@ -482,8 +492,9 @@ impl<'p, 'e> CountingPass<'p, 'e> {
 fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.cull.commands"),
-        // Opaque, transparent as the cull pass appends them, transparent sorted, fading, occluded.
-        size: 5 * capacity as u64 * ARGS_BYTES,
+        // Opaque, transparent as the cull pass appends them, transparent sorted, fading,
+        // occluded, the farther opaque bands.
+        size: ARGS_REGIONS * capacity as u64 * ARGS_BYTES,
         usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })

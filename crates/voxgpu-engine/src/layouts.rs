@@ -242,6 +242,8 @@ impl CullParams {
     pub const TWO_PHASE: u32 = 16;
     /// [`CullParams::flags`] bit: occluded streams are listed for the debug view that shows them.
     pub const LIST_OCCLUDED: u32 = 32;
+    /// [`CullParams::flags`] bit: opaque commands go to distance bands drawn near first.
+    pub const FRONT_TO_BACK: u32 = 64;
 
     /// Culls with the frustum of `cull_camera` at `aspect` from its eye and sorts transparent
     /// commands by distance from `view`'s eye, every position measured from `anchor`.

@@ -45,9 +45,9 @@ pub mod stage {
     pub const MESH_BUILD: &str = "mesh.build";
     /// The cull pass's first phase (occlusion culling on): the commands of the face streams seen
     /// last frame that are still in view.
-    pub const CULL_FIRST: &str = "cull.first";
-    /// The scope around the first phase's render passes (`draw.first.opaque`, ...).
-    pub const DRAW_FIRST: &str = "draw.first";
+    pub const CULL_FIRST: &str = "cull_first";
+    /// The scope around the first phase's render passes (`draw_first.opaque`, ...).
+    pub const DRAW_FIRST: &str = "draw_first";
     /// The depth pyramid, built from the first phase's depth.
     pub const HIZ: &str = "hiz";
     /// The cull pass (its second phase with occlusion culling on): tests every face stream

@@ -70,18 +70,18 @@ impl RasterPass {
         }
     }
 
-    /// Its label in the first phase of an occlusion-culled frame (`draw.first.*`), which draws
+    /// Its label in the first phase of an occlusion-culled frame (`draw_first.*`), which draws
     /// the passes that draw the opaque lists.
     pub fn first_phase_label(self) -> &'static str {
         match self {
-            RasterPass::DepthPrepass => "draw.first.depth_prepass",
-            RasterPass::Opaque | RasterPass::OpaqueAfterPrepass => "draw.first.opaque",
-            RasterPass::Transparent => "draw.first.transparent",
-            RasterPass::Wireframe => "draw.first.wireframe",
-            RasterPass::LodColors => "draw.first.lod",
-            RasterPass::ChunkColors => "draw.first.chunks",
-            RasterPass::QuadSize => "draw.first.quad_size",
-            RasterPass::Occluded => "draw.first.occluded",
+            RasterPass::DepthPrepass => "draw_first.depth_prepass",
+            RasterPass::Opaque | RasterPass::OpaqueAfterPrepass => "draw_first.opaque",
+            RasterPass::Transparent => "draw_first.transparent",
+            RasterPass::Wireframe => "draw_first.wireframe",
+            RasterPass::LodColors => "draw_first.lod",
+            RasterPass::ChunkColors => "draw_first.chunks",
+            RasterPass::QuadSize => "draw_first.quad_size",
+            RasterPass::Occluded => "draw_first.occluded",
         }
     }
 

@@ -283,6 +283,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("CULL_OCCLUSION", voxgpu_engine::low_level::CullParams::OCCLUSION),
         ("CULL_TWO_PHASE", voxgpu_engine::low_level::CullParams::TWO_PHASE),
         ("CULL_LIST_OCCLUDED", voxgpu_engine::low_level::CullParams::LIST_OCCLUDED),
+        ("CULL_FRONT_TO_BACK", voxgpu_engine::low_level::CullParams::FRONT_TO_BACK),
         ("LEVEL_UNSET", voxgpu_core::lod::LEVEL_UNSET),
         ("SORT_BUCKETS", voxgpu_core::cull::SORT_BUCKETS),
         ("SORT_FACE_SLOTS", voxgpu_core::cull::SORT_FACE_SLOTS),

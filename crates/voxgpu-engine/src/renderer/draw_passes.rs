@@ -3,7 +3,7 @@
 
 use super::passes::Passes;
 use super::{RendererOptions, Targets};
-use crate::draw::{CountingPass, DrawSubmission, LIST_FADING};
+use crate::draw::{CountingPass, DrawSubmission, LIST_FADING, OPAQUE_LISTS};
 use crate::profiling::{render_pass, scope, stage};
 
 /// Which of a frame's draws a [`Passes::record_draw`] records.
@@ -92,7 +92,11 @@ impl Passes {
                     pass.set_index_buffer(self.index_buffer());
                     pass.set_pipeline(self.pipelines().get(raster));
                     for &list in raster.lists().iter().filter(|&&l| !first_phase || l != 1) {
-                        self.draws.draw(&mut pass, submission, list);
+                        // The opaque list is its distance bands, nearest first.
+                        let bands: &[u32] = if list == 0 { &OPAQUE_LISTS } else { &[list] };
+                        for &band in bands {
+                            self.draws.draw(&mut pass, submission, band);
+                        }
                     }
                     // The opaque faces of nodes cross-fading between levels, dithered.
                     if let Some(fading) = self.pipelines().fading(raster) {

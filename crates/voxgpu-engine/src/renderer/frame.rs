@@ -193,8 +193,10 @@ impl Renderer {
         FrameStats {
             chunks_resident: self.resident.len() as u32,
             face_jobs: c.jobs_asked,
-            quads: c.quads[..3].iter().map(|&q| q as u64).sum(),
-            draw_commands: c.draw_commands[..3].iter().sum::<u32>() + c.first_phase_commands,
+            // Every list but the debug view's occluded one (LIST_OCCLUDED).
+            quads: c.quads.iter().enumerate().filter(|&(l, _)| l != 3).map(|(_, &q)| q as u64).sum(),
+            draw_commands: c.draw_commands.iter().enumerate().filter(|&(l, _)| l != 3).map(|(_, &n)| n).sum::<u32>()
+                + c.first_phase_commands,
             skirt_quads: c.skirt_quads as u64,
             chunks_tested: c.chunks_tested,
             chunks_visible: c.chunks_visible,

@@ -115,6 +115,13 @@ impl Tools<'_> {
         self.renderer.options.depth_prepass = on;
     }
 
+    /// Draws the opaque lists in distance bands, nearest first (on by default); off, every opaque
+    /// command goes to the nearest band's list, in the order the cull pass wrote them. For
+    /// measuring what the order gains.
+    pub fn set_front_to_back(&mut self, on: bool) {
+        self.renderer.passes.front_to_back = on;
+    }
+
     /// Copies each frame's first-phase depth (what the depth pyramid is built from) where
     /// [`crate::low_level::Inspector::first_phase_depth`] reads it, at the current frame size;
     /// off, nothing is copied. For tests of the pyramid against its CPU twin.

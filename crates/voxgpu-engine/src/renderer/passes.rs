@@ -142,6 +142,8 @@ pub(crate) struct Passes {
     /// Skip the LOD pass: drawn nodes and their mips stay as the last frame decided
     /// (`Tools::set_lod_frozen`).
     pub(crate) lod_frozen: bool,
+    /// Opaque commands in distance bands drawn near first (`Tools::set_front_to_back`).
+    pub(crate) front_to_back: bool,
     /// `PassParams::split_pairs` (`Tools::set_mesh_split_pairs`).
     pub(crate) split_pairs: u32,
     mesher: Mesher,
@@ -182,6 +184,7 @@ impl Passes {
         Self {
             lod: LodPasses::new(device),
             lod_frozen: false,
+            front_to_back: true,
             split_pairs: if device_type == wgpu::DeviceType::Cpu { 0 } else { crate::MESH_SPLIT_PAIRS },
             mesher: Mesher::new(device, caps.subgroups),
             draws: DrawLists::new(device, quad_pages),
@@ -353,7 +356,8 @@ impl Passes {
             | (CullParams::FACES * culling.faces as u32)
             | (CullParams::PAGES * (submission == DrawSubmission::Instanced) as u32)
             | (CullParams::TWO_PHASE * occlusion.two_phase as u32)
-            | (CullParams::LIST_OCCLUDED * (options.mode == crate::RenderMode::Occlusion) as u32);
+            | (CullParams::LIST_OCCLUDED * (options.mode == crate::RenderMode::Occlusion) as u32)
+            | (CullParams::FRONT_TO_BACK * self.front_to_back as u32);
         let mut cull = CullParams::new(&cull_camera, aspect, flags, camera, anchor);
         // The camera the pyramid's depth is drawn with: this frame's, or with culling frozen the
         // one it was last built with.
