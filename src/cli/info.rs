@@ -18,6 +18,9 @@ pub fn run() -> Result<(), CliError> {
         println!("  {line}");
     }
     println!("draw submission: {}", DrawSubmission::for_caps(gpu.caps).describe());
+    println!(
+        "occlusion culling: two phases, a depth pyramid built by compute from the depth target; both phases' lists drawn by the submission above"
+    );
     let info = gpu.adapter.get_info();
     if gpu.caps.subgroups {
         println!(
