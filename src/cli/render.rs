@@ -42,7 +42,8 @@ pub struct RenderArgs {
     #[arg(long, requires = "flight")]
     pub pop_score: bool,
     /// Cull from a camera frozen at `x,y,z` (looking at the target) instead of the view's, to
-    /// inspect culling from outside.
+    /// inspect culling from outside (with `--mode occlusion`, what occlusion culled from there
+    /// shows in magenta).
     #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
     pub freeze_cull_at: Option<Vec3>,
     #[command(flatten)]
@@ -107,6 +108,15 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     };
     let renderer = &mut session.renderer;
     renderer.tools().set_front_to_back(args.cull.front_to_back == super::Switch::On);
+    if let Some(at) = frozen {
+        // The frozen culling tests against the depth pyramid the frozen camera saw: draw from it
+        // first (twice: the second frame's pyramid holds what the first found), then freeze.
+        let culling = renderer.options().culling;
+        renderer.set_culling(Culling { frozen: None, ..culling });
+        renderer.settle(&at)?;
+        renderer.settle(&at)?;
+        renderer.set_culling(culling);
+    }
     let stats = renderer.settle(&camera)?;
     let image = crate::to_image(renderer.read_pixels()?);
     image.save(&args.out).map_err(|e| CliError::Write { path: args.out.clone(), reason: e.to_string() })?;
