@@ -31,8 +31,9 @@
 @group(0) @binding(5) var atlas: texture_2d<f32>;
 // Per tile: its mean colour, RGBA8 sRGB.
 @group(0) @binding(6) var<storage, read> tile_averages: array<u32>;
-// The draw lists (cull.wgsl): opaque at 0, transparent sorted at 2 × capacity, the opaque faces
-// of cross-fading nodes at 3 × capacity. Read by the instanced path only.
+// The draw lists (cull.wgsl), in regions of capacity commands: the nearest opaque band at 0, the
+// transparent sorted at 2, and list k >= 2 (fading, occluded, the farther opaque bands) at k + 1.
+// Read by the instanced path only.
 @group(0) @binding(7) var<storage, read> args: array<DrawArgs>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
@@ -127,7 +128,7 @@ fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     var quad_index = vertex >> 2u;
     let capacity = camera.page_list_capacity;
     if capacity != 0u {
-        // Lists 0, 1, 2 (opaque, transparent, fading) read regions 0, 2 (sorted), 3.
+        // List 0 reads region 0, list 1 (transparent) the sorted region 2, list k >= 2 region k + 1.
         let list = quad_index >> QUAD_PAGE_LOG2;
         let command = args[min(2u * list, list + 1u) * capacity + instance];
         let local = quad_index & (PAGE_QUADS - 1u);

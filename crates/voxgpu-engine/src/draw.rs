@@ -191,9 +191,10 @@ pub const SORT_BINDINGS: BindingTable = BindingTable {
     ],
 };
 
-/// The opaque and transparent command lists (one buffer of five regions of `capacity` commands:
-/// opaque, transparent as the cull pass appends them, transparent sorted back to front, the
-/// opaque faces of cross-fading nodes, occluded streams for the debug view), their
+/// The command lists (one buffer of [`ARGS_REGIONS`] regions of `capacity` commands: the
+/// nearest opaque band, transparent as the cull pass appends them, transparent sorted back to
+/// front, the opaque faces of cross-fading nodes, occluded streams for the debug view, the
+/// farther opaque bands), their
 /// counts, the cull parameters, the per-slot visibility the cull pass writes and the transparent
 /// sort's keys and buckets.
 pub struct DrawLists {
@@ -428,8 +429,9 @@ impl DrawLists {
         });
     }
 
-    /// Records the draws of list `kind` (0 opaque, 1 transparent, [`LIST_FADING`],
-    /// [`LIST_OCCLUDED`]): one command whatever the number of chunks.
+    /// Records the draws of list `kind` (0 the nearest opaque band, 1 transparent,
+    /// [`LIST_FADING`], [`LIST_OCCLUDED`], 4.. the farther opaque bands of [`OPAQUE_LISTS`]): one
+    /// command whatever the number of chunks.
     pub fn draw(&self, pass: &mut CountingPass<'_, '_>, submission: DrawSubmission, kind: u32) {
         // Opaque commands from the first region, transparent ones from the sorted third, the
         // others from the region after their list's number.

@@ -63,7 +63,8 @@ impl Renderer {
             top_level,
             medium,
         );
-        self.frames.prepared = Some(Prepared { camera: *camera, params, lod, started, evicted_room });
+        let view = (self.options.size(), self.options.culling);
+        self.frames.prepared = Some(Prepared { camera: *camera, view, params, lod, started, evicted_room });
         Ok(())
     }
 
@@ -99,7 +100,7 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         targets: &Targets,
     ) -> Result<FrameStats, GpuError> {
-        let Prepared { camera, params, lod, started, evicted_room } =
+        let Prepared { camera, view, params, lod, started, evicted_room } =
             self.frames.prepared.take().ok_or(GpuError::NotPrepared)?;
         // The staging belt maps new buffers and panics when that fails, as it does on a lost
         // device: nothing is recorded once the loss is known.
@@ -111,8 +112,8 @@ impl Renderer {
         passes.record_compute(&gpu.queue, encoder, profiler, gpu.submission, &params, &lod);
         // With occlusion culling: the streams seen last frame are drawn first, the depth pyramid
         // is built from their depth, and the cull pass tests the rest against it.
-        let occlusion = passes.occlusion_frame(options, targets.depth);
-        passes.write_cull(&gpu.queue, &camera, options, gpu.submission, occlusion);
+        let occlusion = passes.occlusion_frame(view, options, targets.depth);
+        passes.write_cull(&gpu.queue, &camera, view, options, gpu.submission, occlusion);
         let mut commands = 0;
         if occlusion.two_phase {
             passes.record_cull_first(encoder, profiler, gpu.submission, &params);

@@ -24,8 +24,10 @@ const BELT_KEEP_BYTES: u64 = 16 << 20;
 
 /// The frame `prepare` set up, for `record`.
 pub(crate) struct Prepared {
-    /// The view the frame is drawn from.
+    /// The view the frame is drawn from, and the frame size and culling it was prepared with
+    /// (the camera uniform's aspect, the frozen camera checked).
     pub camera: voxgpu_core::camera::Camera,
+    pub view: ((u32, u32), crate::Culling),
     pub params: PassParams,
     pub lod: LodParams,
     pub started: Instant,

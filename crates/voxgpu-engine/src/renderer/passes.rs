@@ -13,7 +13,7 @@
 //! - the work list and draw lists are sized before the uniforms that state their sizes are
 //!   written, in the same `prepare`.
 
-use super::RendererOptions;
+use super::{Culling, RendererOptions};
 use super::residency::Residency;
 use crate::Capabilities;
 use crate::bindings::Resources;
@@ -337,20 +337,22 @@ impl Passes {
         LodParams::new(&options.lod, camera, anchor, top_level)
     }
 
-    /// Writes the cull parameters of a frame seen from `camera`: the frustum of the culling
-    /// camera (the view's, or a frozen one), and the pyramid to test against when `occlusion`
-    /// says so.
+    /// Writes the cull parameters of a frame seen from `camera` at `frame` pixels with `culling`
+    /// (both as `prepare` saw them, which wrote the camera uniform with that aspect and checked
+    /// the frozen camera): the frustum of the culling camera (the view's, or a frozen one), and
+    /// the pyramid to test against when `occlusion` says so.
+    #[allow(clippy::too_many_arguments)]
     pub fn write_cull(
         &self,
         queue: &wgpu::Queue,
         camera: &Camera,
+        (frame, culling): ((u32, u32), Culling),
         options: &RendererOptions,
         submission: DrawSubmission,
         occlusion: OcclusionFrame,
     ) {
-        let aspect = options.aspect();
+        let aspect = frame.0 as f32 / frame.1 as f32;
         let anchor = camera.anchor();
-        let culling = options.culling;
         let cull_camera = culling.frozen.unwrap_or(*camera);
         let flags = (CullParams::FRUSTUM * culling.frustum as u32)
             | (CullParams::FACES * culling.faces as u32)
@@ -372,14 +374,21 @@ impl Passes {
         queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
     }
 
-    /// How a frame into `depth` culls by occlusion under `options`: two phases when occlusion
-    /// culling is on, the mode allows it, the depth can be read and culling is not frozen; with it frozen, a test
-    /// against the pyramid built before, if there is one.
-    pub fn occlusion_frame(&self, options: &RendererOptions, depth: &wgpu::TextureView) -> OcclusionFrame {
-        let culling = options.culling;
+    /// How a frame into `depth` culls by occlusion, prepared at `frame` pixels with `culling`:
+    /// two phases when occlusion culling is on, the mode allows it, the depth can be read and is
+    /// the size the pyramid was laid out for (a resize between `prepare` and `record` skips it for
+    /// that frame) and culling is not frozen; with it frozen, a test against the pyramid built
+    /// before, if there is one.
+    pub fn occlusion_frame(
+        &self,
+        (frame, culling): ((u32, u32), Culling),
+        options: &RendererOptions,
+        depth: &wgpu::TextureView,
+    ) -> OcclusionFrame {
         let on = culling.occlusion
             && options.mode.allows_occlusion()
-            && crate::hiz::readable_depth(depth, options.size());
+            && self.pyramid.frame == frame
+            && crate::hiz::readable_depth(depth, frame);
         let two_phase = on && culling.frozen.is_none();
         OcclusionFrame { two_phase, test: two_phase || (on && self.pyramid.built_with.is_some()) }
     }
