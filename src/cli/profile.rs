@@ -259,12 +259,15 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
     let cave = match (args.flight, still) {
         (Flight::Cave, None) => {
             if !matches!(config.source, worldgen::WorldSource::Terrain) {
-                return Err(CliError::Usage("--flight cave needs the seeded terrain (--world terrain)".into()));
+                return Err(CliError::Usage(
+                    "--flight cave needs the seeded terrain (--world terrain)".into(),
+                ));
             }
             let mut blocks = super::cave::Blocks::new(&terrain);
             let start = super::cave::find_cave(&mut blocks, &terrain, 16)
                 .ok_or_else(|| CliError::Usage("no cave found within 16 chunks of the origin".into()))?;
-            let frames = 2 * (args.warmup + args.frames) + args.frames;
+            // The measured flight, the unprofiled one and the pop score's after it.
+            let frames = args.warmup + 3 * args.frames;
             Some(super::cave::walk(&mut blocks, start, cave_speed, frames))
         }
         _ => None,
@@ -388,7 +391,13 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         occluded_share: shares.get(shares.len() / 2).copied().unwrap_or(0.0),
         start,
         remeshed,
-        speed: if still.is_some() { 0.0 } else if cave.is_some() { cave_speed } else { step * radius },
+        speed: if still.is_some() {
+            0.0
+        } else if cave.is_some() {
+            cave_speed
+        } else {
+            step * radius
+        },
         cpu_unprofiled: Summary::of(unprofiled),
         cpu_stream: (!stream_ms.is_empty()).then(|| Summary::of(stream_ms)),
         nodes_per_level: renderer.resident().nodes_per_level(),

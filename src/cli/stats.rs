@@ -283,8 +283,14 @@ fn cull_report(meshed: &Meshed, camera: &Camera) -> CullReport {
         };
     }
     let frustum = Frustum::from_view_proj(camera.view_proj(STATS_ASPECT.0 as f32 / STATS_ASPECT.1 as f32));
-    let mut report =
-        CullReport { target, chunks_tested: 0, chunks_visible: 0, quads_drawn: 0, draw_commands: None, occlusion: None };
+    let mut report = CullReport {
+        target,
+        chunks_tested: 0,
+        chunks_visible: 0,
+        quads_drawn: 0,
+        draw_commands: None,
+        occlusion: None,
+    };
     for (pos, mesh, _) in meshed.chunks.iter().filter(|(_, m, _)| m.quad_count() > 0) {
         report.chunks_tested += 1;
         if !chunk_in_frustum(&frustum, *pos) {

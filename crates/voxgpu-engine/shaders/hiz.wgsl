@@ -31,41 +31,38 @@ struct HizLevel {
 @group(0) @binding(1) var depth: texture_2d<f32>;
 @group(0) @binding(2) var<storage, read_write> pyramid: array<f32>;
 
-// The texels (or pixels) under texel `texel` of the level written, in order (0,0), (1,0),
-// (0,1), (1,1), those inside the level read.
-fn child(texel: vec2<u32>, i: u32) -> vec2<u32> {
-    return 2u * texel + vec2<u32>(i & 1u, i >> 1u);
+// The least of the texels (or, from the depth target, the pixels) under texel `texel` of the
+// level written: (0,0), (1,0), (0,1), (1,1) of the level read, those inside it. Depth is at most
+// 1, so the first (always inside) replaces the start value.
+fn least_below(texel: vec2<u32>, from_target: bool) -> f32 {
+    var least = 2.0;
+    for (var i = 0u; i < 4u; i++) {
+        let c = 2u * texel + vec2<u32>(i & 1u, i >> 1u);
+        if all(c < level.src_size) {
+            var d: f32;
+            if from_target {
+                d = textureLoad(depth, vec2<i32>(c), 0).x;
+            } else {
+                d = pyramid[level.src_offset + c.y * level.src_size.x + c.x];
+            }
+            least = min(least, d);
+        }
+    }
+    return least;
 }
 
 @compute @workgroup_size(8, 8)
 fn from_depth(@builtin(global_invocation_id) id: vec3<u32>) {
-    if any(id.xy >= level.dst_size) {
-        return;
+    if all(id.xy < level.dst_size) {
+        pyramid[level.dst_offset + id.y * level.dst_size.x + id.x] = least_below(id.xy, true);
     }
-    // Depth is at most 1, so the first child (always inside) replaces this.
-    var least = 2.0;
-    for (var i = 0u; i < 4u; i++) {
-        let c = child(id.xy, i);
-        if all(c < level.src_size) {
-            least = min(least, textureLoad(depth, vec2<i32>(c), 0).x);
-        }
-    }
-    pyramid[level.dst_offset + id.y * level.dst_size.x + id.x] = least;
 }
 
 @compute @workgroup_size(8, 8)
 fn reduce(@builtin(global_invocation_id) id: vec3<u32>) {
-    if any(id.xy >= level.dst_size) {
-        return;
+    if all(id.xy < level.dst_size) {
+        pyramid[level.dst_offset + id.y * level.dst_size.x + id.x] = least_below(id.xy, false);
     }
-    var least = 2.0;
-    for (var i = 0u; i < 4u; i++) {
-        let c = child(id.xy, i);
-        if all(c < level.src_size) {
-            least = min(least, pyramid[level.src_offset + c.y * level.src_size.x + c.x]);
-        }
-    }
-    pyramid[level.dst_offset + id.y * level.dst_size.x + id.x] = least;
 }
 
 @compute @workgroup_size(8, 8)

@@ -274,8 +274,13 @@ impl DrawLists {
         let sort_scatter =
             compute_pipeline(device, "voxgpu.sort.scatter", &sort_layout, &sort_source, "scatter");
         let sort_place = compute_pipeline(device, "voxgpu.sort.place", &sort_layout, &sort_source, "place");
-        let instanced_only =
-            compute_pipeline(device, "voxgpu.sort.instanced_only", &sort_layout, &sort_source, "instanced_only");
+        let instanced_only = compute_pipeline(
+            device,
+            "voxgpu.sort.instanced_only",
+            &sort_layout,
+            &sort_source,
+            "instanced_only",
+        );
         let counts = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("voxgpu.cull.counts"),
             size: COUNT_WORDS * 4,

@@ -2,6 +2,9 @@
 //! `voxgpu_core::occlusion`): built from the frame's depth after its first phase, one dispatch
 //! per level, read by the cull pass's second phase.
 //!
+//! Tests can have each build's depth copied out (`set_capture`): GL cannot copy a depth texture
+//! into a buffer, so a compute pass does.
+//!
 //! The pyramid remembers the camera its depth was drawn with, so a frozen culling camera keeps
 //! testing against the depth of the frame it froze on; a new frame size discards it.
 
@@ -56,6 +59,16 @@ pub struct Pyramid {
     layout: wgpu::BindGroupLayout,
     /// The bind groups of each level, over the depth view they were made for.
     groups: Option<(wgpu::TextureView, Vec<wgpu::BindGroup>)>,
+    /// For tests: each build's depth copied here too ([`Pyramid::set_capture`]).
+    capture: Option<Capture>,
+}
+
+/// A copy of the depth each build reads, f32 pixels in rows of x, and the level uniform and
+/// bind group of `copy_depth` that writes it (over the depth view they were made for).
+struct Capture {
+    buffer: wgpu::Buffer,
+    level: wgpu::Buffer,
+    group: Option<(wgpu::TextureView, wgpu::BindGroup)>,
 }
 
 fn texel_buffer(device: &wgpu::Device, (width, height): (u32, u32)) -> wgpu::Buffer {
@@ -92,6 +105,7 @@ impl Pyramid {
             copy_depth: compute_pipeline(device, "voxgpu.hiz.copy_depth", &layout, &source, "copy_depth"),
             layout,
             groups: None,
+            capture: None,
         };
         pyramid.levels = pyramid.level_uniforms(device, queue);
         pyramid
@@ -132,7 +146,41 @@ impl Pyramid {
             self.groups = None;
             self.built_with = None;
             self.generation += 1;
+            if self.capture.is_some() {
+                self.set_capture(device, queue, true);
+            }
         }
+    }
+
+    /// Copies the depth each build reads (the first phase's) where [`Pyramid::captured`]
+    /// finds it; off, nothing is copied. For tests of the pyramid against its CPU twin.
+    pub fn set_capture(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, on: bool) {
+        let (width, height) = self.frame;
+        self.capture = on.then(|| {
+            let whole =
+                HizLevel { src_size: [width, height], dst_size: [width, height], ..Default::default() };
+            Capture {
+                buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("voxgpu.hiz.depth_capture"),
+                    size: 4 * (width * height) as u64,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                }),
+                level: crate::buffers::buffer_with(
+                    device,
+                    queue,
+                    "voxgpu.hiz.copy",
+                    bytemuck::bytes_of(&whole),
+                    wgpu::BufferUsages::UNIFORM,
+                ),
+                group: None,
+            }
+        });
+    }
+
+    /// The captured depth's buffer, if capturing.
+    pub fn captured(&self) -> Option<&wgpu::Buffer> {
+        self.capture.as_ref().map(|c| &c.buffer)
     }
 
     /// Levels of the pyramid.
@@ -141,7 +189,7 @@ impl Pyramid {
     }
 
     /// Records the build from `depth` (checked by [`readable_depth`]), drawn with `camera`: one
-    /// compute pass, a dispatch per level.
+    /// compute pass, a dispatch per level (and with a capture on, the depth's copy first).
     pub fn record(
         &mut self,
         device: &wgpu::Device,
@@ -164,9 +212,24 @@ impl Pyramid {
                 .collect();
             self.groups = Some((depth.clone(), groups));
         }
+        if let Some(capture) =
+            self.capture.as_mut().filter(|c| c.group.as_ref().is_none_or(|(v, _)| v != depth))
+        {
+            let resources = Resources::new()
+                .buffer("level", &capture.level)
+                .texture("depth", depth)
+                .buffer("pyramid", &capture.buffer);
+            capture.group = Some((depth.clone(), HIZ_BINDINGS.bind_group(device, &self.layout, &resources)));
+        }
         let (_, groups) = self.groups.as_ref().expect("made above");
         let base = base_size(self.frame.0, self.frame.1);
         compute_pass(profiler, encoder, None, stage::HIZ, |pass| {
+            if let Some((_, group)) = self.capture.as_ref().and_then(|c| c.group.as_ref()) {
+                let (width, height) = self.frame;
+                pass.set_pipeline(&self.copy_depth);
+                pass.set_bind_group(0, group, &[]);
+                pass.dispatch_workgroups(width.div_ceil(8), height.div_ceil(8), 1);
+            }
             for (k, group) in groups.iter().enumerate() {
                 let size = level_size(base, k as u32);
                 pass.set_pipeline(if k == 0 { &self.from_depth } else { &self.reduce });
@@ -175,36 +238,5 @@ impl Pyramid {
             }
         });
         self.built_with = Some(camera);
-    }
-
-    /// Records a copy of `depth` into `capture` (f32 pixels, rows of x, tight), through a
-    /// compute pass: tests compare the pyramid with the CPU twin's over it.
-    pub fn record_copy(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        depth: &wgpu::TextureView,
-        capture: &wgpu::Buffer,
-    ) {
-        let (width, height) = self.frame;
-        let whole = HizLevel { src_size: [width, height], dst_size: [width, height], ..Default::default() };
-        let level = crate::buffers::buffer_with(
-            device,
-            queue,
-            "voxgpu.hiz.copy",
-            bytemuck::bytes_of(&whole),
-            wgpu::BufferUsages::UNIFORM,
-        );
-        let resources =
-            Resources::new().buffer("level", &level).texture("depth", depth).buffer("pyramid", capture);
-        let group = HIZ_BINDINGS.bind_group(device, &self.layout, &resources);
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("voxgpu.hiz.copy_depth"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&self.copy_depth);
-        pass.set_bind_group(0, &group, &[]);
-        pass.dispatch_workgroups(width.div_ceil(8), height.div_ceil(8), 1);
     }
 }

@@ -301,7 +301,8 @@ impl<'a> Inspector<'a> {
         let (device, queue, pool, _) = self.parts();
         let words = self.visibility_words()?;
         let count = pool.slot_count() as u64;
-        let meta_raw = read_buffer(device, queue, &pool.meta.buffer, 0, count * size_of::<ChunkMeta>() as u64)?;
+        let meta_raw =
+            read_buffer(device, queue, &pool.meta.buffer, 0, count * size_of::<ChunkMeta>() as u64)?;
         let metas: &[ChunkMeta] = bytemuck::cast_slice(&meta_raw);
         let face_bytes = size_of::<FaceMesh>() as u64;
         let faces_raw = read_buffer(device, queue, &pool.faces.buffer, 0, count * 6 * face_bytes)?;
@@ -337,18 +338,23 @@ impl<'a> Inspector<'a> {
         let pyramid = &self.renderer.parts().2.pyramid;
         let raw = read_buffer(device, queue, &pyramid.buffer, 0, pyramid.buffer.size())?;
         let (width, height) = pyramid.frame;
-        Ok(voxgpu_core::occlusion::DepthPyramid { width, height, texels: bytemuck::cast_slice(&raw).to_vec() })
+        Ok(voxgpu_core::occlusion::DepthPyramid {
+            width,
+            height,
+            texels: bytemuck::cast_slice(&raw).to_vec(),
+        })
     }
 
     /// The last frame's first-phase depth, captured with `Tools::set_depth_capture`: rows of x,
     /// `width × height` reverse-Z values.
     pub fn first_phase_depth(&self) -> Result<(u32, u32, Vec<f32>), GpuError> {
         let (device, queue, _, _) = self.parts();
-        let capture = self.renderer.parts().2.depth_capture.as_ref().ok_or_else(|| {
+        let pyramid = &self.renderer.parts().2.pyramid;
+        let capture = pyramid.captured().ok_or_else(|| {
             GpuError::Readback("no depth capture: turn it on with Tools::set_depth_capture".into())
         })?;
-        let raw = read_buffer(device, queue, &capture.buffer, 0, capture.buffer.size())?;
-        let (width, height) = capture.frame;
+        let raw = read_buffer(device, queue, capture, 0, capture.size())?;
+        let (width, height) = pyramid.frame;
         Ok((width, height, bytemuck::cast_slice(&raw).to_vec()))
     }
 }

@@ -151,8 +151,8 @@ pub mod low_level {
         crate::timing::COPY_BINDINGS,
     ];
     pub use crate::counters::GpuCounters;
-    pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
     pub use crate::draw::vis;
+    pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
     pub use crate::inspect::{GpuChunkMesh, GpuNodeState, StreamVerdict};
     pub use crate::layouts::{
         AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, DrawState, FaceMesh,

@@ -6,8 +6,8 @@
 
 use web_time::Instant;
 
-use super::frame_loop::Prepared;
 use super::draw_passes::DrawPhase;
+use super::frame_loop::Prepared;
 use super::{Renderer, Targets};
 use crate::counters::GpuCounters;
 use crate::profiling::{scope, stage};
@@ -117,10 +117,10 @@ impl Renderer {
         let mut commands = 0;
         if occlusion.two_phase {
             passes.record_cull_first(encoder, profiler, gpu.submission, &params);
-            commands += passes.record_draw(encoder, profiler, targets, options, gpu.submission, DrawPhase::First);
+            commands +=
+                passes.record_draw(encoder, profiler, targets, options, gpu.submission, DrawPhase::First);
             passes.draws.reset_phase(encoder, gpu.submission);
             passes.pyramid.record(&gpu.device, encoder, profiler, targets.depth, camera);
-            passes.capture_first_phase_depth(&gpu.device, &gpu.queue, encoder, targets.depth);
         }
         passes.record_cull(encoder, profiler, &params);
         let phase = if occlusion.two_phase { DrawPhase::Second } else { DrawPhase::Only };
@@ -196,7 +196,13 @@ impl Renderer {
             face_jobs: c.jobs_asked,
             // Every list but the debug view's occluded one (LIST_OCCLUDED).
             quads: c.quads.iter().enumerate().filter(|&(l, _)| l != 3).map(|(_, &q)| q as u64).sum(),
-            draw_commands: c.draw_commands.iter().enumerate().filter(|&(l, _)| l != 3).map(|(_, &n)| n).sum::<u32>()
+            draw_commands: c
+                .draw_commands
+                .iter()
+                .enumerate()
+                .filter(|&(l, _)| l != 3)
+                .map(|(_, &n)| n)
+                .sum::<u32>()
                 + c.first_phase_commands,
             skirt_quads: c.skirt_quads as u64,
             chunks_tested: c.chunks_tested,

@@ -123,11 +123,11 @@ impl Tools<'_> {
     }
 
     /// Copies each frame's first-phase depth (what the depth pyramid is built from) where
-    /// [`crate::low_level::Inspector::first_phase_depth`] reads it, at the current frame size;
-    /// off, nothing is copied. For tests of the pyramid against its CPU twin.
+    /// [`crate::low_level::Inspector::first_phase_depth`] reads it (at every frame size, a resize
+    /// included); off, nothing is copied. For tests of the pyramid against its CPU twin.
     pub fn set_depth_capture(&mut self, on: bool) {
         let r = &mut *self.renderer;
-        r.passes.depth_capture = on.then(|| super::passes::DepthCapture::new(&r.gpu.device, r.options.size()));
+        r.passes.pyramid.set_capture(&r.gpu.device, &r.gpu.queue, on);
     }
 
     /// Re-meshes every resident chunk once and returns the mesher's GPU milliseconds: the sum of

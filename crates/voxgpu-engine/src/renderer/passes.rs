@@ -13,8 +13,8 @@
 //! - the work list and draw lists are sized before the uniforms that state their sizes are
 //!   written, in the same `prepare`.
 
-use super::{Culling, RendererOptions};
 use super::residency::Residency;
+use super::{Culling, RendererOptions};
 use crate::Capabilities;
 use crate::bindings::Resources;
 use crate::counters::CounterSources;
@@ -32,24 +32,6 @@ use voxgpu_core::voxel::BlockRegistry;
 /// pool's, the quad pool's, the draw lists' and the depth pyramid's generations, the work
 /// list's, and the mip list's capacity.
 type BindKey = (u64, u64, u64, u64, u64, u32);
-
-/// A copy of the first phase's depth: `frame` pixels of f32, rows of x.
-pub(crate) struct DepthCapture {
-    pub buffer: wgpu::Buffer,
-    pub frame: (u32, u32),
-}
-
-impl DepthCapture {
-    pub fn new(device: &wgpu::Device, (width, height): (u32, u32)) -> Self {
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("voxgpu.hiz.depth_capture"),
-            size: 4 * (width * height) as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        Self { buffer, frame: (width, height) }
-    }
-}
 
 /// How one frame culls by occlusion ([`Passes::occlusion_frame`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,9 +132,6 @@ pub(crate) struct Passes {
     pub draws: DrawLists,
     /// The depth pyramid occlusion culling tests against.
     pub pyramid: Pyramid,
-    /// Where the depth the pyramid is built from is copied each frame, for tests that check the
-    /// pyramid and its verdicts against the CPU twin (`Tools::set_depth_capture`); `None` off.
-    pub(crate) depth_capture: Option<DepthCapture>,
     pipelines: DrawPipelines,
     draw_layout: wgpu::BindGroupLayout,
     bound: Option<Bound>,
@@ -189,7 +168,6 @@ impl Passes {
             mesher: Mesher::new(device, caps.subgroups),
             draws: DrawLists::new(device, quad_pages),
             pyramid: Pyramid::new(device, queue, options.size()),
-            depth_capture: None,
             pipelines: DrawPipelines::new(device, &draw_layout, caps.polygon_mode_line, options.color_format),
             draw_layout,
             bound: None,
@@ -391,20 +369,6 @@ impl Passes {
             && crate::hiz::readable_depth(depth, frame);
         let two_phase = on && culling.frozen.is_none();
         OcclusionFrame { two_phase, test: two_phase || (on && self.pyramid.built_with.is_some()) }
-    }
-
-    /// With a depth capture on (at this frame size), copies `depth` (the first phase's, which
-    /// the pyramid was just built from) into it.
-    pub fn capture_first_phase_depth(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        depth: &wgpu::TextureView,
-    ) {
-        if let Some(capture) = self.depth_capture.as_ref().filter(|c| c.frame == self.pyramid.frame) {
-            self.pyramid.record_copy(device, queue, encoder, depth, &capture.buffer);
-        }
     }
 
     /// Writes the pass parameters and resets the work list header: a mesher run's start.

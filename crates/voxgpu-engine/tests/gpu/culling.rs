@@ -147,6 +147,7 @@ fn a_frame_records_the_same_render_pass_commands_for_ten_chunks_or_fifteen_hundr
                 }
             }
             assert_eq!(counts[0].1, counts[1].1, "{submission:?}: {counts:?} on {}", gpu.summary);
+            eprintln!("{submission:?}: (chunks, render-pass commands) {counts:?} on {}", gpu.summary);
             assert!(counts[0].1 > 0 && counts[1].0 > 100 * counts[0].0, "{counts:?}");
         }
         assert!(frames.len() >= 2, "at least two submissions on {}", gpu.summary);
