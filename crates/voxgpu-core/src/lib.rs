@@ -5,6 +5,7 @@
 //! - [`mesh`]: the packed quad format shared with the GPU, the six face directions, and the CPU
 //!   reference binary greedy mesher that the compute mesher is tested against;
 //! - [`lod`]: which mip level and which node level draws each place;
+//! - [`light`]: sky and block light per cell, and its levels of detail;
 //! - [`cull`]: frustum and face-direction culling and the transparent sort keys;
 //! - [`occlusion`]: the depth pyramid and the occlusion test of a box against it;
 //! - [`camera`] and [`fly`]: the view and scripted flights;
@@ -20,6 +21,7 @@ pub mod color;
 pub mod cull;
 pub mod fly;
 pub mod keys;
+pub mod light;
 pub mod lod;
 pub mod mesh;
 pub mod occlusion;

@@ -3,7 +3,7 @@
 // Reads:  quads (mega quad buffer), page_owner (page -> chunk slot), chunks (ChunkMeta per slot:
 //         origin and the level its quads are in), blocks (colour and face tiles per block id),
 //         atlas and tile_averages (the texture atlas, crates/voxgpu-core/src/voxel/atlas.rs),
-//         camera.
+//         camera, light and links (the cells' sky and block light, sampled per fragment).
 // Writes: colour and depth of the current render pass.
 // Entry points: one vertex shader; one fragment shader per raster pass (src/render_mode.rs):
 //         shaded opaque and transparent, LOD colours, chunk colours, quad-size heat map, and
@@ -35,6 +35,10 @@
 // transparent sorted at 2, and list k >= 2 (fading, occluded, the farther opaque bands) at k + 1.
 // Read by the instanced path only.
 @group(0) @binding(7) var<storage, read> args: array<DrawArgs>;
+// The light pool (common.wgsl's LIGHT_WORDS per slot) and the same-level neighbour links, for
+// the light in front of each fragment (light.wgsl computes it).
+@group(0) @binding(8) var<storage, read> light: array<u32>;
+@group(0) @binding(9) var<storage, read> links: array<u32>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
 
@@ -51,6 +55,9 @@ struct VertexOut {
     // with draw_of, face_of, skirt_of and lod_of.
     @location(1) @interpolate(flat) tags: u32,
     @location(2) @interpolate(flat) block: u32,
+    // The node's slot in bits 3.., the mip its quads were meshed at (lod - node level) in 0..3:
+    // where the fragment's light is read.
+    @location(3) @interpolate(flat) slot_mip: u32,
     // Position inside the quad, in its voxels (0..w, 0..h), and the quad's size.
     @location(5) quad_uv: vec2<f32>,
     @location(6) @interpolate(flat) quad_size: vec2<u32>,
@@ -144,7 +151,8 @@ fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     // Two bits per corner, corner k on the +u side when k & 1 and the +v side when k & 2.
     let ao = quad_field(quad, QUAD_AO_WORD, QUAD_AO_SHIFT, QUAD_AO_BITS);
     let corner_ao = vec4<u32>(ao & 3u, (ao >> 2u) & 3u, (ao >> 4u) & 3u, (ao >> 6u) & 3u);
-    let chunk = chunks[page_owner[quad_index >> QUAD_PAGE_LOG2]];
+    let slot = page_owner[quad_index >> QUAD_PAGE_LOG2];
+    let chunk = chunks[slot];
 
     let face = quad_field(quad, QUAD_FACE_WORD, QUAD_FACE_SHIFT, QUAD_FACE_BITS);
     let axis = face_axis(face);
@@ -186,6 +194,7 @@ fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     out.quad_uv = offset;
     out.quad_size = vec2<u32>(size);
     out.chunk_origin = chunk.origin;
+    out.slot_mip = (slot << 3u) | (chunk.lod - chunk.node_level);
     out.ao = f32(corner_ao[u32(unit.x) + 2u * u32(unit.y)]) / 3.0;
     // The draw state fits in bits 0-23 (two 8-bit fade counts from bit 8), the level in 4 bits
     // (LEVEL_THRESHOLDS is 16).
@@ -286,10 +295,113 @@ fn atmosphere(color: vec3<f32>, to_surface: vec3<f32>) -> vec3<f32> {
     return mix(color, sky_gradient(camera.sky_color, dir, procedural), haze);
 }
 
+// The light byte of cell `cell` of level `mip` of `slot`'s node, where the cell may lie one node
+// across on any axis (reached through the face links, an axis at a time); 0 where no node is.
+// Written without loops (llvmpipe has miscompiled looped link walks, chunk_links.wgsl).
+fn light_cell(slot: u32, mip: u32, cell: vec3<i32>) -> u32 {
+    let size = i32(CHUNK_SIZE >> mip);
+    var s = slot;
+    var p = cell;
+    if p.x < 0 {
+        s = links[s * LINK_WORDS + FACE_NEG_X];
+        p.x += size;
+    } else if p.x >= size {
+        s = links[s * LINK_WORDS + FACE_POS_X];
+        p.x -= size;
+    }
+    if s != NO_SLOT && p.y < 0 {
+        s = links[s * LINK_WORDS + FACE_NEG_Y];
+        p.y += size;
+    } else if s != NO_SLOT && p.y >= size {
+        s = links[s * LINK_WORDS + FACE_POS_Y];
+        p.y -= size;
+    }
+    if s != NO_SLOT && p.z < 0 {
+        s = links[s * LINK_WORDS + FACE_NEG_Z];
+        p.z += size;
+    } else if s != NO_SLOT && p.z >= size {
+        s = links[s * LINK_WORDS + FACE_POS_Z];
+        p.z -= size;
+    }
+    if s == NO_SLOT {
+        return 0u;
+    }
+    let q = vec3<u32>(p);
+    let index = light_level_base(mip) + q.x + u32(size) * (q.y + u32(size) * q.z);
+    return (light[s * LIGHT_WORDS + index / 4u] >> ((index % 4u) * 8u)) & 0xffu;
+}
+
+// Sky (x) and block (y) light in front of this fragment, 0..15: the four cells of the meshed
+// level nearest it in the layer in front of its face, weighted bilinearly, so light changes
+// smoothly across a greedy quad and across node borders. Cells of light 0 (opaque cells, which
+// hold only their emission, and the unlit) are left out of the weights, so a wall beside the
+// face does not darken it (ambient occlusion already does).
+fn sampled_light(in: VertexOut) -> vec2<f32> {
+    let face = face_of(in);
+    let axis = face_axis(face);
+    let u_axis = (axis + 1u) % 3u;
+    let v_axis = (axis + 2u) % 3u;
+    let mip = in.slot_mip & 7u;
+    let slot = in.slot_mip >> 3u;
+    // The fragment in the meshed level's cells, measured from the node's corner.
+    let local = (in.anchored - anchored(in.chunk_origin, camera.anchor)) / f32(1u << lod_of(in));
+    let q = local + face_normal(face) * 0.5;
+    let t = vec2<f32>(q[u_axis], q[v_axis]) - 0.5;
+    let low = floor(t);
+    let w = t - low;
+    var base = vec3<i32>(0);
+    base[axis] = i32(floor(q[axis]));
+    base[u_axis] = i32(low.x);
+    base[v_axis] = i32(low.y);
+    var step_u = vec3<i32>(0);
+    step_u[u_axis] = 1;
+    var step_v = vec3<i32>(0);
+    step_v[v_axis] = 1;
+    var sum = vec2<f32>(0.0);
+    var weight = 0.0;
+    for (var k = 0u; k < 4u; k++) {
+        let du = k & 1u;
+        let dv = k >> 1u;
+        let b = light_cell(slot, mip, base + step_u * i32(du) + step_v * i32(dv));
+        let wk = select(1.0 - w.x, w.x, du == 1u) * select(1.0 - w.y, w.y, dv == 1u);
+        if b != 0u {
+            sum += wk * vec2<f32>(f32(b & 15u), f32(b >> 4u));
+            weight += wk;
+        }
+    }
+    if weight <= 0.0 {
+        return vec2<f32>(0.0);
+    }
+    return sum / weight;
+}
+
+// The brightness of light level `level` (0..15, interpolated): 0.8 per level below 15, so
+// 15 is 1 and 0 about 0.035, as the eye reads light's fall-off.
+fn light_brightness(level: vec2<f32>) -> vec2<f32> {
+    return exp2((level - 15.0) * 0.321928);
+}
+
+// Block light's colour (linear): warm, as lamps and lava are.
+const BLOCK_LIGHT_COLOR: vec3<f32> = vec3<f32>(1.0, 0.78, 0.52);
+
+// How the fragment is lit (linear RGB, before the surface colour): by the sky's light (the
+// face's fixed shade where sky light is 15) or its block light, whichever is brighter, and by
+// its own block's emission. With light off (Camera.sky_flags), the face's shade alone.
+fn lighting(in: VertexOut) -> vec3<f32> {
+    let shade = face_shade(face_of(in));
+    if (camera.sky_flags & SKY_LIGHT) == 0u {
+        return vec3<f32>(shade);
+    }
+    let b = light_brightness(sampled_light(in));
+    let lit = shade * max(vec3<f32>(b.x), b.y * BLOCK_LIGHT_COLOR);
+    let own = f32((blocks[in.block].y >> 24u) & 15u) / 15.0;
+    return max(lit, vec3<f32>(own));
+}
+
 fn shade(in: VertexOut) -> vec4<f32> {
     let rgba = albedo(in);
     let occlusion = mix(AO_DARKEST, 1.0, in.ao);
-    var color = rgba.rgb * face_shade(face_of(in)) * block_jitter(in.anchored, face_of(in)) * occlusion;
+    var color = rgba.rgb * lighting(in) * block_jitter(in.anchored, face_of(in)) * occlusion;
     return vec4<f32>(atmosphere(color, in.anchored - camera.eye), rgba.a);
 }
 

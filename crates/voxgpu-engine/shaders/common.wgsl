@@ -67,6 +67,30 @@ fn level_base(level: u32) -> u32 {
     }
     return base;
 }
+// The light pool (light.wgsl; twin voxgpu_core::light): one slot of LIGHT_WORDS u32 per node
+// slot, one byte a cell (sky light in bits 0..4, block light in 4..8), four cells a word, x
+// fastest: level 0 (32^3) then its levels 16^3 ... 1^3, each from a word (light_level_base),
+// then LIGHT_MASK_WORDS words of the open columns of level 0 (bit x of word z: every cell of
+// column (x, z) passes light untouched).
+const LIGHT_WORDS: u32 = 9395u;
+const LIGHT_MASK_OFFSET: u32 = 9363u;
+const LIGHT_MASK_WORDS: u32 = 32u;
+
+// Where level `level` of a node's light starts, in bytes (a multiple of 4). Twin of
+// voxgpu_core::light::light_level_base.
+fn light_level_base(level: u32) -> u32 {
+    var base = 0u;
+    for (var k = 0u; k < level; k++) {
+        let size = CHUNK_SIZE >> k;
+        base += (size * size * size + 3u) & ~3u;
+    }
+    return base;
+}
+
+// ChunkLinks read as plain words (shaders that only follow links): LINK_WORDS a slot, the
+// neighbour across face f at word f.
+const LINK_WORDS: u32 = 8u;
+
 // A neighbour or slot index meaning "none".
 const NO_SLOT: u32 = 0xffffffffu;
 // The most pages one face of one chunk can need: 32768 quads (every voxel showing the face as its
@@ -335,7 +359,7 @@ struct Camera {
     // The medium the eye is in: linear colour, and in w the distance over which it hides 63%
     // of what lies behind (0 in air).
     medium: vec4<f32>,
-    // SKY_HAZE | SKY_PROCEDURAL.
+    // SKY_HAZE | SKY_PROCEDURAL | SKY_LIGHT.
     sky_flags: u32,
     // The t² (t = distance / fog_end) below which haze is under 1/1024: 2^(-20 / fog_exponent).
     haze_clear2: f32,
@@ -344,6 +368,8 @@ struct Camera {
 // Camera.sky_flags. Twins of CameraUniform::HAZE and PROCEDURAL_SKY.
 const SKY_HAZE: u32 = 1u;
 const SKY_PROCEDURAL: u32 = 2u;
+// Surfaces are lit by the light pool's sky and block light (else by their face's shade alone).
+const SKY_LIGHT: u32 = 4u;
 
 // The sun, high and a little towards +X +Z (unit length).
 const SUN: vec3<f32> = vec3<f32>(0.349773, 0.779493, 0.519662);

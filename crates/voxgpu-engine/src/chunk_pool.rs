@@ -35,12 +35,13 @@ use glam::IVec3;
 
 use super::GpuError;
 use super::buffers::GrowableBuffer;
-use super::layouts::{ChunkLinks, ChunkMeta, ChunkState, FaceMesh, NO_SLOT, SLOT_WORDS};
+use super::layouts::{ChunkLinks, ChunkMeta, ChunkState, FaceMesh, LIGHT_WORDS, NO_SLOT, SLOT_WORDS};
 use voxgpu_core::mesh::{Face, meshes_reading, meshes_reading_block};
 use voxgpu_core::voxel::{
     BlockId, CHUNK_SIZE, Chunk, ChunkPos, MAX_NODE_LEVEL, NodeColumn, NodeKey, cell_block, voxel_index,
 };
 
+mod lighting;
 mod release;
 pub use release::Release;
 
@@ -115,6 +116,13 @@ pub struct ChunkPool {
     pub meta: GrowableBuffer,
     pub links_buffer: GrowableBuffer,
     pub faces: GrowableBuffer,
+    /// Every slot's light ([`LIGHT_WORDS`] u32), written by the light pass only.
+    pub light: GrowableBuffer,
+    /// Nodes whose cells or residency changed since the last recorded frame: where its light
+    /// jobs start (`lighting.rs`).
+    light_changes: HashSet<NodeKey>,
+    /// The changes the last recorded frame lit, until its submission is confirmed.
+    light_unconfirmed: Vec<NodeKey>,
     /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
     pub generation: u64,
 }
@@ -168,6 +176,16 @@ impl ChunkPool {
                 6 * size(size_of::<FaceMesh>()),
                 initial_slots,
             ),
+            light: GrowableBuffer::new(
+                device,
+                "voxgpu.light_pool",
+                STORAGE,
+                0,
+                LIGHT_WORDS as u64 * 4,
+                initial_slots,
+            ),
+            light_changes: HashSet::new(),
+            light_unconfirmed: Vec::new(),
             generation: 0,
         }
     }
@@ -247,6 +265,7 @@ impl ChunkPool {
         let bytes: &[u8] = bytemuck::cast_slice(chunk.voxels().as_slice());
         self.stage(Target::Voxels, self.voxels.offset(slot as u64), bytes);
         self.resident.insert(key, Resident { slot, chunk });
+        self.light_changed(key);
         self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
         match neighbours {
             Remesh::Neighbours => reading(key).for_each(|n| self.mark_dirty(n)),
@@ -380,7 +399,9 @@ impl ChunkPool {
 
     fn grow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, slots: u64) -> Result<(), GpuError> {
         let mut grown = false;
-        for buffer in [&mut self.voxels, &mut self.meta, &mut self.links_buffer, &mut self.faces] {
+        for buffer in
+            [&mut self.voxels, &mut self.meta, &mut self.links_buffer, &mut self.faces, &mut self.light]
+        {
             let limit = buffer.max_capacity(device);
             grown |= buffer.ensure(device, queue, slots).ok_or(GpuError::ChunkPoolFull { slots, limit })?;
         }
@@ -396,6 +417,7 @@ impl ChunkPool {
     pub fn remove(&mut self, key: NodeKey, neighbours: Remesh) {
         let Some(resident) = self.resident.remove(&key) else { return };
         let slot = resident.slot;
+        self.light_changed(key);
         self.per_level[key.level as usize] -= 1;
         if let Some(heights) = self.by_column.get_mut(&key.column()) {
             heights.remove(&key.pos.y);
@@ -455,6 +477,7 @@ impl ChunkPool {
         }
         let slot = resident.slot;
         self.stage_cell(key, local);
+        self.light_changed(key);
         self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
         meshes_reading_block(world).for_each(|p| self.mark_dirty(NodeKey::chunk(p)));
         self.update_ancestors(device, queue, world)
@@ -508,6 +531,7 @@ impl ChunkPool {
                 Some(slot) => {
                     self.resident.get_mut(&key).expect("resident").chunk = Arc::new(updated);
                     self.stage_cell(key, local);
+                    self.light_changed(key);
                     self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
                     // Face and edge neighbours whose border layer reads this cell.
                     let touches = |d: IVec3| {

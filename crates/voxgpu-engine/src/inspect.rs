@@ -232,6 +232,22 @@ impl<'a> Inspector<'a> {
         Ok(Some(levels))
     }
 
+    /// Every resident node's light as the GPU holds it, every level
+    /// ([`voxgpu_core::light::NodeLight`], to compare with `voxgpu_core::light::light_nodes`).
+    pub fn light(&self) -> Result<HashMap<NodeKey, voxgpu_core::light::NodeLight>, GpuError> {
+        let (device, queue, pool, _) = self.parts();
+        let words = crate::layouts::LIGHT_WORDS as u64;
+        let raw = read_buffer(device, queue, &pool.light.buffer, 0, pool.slot_count() as u64 * words * 4)?;
+        let per_slot = words as usize * 4;
+        Ok(pool
+            .node_slots()
+            .map(|(key, slot)| {
+                let start = slot as usize * per_slot;
+                (key, voxgpu_core::light::NodeLight::from_bytes(&raw[start..start + per_slot]))
+            })
+            .collect())
+    }
+
     /// The last frame's transparent draw list in the order it is drawn: each entry's key
     /// ([`voxgpu_core::cull::transparent_sort_key`]: ascending is back to front) and node (equal
     /// keys in [`voxgpu_core::cull::transparent_tie_order`]).

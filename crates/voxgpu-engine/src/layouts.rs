@@ -89,7 +89,7 @@ pub struct CameraUniform {
     /// The medium the eye is in (water, glass): its linear colour in xyz and, in w, the
     /// distance in blocks over which it hides 63% of what lies behind; w = 0 in air.
     pub medium: glam::Vec4,
-    /// [`CameraUniform::HAZE`] and [`CameraUniform::PROCEDURAL_SKY`].
+    /// [`CameraUniform::HAZE`], [`CameraUniform::PROCEDURAL_SKY`] and [`CameraUniform::LIGHT`].
     pub sky_flags: u32,
     /// The `t²` (`t` = distance / `fog_end`) below which haze is under 1/1024,
     /// `2^(−20 / fog_exponent)`: nearer fragments skip computing it.
@@ -101,6 +101,8 @@ impl CameraUniform {
     pub const HAZE: u32 = 1;
     /// `sky_flags`: the sky is the gradient of `sky.wgsl`, not `sky_color` flat.
     pub const PROCEDURAL_SKY: u32 = 2;
+    /// `sky_flags`: surfaces are lit by the light pool's sky and block light.
+    pub const LIGHT: u32 = 4;
 
     /// Bytes in the uniform buffer's layout.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -113,6 +115,16 @@ impl CameraUniform {
 /// u32 words per voxel pool slot: LOD 0 (32³ u16, two per word) plus room for the mip levels
 /// 16³ … 1³ (4681 u16), rounded up to a multiple of 64 words. 73.25 KiB per chunk.
 pub const SLOT_WORDS: u32 = 18752;
+
+/// u32 words of one slot of the light pool: the node's light, every level
+/// ([`voxgpu_core::light::NODE_LIGHT_BYTES`]), then [`LIGHT_MASK_WORDS`] words of its open
+/// columns. Twin of `LIGHT_WORDS` in `common.wgsl`.
+pub const LIGHT_WORDS: u32 = LIGHT_MASK_OFFSET + LIGHT_MASK_WORDS;
+/// Where a light slot's open-column mask starts, in words.
+pub const LIGHT_MASK_OFFSET: u32 = (voxgpu_core::light::NODE_LIGHT_BYTES / 4) as u32;
+/// Words of the open-column mask: one per z, bit x.
+pub const LIGHT_MASK_WORDS: u32 = 32;
+const _: () = assert!(LIGHT_WORDS as usize * 4 <= 40 * 1024, "a node's light is at most 40 KiB");
 /// "No slot" in neighbour links and job lists.
 pub const NO_SLOT: u32 = u32::MAX;
 /// Pages one face direction of one chunk can need: every voxel showing that face as its own quad,

@@ -94,6 +94,7 @@ mod error;
 mod hiz;
 mod inspect;
 mod layouts;
+mod light;
 mod lod;
 mod materials;
 mod mesher;
@@ -145,6 +146,7 @@ pub mod low_level {
         crate::draw::CULL_BINDINGS,
         crate::draw::SORT_BINDINGS,
         crate::hiz::HIZ_BINDINGS,
+        crate::light::LIGHT_BINDINGS,
         crate::pipelines::DRAW_BINDINGS,
         crate::quad_pool::GROW_BINDINGS,
         crate::present::PRESENT_BINDINGS,
@@ -156,8 +158,8 @@ pub mod low_level {
     pub use crate::inspect::{GpuChunkMesh, GpuNodeState, StreamVerdict};
     pub use crate::layouts::{
         AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, DrawState, FaceMesh,
-        JOB_RELEASE_ONLY, LodParams, MAX_FACE_PAGES, NO_SLOT, NodeFlags, PassParams, SLOT_WORDS,
-        WORK_JOBS_OFFSET, level_base,
+        JOB_RELEASE_ONLY, LIGHT_MASK_OFFSET, LIGHT_MASK_WORDS, LIGHT_WORDS, LodParams, MAX_FACE_PAGES,
+        NO_SLOT, NodeFlags, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET, level_base,
     };
     pub use crate::quad_pool::PAGE_QUADS_LOG2;
     pub use crate::shaders::{SHADERS, ShaderFile, shader_source};

@@ -7,7 +7,7 @@ use voxgpu_core::voxel::{Atlas, BlockRegistry};
 
 pub struct Materials {
     /// Per block id (all 65536, so no id reads out of bounds): RGBA8 colour, then the packed
-    /// [`voxgpu_core::voxel::FaceTiles`].
+    /// [`voxgpu_core::voxel::FaceTiles`] (bits 0..24) and the block's emission (24..28).
     pub blocks: wgpu::Buffer,
     pub atlas: wgpu::TextureView,
     /// Per tile: its mean colour as RGBA8 ([`Atlas::averages`]).
@@ -18,7 +18,8 @@ impl Materials {
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, registry: &BlockRegistry) -> Self {
         let mut blocks = vec![[0u32; 2]; 1 << 16];
         for (id, info) in registry.iter() {
-            blocks[id.0 as usize] = [u32::from_le_bytes(info.color), info.tiles.packed()];
+            let emission = (info.emission.min(voxgpu_core::light::MAX_LIGHT) as u32) << 24;
+            blocks[id.0 as usize] = [u32::from_le_bytes(info.color), info.tiles.packed() | emission];
         }
         let atlas = Atlas::builtin();
         let averages: Vec<u32> = atlas.averages().into_iter().map(u32::from_le_bytes).collect();

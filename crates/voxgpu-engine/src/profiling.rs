@@ -43,6 +43,14 @@ pub mod stage {
     pub const MESH_WORK_LIST: &str = "mesh.work_list";
     /// The mesher's mesh pass and its page commit.
     pub const MESH_BUILD: &str = "mesh.build";
+    /// The scope around the light pass, on frames whose changes move light.
+    pub const LIGHT: &str = "light";
+    /// Open columns and sky light's fall, every node lit.
+    pub const LIGHT_FALL: &str = "light.fall";
+    /// The spread of light over the chunks lit.
+    pub const LIGHT_SPREAD: &str = "light.spread";
+    /// Coarse nodes' light from their children, and every lit node's coarser levels.
+    pub const LIGHT_LEVELS: &str = "light.levels";
     /// The cull pass's first phase (occlusion culling on): the commands of the face streams seen
     /// last frame that are still in view.
     pub const CULL_FIRST: &str = "cull_first";

@@ -51,6 +51,7 @@ pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl", CHUNK_LINKS);
 pub const CULL: ShaderFile = shader!("cull.wgsl");
 pub const TRANSPARENT_SORT: ShaderFile = shader!("transparent_sort.wgsl");
 pub const HIZ: ShaderFile = shader!("hiz.wgsl");
+pub const LIGHT: ShaderFile = shader!("light.wgsl");
 pub const SKY: ShaderFile = shader!("sky.wgsl");
 pub const OUTLINE: ShaderFile = shader!("outline.wgsl");
 /// The viewer's copy of the frame into the window.
@@ -59,7 +60,7 @@ pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 16] = [
+pub const SHADERS: [ShaderFile; 17] = [
     CHUNK_DRAW,
     SKY,
     OUTLINE,
@@ -74,6 +75,7 @@ pub const SHADERS: [ShaderFile; 16] = [
     CULL,
     TRANSPARENT_SORT,
     HIZ,
+    LIGHT,
     QUAD_POOL_GROW,
     COPY_BANDWIDTH,
 ];

@@ -258,6 +258,10 @@ fn mesher_records_match_between_rust_and_wgsl() {
     for (name, rust) in [
         ("MAX_FACE_PAGES", voxgpu_engine::low_level::MAX_FACE_PAGES),
         ("SLOT_WORDS", voxgpu_engine::low_level::SLOT_WORDS),
+        ("LIGHT_WORDS", voxgpu_engine::low_level::LIGHT_WORDS),
+        ("LIGHT_MASK_OFFSET", voxgpu_engine::low_level::LIGHT_MASK_OFFSET),
+        ("LIGHT_MASK_WORDS", voxgpu_engine::low_level::LIGHT_MASK_WORDS),
+        ("LINK_WORDS", (size_of::<voxgpu_engine::low_level::ChunkLinks>() / 4) as u32),
         ("NO_SLOT", voxgpu_engine::low_level::NO_SLOT),
         ("WORK_JOBS_OFFSET", voxgpu_engine::low_level::WORK_JOBS_OFFSET),
         ("JOB_RELEASE_ONLY", voxgpu_engine::low_level::JOB_RELEASE_ONLY),

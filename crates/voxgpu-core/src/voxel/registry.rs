@@ -1,4 +1,5 @@
-//! What each block id means: opaque or transparent, its colour and its texture tiles.
+//! What each block id means: opaque or transparent, its colour, its texture tiles, and how it
+//! passes and gives light.
 
 use super::{BlockId, FaceTiles, Tile};
 
@@ -30,6 +31,32 @@ pub struct BlockInfo {
     /// The atlas tiles its faces show. [`Tile::Plain`] is tinted by `color`; other tiles carry
     /// their own colours (and, for transparent blocks, alpha).
     pub tiles: FaceTiles,
+    /// How much light it takes from light passing into it, 0..=15 ([`crate::light`]): 0 lets it
+    /// through (air, glass), 1 dims it one more level a block (water, leaves), 15 stops it. A field
+    /// of its own, apart from `opacity`: leaves hide faces yet pass light, water shows them yet
+    /// dims it.
+    pub light_opacity: u8,
+    /// The block light it gives, 0..=15 (a lamp 15).
+    pub emission: u8,
+}
+
+impl BlockInfo {
+    /// A block of `opacity` with the light rule that opacity implies: an opaque block stops
+    /// light, a transparent one passes it, and neither gives any.
+    pub fn new(name: impl Into<String>, opacity: Opacity, color: [u8; 4], tiles: FaceTiles) -> Self {
+        let light_opacity = match opacity {
+            Opacity::Opaque => crate::light::MAX_LIGHT,
+            Opacity::Transparent => 0,
+        };
+        Self { name: name.into(), opacity, color, tiles, light_opacity, emission: 0 }
+    }
+
+    /// The same block with light opacity `light_opacity` and emission `emission` (each clamped
+    /// to 15).
+    pub fn with_light(self, light_opacity: u8, emission: u8) -> Self {
+        let max = crate::light::MAX_LIGHT;
+        Self { light_opacity: light_opacity.min(max), emission: emission.min(max), ..self }
+    }
 }
 
 /// Maps each [`BlockId`] to its [`BlockInfo`]. Id 0 is always air.
@@ -47,12 +74,7 @@ impl Default for BlockRegistry {
 impl BlockRegistry {
     /// A registry holding only air.
     pub fn new() -> Self {
-        let air = BlockInfo {
-            name: "air".into(),
-            opacity: Opacity::Transparent,
-            color: [0, 0, 0, 0],
-            tiles: FaceTiles::all(Tile::Plain),
-        };
+        let air = BlockInfo::new("air", Opacity::Transparent, [0, 0, 0, 0], FaceTiles::all(Tile::Plain));
         Self { blocks: vec![air] }
     }
 
@@ -102,8 +124,8 @@ impl BlockRegistry {
     /// The blocks of the built-in procedural worlds, with their ids as constants.
     pub fn builtin() -> Self {
         let mut reg = Self::new();
-        for (name, opacity, color, tiles) in builtin::TABLE {
-            reg.register(BlockInfo { name: name.to_string(), opacity, color, tiles });
+        for (name, opacity, color, tiles, light_opacity, emission) in builtin::TABLE {
+            reg.register(BlockInfo::new(name, opacity, color, tiles).with_light(light_opacity, emission));
         }
         reg
     }
@@ -144,18 +166,29 @@ pub mod builtin {
     pub const WATER: BlockId = BlockId(10);
     /// Transparent, alpha 90 of 255.
     pub const GLASS: BlockId = BlockId(11);
+    /// Opaque, gives block light 15.
+    pub const LAMP: BlockId = BlockId(12);
+    /// Opaque, gives block light 15.
+    pub const GLOWSTONE: BlockId = BlockId(13);
+    /// Opaque, gives block light 15.
+    pub const LAVA: BlockId = BlockId(14);
 
-    pub(super) const TABLE: [(&str, Opacity, [u8; 4], FaceTiles); 11] = [
-        ("grass", Opaque, [95, 159, 53, 255], sides(Tile::GrassTop, Tile::GrassSide, Tile::Dirt)),
-        ("snow", Opaque, [240, 245, 250, 255], sides(Tile::Snow, Tile::SnowSide, Tile::Dirt)),
-        ("sand", Opaque, [219, 207, 163, 255], FaceTiles::all(Tile::Sand)),
-        ("leaves", Opaque, [58, 120, 40, 255], FaceTiles::all(Tile::Leaves)),
-        ("dirt", Opaque, [134, 96, 67, 255], FaceTiles::all(Tile::Dirt)),
-        ("gravel", Opaque, [136, 126, 126, 255], FaceTiles::all(Tile::Gravel)),
-        ("stone", Opaque, [125, 125, 130, 255], FaceTiles::all(Tile::Stone)),
-        ("log", Opaque, [102, 81, 50, 255], sides(Tile::LogTop, Tile::LogSide, Tile::LogTop)),
-        ("brick", Opaque, [150, 74, 60, 255], FaceTiles::all(Tile::Brick)),
-        ("water", Transparent, [48, 98, 196, 160], FaceTiles::all(Tile::Water)),
-        ("glass", Transparent, [200, 230, 240, 90], FaceTiles::all(Tile::Glass)),
+    /// Name, opacity, colour, tiles, light opacity, emission.
+    pub(super) const TABLE: [(&str, Opacity, [u8; 4], FaceTiles, u8, u8); 14] = [
+        ("grass", Opaque, [95, 159, 53, 255], sides(Tile::GrassTop, Tile::GrassSide, Tile::Dirt), 15, 0),
+        ("snow", Opaque, [240, 245, 250, 255], sides(Tile::Snow, Tile::SnowSide, Tile::Dirt), 15, 0),
+        ("sand", Opaque, [219, 207, 163, 255], FaceTiles::all(Tile::Sand), 15, 0),
+        // Leaves hide the faces behind them but let light through, a level a block.
+        ("leaves", Opaque, [58, 120, 40, 255], FaceTiles::all(Tile::Leaves), 1, 0),
+        ("dirt", Opaque, [134, 96, 67, 255], FaceTiles::all(Tile::Dirt), 15, 0),
+        ("gravel", Opaque, [136, 126, 126, 255], FaceTiles::all(Tile::Gravel), 15, 0),
+        ("stone", Opaque, [125, 125, 130, 255], FaceTiles::all(Tile::Stone), 15, 0),
+        ("log", Opaque, [102, 81, 50, 255], sides(Tile::LogTop, Tile::LogSide, Tile::LogTop), 15, 0),
+        ("brick", Opaque, [150, 74, 60, 255], FaceTiles::all(Tile::Brick), 15, 0),
+        ("water", Transparent, [48, 98, 196, 160], FaceTiles::all(Tile::Water), 1, 0),
+        ("glass", Transparent, [200, 230, 240, 90], FaceTiles::all(Tile::Glass), 0, 0),
+        ("lamp", Opaque, [255, 226, 160, 255], FaceTiles::all(Tile::Plain), 15, 15),
+        ("glowstone", Opaque, [238, 200, 110, 255], FaceTiles::all(Tile::Plain), 15, 15),
+        ("lava", Opaque, [230, 92, 20, 255], FaceTiles::all(Tile::Plain), 15, 15),
     ];
 }

@@ -68,6 +68,7 @@ impl ChunkPool {
     /// uploads are on the GPU: they are not kept any longer.
     pub fn confirm(&mut self, evicted_room: u32) {
         self.unconfirmed.clear();
+        self.light_unconfirmed.clear();
         self.unconfirmed_requests.clear();
         let (evictions, covered) = std::mem::take(&mut self.recorded_evictions);
         let released = evictions.min(evicted_room);
@@ -88,6 +89,8 @@ impl ChunkPool {
         staged.append(&mut self.staged);
         self.staged = staged;
         self.recorded_evictions = (0, 0);
+        let lit = std::mem::take(&mut self.light_unconfirmed);
+        self.light_changes.extend(lit);
         let mut replayed = Vec::new();
         for (slot, bits) in std::mem::take(&mut self.unconfirmed_requests) {
             let links = &mut self.links[slot as usize];

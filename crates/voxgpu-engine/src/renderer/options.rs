@@ -68,6 +68,9 @@ pub struct RendererOptions {
     /// A gradient sky with a sun; off, the background is `sky_color` flat (tests that detect
     /// background pixels use that).
     pub procedural_sky: bool,
+    /// Surfaces lit by sky and block light (`voxgpu_core::light`, computed on the GPU as nodes
+    /// arrive and change); off, each face has its fixed shade alone, as if all were open sky.
+    pub light: bool,
     /// The block outlined as selected (the viewer sets it from `Renderer::pick`).
     pub selection: Option<IVec3>,
     /// Which culling tests run.
@@ -126,6 +129,7 @@ impl RendererOptions {
             mode: RenderMode::Filled,
             depth_prepass: false,
             procedural_sky: true,
+            light: true,
             selection: None,
             culling: Culling::ALL,
             color_format: crate::COLOR_FORMAT,

@@ -21,6 +21,7 @@ use crate::counters::CounterSources;
 use crate::draw::{CullBindGroups, DrawLists, DrawSubmission, quad_indices};
 use crate::hiz::Pyramid;
 use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET, work_header};
+use crate::light::{LightJob, LightPass};
 use crate::lod::{LodBindGroups, LodPasses};
 use crate::materials::Materials;
 use crate::mesher::{BindGroups, Collect, MAX_CHUNKS_PER_FRAME, Mesher};
@@ -132,6 +133,7 @@ pub(crate) struct Passes {
     pub draws: DrawLists,
     /// The depth pyramid occlusion culling tests against.
     pub pyramid: Pyramid,
+    light: LightPass,
     pipelines: DrawPipelines,
     draw_layout: wgpu::BindGroupLayout,
     bound: Option<Bound>,
@@ -168,6 +170,7 @@ impl Passes {
             mesher: Mesher::new(device, caps.subgroups),
             draws: DrawLists::new(device, quad_pages),
             pyramid: Pyramid::new(device, queue, options.size()),
+            light: LightPass::new(device, queue, registry),
             pipelines: DrawPipelines::new(device, &draw_layout, caps.polygon_mode_line, options.color_format),
             draw_layout,
             bound: None,
@@ -250,6 +253,7 @@ impl Passes {
             .buffer("voxels", &pool.voxels.buffer)
             .buffer("chunks", &pool.meta.buffer)
             .buffer("links", &pool.links_buffer.buffer)
+            .buffer("light", &pool.light.buffer)
             .buffer("faces", &pool.faces.buffer)
             .buffer("quads", &quads.quads.buffer)
             .buffer("page_owner", &quads.page_owner.buffer)
@@ -308,7 +312,8 @@ impl Passes {
             },
             medium,
             sky_flags: CameraUniform::HAZE * options.fog as u32
-                | CameraUniform::PROCEDURAL_SKY * options.procedural_sky as u32,
+                | CameraUniform::PROCEDURAL_SKY * options.procedural_sky as u32
+                | CameraUniform::LIGHT * options.light as u32,
         };
         queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
         self.write_mesh_run(queue, params);
@@ -393,6 +398,25 @@ impl Passes {
         self.lod.prepare(queue, encoder, lod);
         self.lod.record(encoder, profiler, &bound.lod, params.slot_count, self.lod_frozen);
         self.record_mesh(encoder, profiler, params);
+    }
+
+    /// Records the light of `jobs` (the pool's [`crate::chunk_pool::ChunkPool::light_jobs`]),
+    /// after the frame's uploads and before anything is drawn.
+    pub fn record_light(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        resident: &Residency,
+        jobs: &[LightJob],
+    ) {
+        let pool = &resident.pool;
+        let resources = Resources::new()
+            .buffer("voxels", &pool.voxels.buffer)
+            .buffer("links", &pool.links_buffer.buffer)
+            .buffer("light", &pool.light.buffer);
+        self.light.record(device, queue, encoder, profiler, (&resources, pool.generation), jobs);
     }
 
     /// Records the cull pass's first phase (the streams seen last frame).

@@ -104,6 +104,11 @@ impl Residency {
         self.pool.node(key)
     }
 
+    /// Every resident node of every level with its cells, in no particular order.
+    pub fn nodes(&self) -> impl Iterator<Item = (NodeKey, &Arc<Chunk>)> {
+        self.pool.nodes()
+    }
+
     /// Resident nodes per level (index 0: chunks).
     pub fn nodes_per_level(&self) -> Vec<u32> {
         self.pool.nodes_per_level()
@@ -128,7 +133,7 @@ impl Residency {
     /// table and free stack.
     pub fn gpu_bytes(&self) -> u64 {
         let pool = &self.pool;
-        [&pool.voxels, &pool.meta, &pool.links_buffer, &pool.faces]
+        [&pool.voxels, &pool.meta, &pool.links_buffer, &pool.faces, &pool.light]
             .iter()
             .map(|b| b.buffer.size())
             .sum::<u64>()

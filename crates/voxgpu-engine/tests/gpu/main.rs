@@ -12,6 +12,7 @@ mod faults;
 mod golden;
 mod gpu_mesher;
 mod haze;
+mod light;
 mod lod;
 mod nodes;
 mod occlusion;

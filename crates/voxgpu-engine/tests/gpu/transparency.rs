@@ -98,11 +98,8 @@ fn the_transparent_list_is_sorted_back_to_front_by_chunk_distance() {
 #[test]
 fn two_glass_panes_blend_in_the_order_of_their_distance() {
     let mut registry = BlockRegistry::builtin();
-    let glass = |name: &str, color: [u8; 4]| BlockInfo {
-        name: name.into(),
-        opacity: Opacity::Transparent,
-        color,
-        tiles: FaceTiles::all(Tile::Plain),
+    let glass = |name: &str, color: [u8; 4]| {
+        BlockInfo::new(name, Opacity::Transparent, color, FaceTiles::all(Tile::Plain))
     };
     let red = registry.register(glass("red glass", [230, 20, 20, 150]));
     let blue = registry.register(glass("blue glass", [20, 20, 230, 150]));

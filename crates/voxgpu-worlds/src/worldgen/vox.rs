@@ -271,19 +271,32 @@ fn registry(data: &DotVoxData) -> BlockRegistry {
         } else {
             (Opacity::Opaque, 255)
         };
-        registry.register(BlockInfo {
-            name: format!("palette-{slot}"),
-            opacity,
-            color: [r, g, b, alpha],
-            // No texture for imported blocks: the palette colour tints the plain tile.
-            tiles: FaceTiles::all(Tile::Plain),
-        });
+        // No texture for imported blocks: the palette colour tints the plain tile.
+        let info =
+            BlockInfo::new(format!("palette-{slot}"), opacity, [r, g, b, alpha], FaceTiles::all(Tile::Plain));
+        let emission = material.map_or(0, |m| emission(m));
+        registry.register(BlockInfo { emission, ..info });
     }
     registry
 }
 
 /// Colour for palette slots a short `RGBA` chunk leaves out.
 const GREY: Color = Color { r: 128, g: 128, b: 128, a: 255 };
+
+/// Block light of an emissive material (`_type` `_emit`): its `_emit` strength (0..1, scaled by
+/// `_flux`'s power of ten as MagicaVoxel does, 1 when absent) mapped onto 1..=15; 0 for other
+/// materials and for an `_emit` of 0.
+fn emission(material: &Material) -> u8 {
+    if material.material_type() != Some("_emit") {
+        return 0;
+    }
+    let value = |key: &str| material.properties.get(key).and_then(|v| v.parse::<f32>().ok());
+    let strength = value("_emit").unwrap_or(1.0) * 10f32.powf(value("_flux").unwrap_or(0.0));
+    if !strength.is_finite() || strength <= 0.0 {
+        return 0;
+    }
+    (strength.min(1.0) * 15.0).round().clamp(1.0, 15.0) as u8
+}
 
 /// Alpha of a transparent material: `1 - _trans` (glass), else `_alpha` (blend), else 128.
 fn alpha(material: &Material) -> u8 {

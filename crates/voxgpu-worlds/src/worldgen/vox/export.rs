@@ -99,6 +99,16 @@ pub fn export_vox(world: &World, min: IVec3, max: IVec3, path: &Path) -> Result<
                                         .into_iter()
                                         .collect();
                                         materials.push(Material { id: slot as u32 + 1, properties });
+                                    } else if let Some(emission) = info.map(|i| i.emission).filter(|&e| e > 0)
+                                    {
+                                        // The importer maps `_emit` back onto the same level.
+                                        let properties: dot_vox::Dict = [
+                                            ("_type".to_string(), "_emit".to_string()),
+                                            ("_emit".to_string(), format!("{:.6}", emission as f64 / 15.0)),
+                                        ]
+                                        .into_iter()
+                                        .collect();
+                                        materials.push(Material { id: slot as u32 + 1, properties });
                                     }
                                     slots.insert(block, slot as u8);
                                     slot as u8

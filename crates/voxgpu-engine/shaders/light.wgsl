@@ -1,0 +1,320 @@
+// Light: sky and block light of the nodes the CPU lists, in the light pool. Twin:
+// crates/voxgpu-core/src/light.rs, which states the rules and why the steps give its fixed point.
+//
+// Reads:  jobs (the nodes to light, by level, each with its children's slots), voxels (the
+//         nodes' level-0 cells), links (same-level neighbours, as words), rules (per block id:
+//         light opacity in bits 0..4, emission in 4..8), range (the jobs a dispatch covers).
+// Writes: light (LIGHT_WORDS per slot: the cells' light, its levels, the open-column mask).
+// Entry points, in the order a frame records them:
+//   mask    1 workgroup of 32 per job: the node's open columns (every cell of opacity 0)
+//   fall    1 invocation per 4 columns of a job: sky light straight down through the nodes above
+//           (their masks let open columns pass unread), emission as block light
+//   spread  1 invocation per light word (4 cells) of a level-0 job, RELAX_STEPS times: each
+//           open cell takes the largest light its six neighbours offer, across chunk borders.
+//           In place: a neighbour read may be this round's or the last, both at most the
+//           fixed point and at least the last round's, so the rounds reach it as Jacobi's would
+//   pull    1 invocation per light word of a level-L job (L >= 1): octants with a resident child
+//           take its level-1 light
+//   levels  1 workgroup of 64 per job of one level: levels 1..5 of its light, each cell the
+//           largest of its eight below, per channel
+
+struct LightRange {
+    // The first job and how many a dispatch covers.
+    first: u32,
+    count: u32,
+    pad: vec2<u32>,
+}
+
+// One node to light. Rust twin: light::LightJob.
+struct LightJob {
+    slot: u32,
+    // Its node level: cells 2^level blocks tall.
+    level: u32,
+    // The slots of its children by octant (x | y << 1 | z << 2), NO_SLOT where not resident or
+    // for a chunk.
+    children: array<u32, 8>,
+}
+
+@group(0) @binding(0) var<uniform> range: LightRange;
+@group(0) @binding(1) var<storage, read> jobs: array<LightJob>;
+@group(0) @binding(2) var<storage, read> voxels: array<u32>;
+@group(0) @binding(3) var<storage, read> links: array<u32>;
+@group(0) @binding(4) var<storage, read> rules: array<u32>;
+@group(0) @binding(5) var<storage, read_write> light: array<atomic<u32>>;
+
+const MAX_LIGHT: u32 = 15u;
+// voxgpu_core::light::RELAX_STEPS and MAX_ABOVE.
+const MAX_ABOVE: u32 = 32u;
+const LEVEL0_WORDS: u32 = 8192u;
+
+fn block_at(slot: u32, x: u32, y: u32, z: u32) -> u32 {
+    let index = x + CHUNK_SIZE * (y + CHUNK_SIZE * z);
+    let word = voxels[slot * SLOT_WORDS + (index >> 1u)];
+    return (word >> ((index & 1u) * 16u)) & 0xffffu;
+}
+
+fn rule(id: u32) -> u32 {
+    if id >= arrayLength(&rules) {
+        return 0u;
+    }
+    return rules[id];
+}
+
+fn opacity(id: u32) -> u32 {
+    return rule(id) & 15u;
+}
+
+fn emission(id: u32) -> u32 {
+    return (rule(id) >> 4u) & 15u;
+}
+
+fn neighbour(slot: u32, face: u32) -> u32 {
+    return links[slot * LINK_WORDS + face];
+}
+
+fn sat_sub(a: u32, b: u32) -> u32 {
+    return select(0u, a - b, a > b);
+}
+
+// Twin of light::enter: sky light `v` entering a cell of opacity `o` from above.
+fn enter(v: u32, o: u32) -> u32 {
+    if o >= MAX_LIGHT {
+        return 0u;
+    }
+    if v == MAX_LIGHT {
+        return MAX_LIGHT - o;
+    }
+    return sat_sub(v, max(1u, o));
+}
+
+// Twin of light::cell_down: the cell's value (x) and what leaves its bottom (y).
+fn cell_down(v: u32, o: u32, blocks: u32) -> vec2<u32> {
+    let top = enter(v, o);
+    if top == MAX_LIGHT || top == 0u {
+        return vec2<u32>(top, top);
+    }
+    return vec2<u32>(top, sat_sub(top, (blocks - 1u) * max(1u, o)));
+}
+
+// The per-channel larger of two cells' light bytes.
+fn light_max(a: u32, b: u32) -> u32 {
+    return max(a & 15u, b & 15u) | max(a & 0xf0u, b & 0xf0u);
+}
+
+// Twin of light::offered: what a cell of opacity `o` takes from neighbour light `n`.
+fn offered(n: u32, o: u32, from_above: bool) -> u32 {
+    if o >= MAX_LIGHT {
+        return 0u;
+    }
+    let cost = max(1u, o);
+    var sky = sat_sub(n & 15u, cost);
+    if from_above {
+        sky = enter(n & 15u, o);
+    }
+    return sky | (sat_sub(n >> 4u, cost) << 4u);
+}
+
+fn byte_of(word: u32, k: u32) -> u32 {
+    return (word >> (8u * k)) & 0xffu;
+}
+
+fn job_index(id: vec3<u32>, groups: vec3<u32>, size: u32, per_job: u32) -> vec2<u32> {
+    let index = linear_invocation(id, groups, size);
+    return vec2<u32>(index / per_job, index % per_job);
+}
+
+@compute @workgroup_size(32)
+fn mask(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+        @builtin(local_invocation_index) z: u32) {
+    let j = group.y * groups.x + group.x;
+    if j >= range.count {
+        return;
+    }
+    let slot = jobs[range.first + j].slot;
+    var bits = 0u;
+    for (var x = 0u; x < CHUNK_SIZE; x++) {
+        var open = true;
+        for (var y = 0u; y < CHUNK_SIZE; y++) {
+            if opacity(block_at(slot, x, y, z)) != 0u {
+                open = false;
+                break;
+            }
+        }
+        bits |= u32(open) << x;
+    }
+    atomicStore(&light[slot * LIGHT_WORDS + LIGHT_MASK_OFFSET + z], bits);
+}
+
+@compute @workgroup_size(64)
+fn fall(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let at = job_index(id, groups, 64u, 256u);
+    if at.x >= range.count {
+        return;
+    }
+    let job = jobs[range.first + at.x];
+    let slot = job.slot;
+    let blocks = 1u << job.level;
+    let x0 = (at.y % 8u) * 4u;
+    let z = at.y / 8u;
+    var above: array<u32, MAX_ABOVE>;
+    var count = 0u;
+    var next = neighbour(slot, FACE_POS_Y);
+    while count < MAX_ABOVE && next != NO_SLOT {
+        above[count] = next;
+        count++;
+        next = neighbour(next, FACE_POS_Y);
+    }
+    var v = vec4<u32>(MAX_LIGHT);
+    for (var k = count; k > 0u; k--) {
+        let node = above[k - 1u];
+        let open = atomicLoad(&light[node * LIGHT_WORDS + LIGHT_MASK_OFFSET + z]);
+        for (var c = 0u; c < 4u; c++) {
+            let x = x0 + c;
+            if ((open >> x) & 1u) != 0u {
+                // 32 cells of opacity 0: 15 stays, anything less loses a level a block.
+                if v[c] != MAX_LIGHT {
+                    v[c] = sat_sub(v[c], CHUNK_SIZE * blocks);
+                }
+            } else {
+                for (var i = 0u; i < CHUNK_SIZE; i++) {
+                    v[c] = cell_down(v[c], opacity(block_at(node, x, CHUNK_SIZE - 1u - i, z)), blocks).y;
+                }
+            }
+        }
+    }
+    for (var i = 0u; i < CHUNK_SIZE; i++) {
+        let y = CHUNK_SIZE - 1u - i;
+        var word = 0u;
+        for (var c = 0u; c < 4u; c++) {
+            let block = block_at(slot, x0 + c, y, z);
+            let fell = cell_down(v[c], opacity(block), blocks);
+            v[c] = fell.y;
+            word |= (fell.x | (emission(block) << 4u)) << (8u * c);
+        }
+        let index = x0 + CHUNK_SIZE * (y + CHUNK_SIZE * z);
+        atomicStore(&light[slot * LIGHT_WORDS + index / 4u], word);
+    }
+}
+
+// The light word holding cell (x, y, z) of level 0 of `slot`, where x, y, z may lie one cell
+// outside the node: the face neighbour's word then, 0 where there is none.
+fn word_at(slot: u32, x: i32, y: i32, z: i32) -> u32 {
+    var s = slot;
+    var p = vec3<i32>(x, y, z);
+    let size = i32(CHUNK_SIZE);
+    for (var axis = 0u; axis < 3u; axis++) {
+        if p[axis] < 0 {
+            s = neighbour(s, 2u * axis + 1u);
+            p[axis] += size;
+        } else if p[axis] >= size {
+            s = neighbour(s, 2u * axis);
+            p[axis] -= size;
+        }
+        if s == NO_SLOT {
+            return 0u;
+        }
+    }
+    let index = u32(p.x) + CHUNK_SIZE * (u32(p.y) + CHUNK_SIZE * u32(p.z));
+    return atomicLoad(&light[s * LIGHT_WORDS + index / 4u]);
+}
+
+@compute @workgroup_size(64)
+fn spread(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let at = job_index(id, groups, 64u, LEVEL0_WORDS);
+    if at.x >= range.count {
+        return;
+    }
+    let slot = jobs[range.first + at.x].slot;
+    let first = at.y * 4u;
+    let x0 = i32(first % CHUNK_SIZE);
+    let y = i32((first / CHUNK_SIZE) % CHUNK_SIZE);
+    let z = i32(first / (CHUNK_SIZE * CHUNK_SIZE));
+    let own = atomicLoad(&light[slot * LIGHT_WORDS + at.y]);
+    let below = word_at(slot, x0, y - 1, z);
+    let above = word_at(slot, x0, y + 1, z);
+    let back = word_at(slot, x0, y, z - 1);
+    let front = word_at(slot, x0, y, z + 1);
+    // The cells left of x0 and right of x0 + 3: the last byte of the word before, the first of
+    // the one after.
+    let left = byte_of(word_at(slot, x0 - 1, y, z), 3u);
+    let right = byte_of(word_at(slot, x0 + 4, y, z), 0u);
+    var word = 0u;
+    for (var c = 0u; c < 4u; c++) {
+        let o = opacity(block_at(slot, u32(x0) + c, u32(y), u32(z)));
+        var l = byte_of(own, c);
+        if o < MAX_LIGHT {
+            let west = select(byte_of(own, c - 1u), left, c == 0u);
+            let east = select(byte_of(own, c + 1u), right, c == 3u);
+            l = light_max(l, offered(west, o, false));
+            l = light_max(l, offered(east, o, false));
+            l = light_max(l, offered(byte_of(below, c), o, false));
+            l = light_max(l, offered(byte_of(above, c), o, true));
+            l = light_max(l, offered(byte_of(back, c), o, false));
+            l = light_max(l, offered(byte_of(front, c), o, false));
+        }
+        word |= l << (8u * c);
+    }
+    if word != own {
+        atomicStore(&light[slot * LIGHT_WORDS + at.y], word);
+    }
+}
+
+@compute @workgroup_size(64)
+fn pull(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let at = job_index(id, groups, 64u, LEVEL0_WORDS);
+    if at.x >= range.count {
+        return;
+    }
+    let job = jobs[range.first + at.x];
+    let first = at.y * 4u;
+    let half = CHUNK_SIZE / 2u;
+    let p = vec3<u32>(first % CHUNK_SIZE, (first / CHUNK_SIZE) % CHUNK_SIZE, first / (CHUNK_SIZE * CHUNK_SIZE));
+    let octant = vec3<u32>(p >= vec3<u32>(half));
+    let child = job.children[octant.x | (octant.y << 1u) | (octant.z << 2u)];
+    if child == NO_SLOT {
+        return;
+    }
+    // Four cells of the child's level 1 (16^3), starting on a word since x is a multiple of 4.
+    let q = p - octant * half;
+    let index = light_level_base(1u) + q.x + half * (q.y + half * q.z);
+    let word = atomicLoad(&light[child * LIGHT_WORDS + index / 4u]);
+    atomicStore(&light[job.slot * LIGHT_WORDS + at.y], word);
+}
+
+fn light_byte(slot: u32, index: u32) -> u32 {
+    return byte_of(atomicLoad(&light[slot * LIGHT_WORDS + index / 4u]), index % 4u);
+}
+
+@compute @workgroup_size(64)
+fn levels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+          @builtin(local_invocation_index) lane: u32) {
+    let j = group.y * groups.x + group.x;
+    if j >= range.count {
+        return;
+    }
+    let slot = jobs[range.first + j].slot;
+    for (var level = 1u; level <= MAX_LEVEL; level++) {
+        let size = CHUNK_SIZE >> level;
+        let cells = size * size * size;
+        let below = light_level_base(level - 1u);
+        let base = light_level_base(level);
+        for (var w = lane; w * 4u < cells; w += 64u) {
+            var word = 0u;
+            for (var c = 0u; c < 4u; c++) {
+                let i = w * 4u + c;
+                if i < cells {
+                    let p = vec3<u32>(i % size, (i / size) % size, i / (size * size)) * 2u;
+                    var l = 0u;
+                    for (var k = 0u; k < 8u; k++) {
+                        let q = p + vec3<u32>(k & 1u, (k >> 1u) & 1u, k >> 2u);
+                        l = light_max(l, light_byte(slot, below + q.x + 2u * size * (q.y + 2u * size * q.z)));
+                    }
+                    word |= l << (8u * c);
+                }
+            }
+            atomicStore(&light[slot * LIGHT_WORDS + base / 4u + w], word);
+        }
+        storageBarrier();
+        workgroupBarrier();
+    }
+}

@@ -1,0 +1,209 @@
+//! The light pass (`shaders/light.wgsl`; rules and twin in `voxgpu_core::light`): sky and block
+//! light of the nodes whose light a change can reach, into the chunk pool's light pool, in the
+//! frame of the change, before anything is drawn.
+//!
+//! The CPU knows every change that moves light (a node in or out, an edit), so it lists the nodes
+//! to light itself ([`crate::chunk_pool::ChunkPool::light_jobs`]), sorted by level, and the pass
+//! is recorded only on frames that have any: a frame without changes costs nothing. A frame's
+//! steps, each over its own range of the list (one uniform per range):
+//! `mask` and `fall` over every job, `spread` [`RELAX_STEPS`] times over the chunks, then for
+//! each level from 0 up, `pull` (level 1 and up: octants from their children, lit the step
+//! before) and `levels`.
+
+use wgpu_profiler::GpuProfiler;
+
+use super::bindings::{BindingTable, Resources, Slot};
+use super::pipelines::{compute_pipeline, dispatch_linear};
+use super::profiling::{compute_pass, scope, stage};
+use super::shaders::{LIGHT, shader_source};
+use voxgpu_core::light::{LightRules, RELAX_STEPS};
+use voxgpu_core::voxel::{BlockRegistry, MAX_NODE_LEVEL};
+
+/// One node to light. Twin of `LightJob` in `shaders/light.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LightJob {
+    pub slot: u32,
+    pub level: u32,
+    /// Children's slots by octant, `NO_SLOT` where not resident (and for chunks).
+    pub children: [u32; 8],
+}
+
+/// A dispatch's jobs. Twin of `LightRange`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct LightRange {
+    first: u32,
+    count: u32,
+    pad: [u32; 2],
+}
+
+/// Ranges: every job, then one per node level.
+const RANGES: usize = MAX_NODE_LEVEL as usize + 2;
+const ALL: usize = 0;
+
+/// `light.wgsl`.
+pub const LIGHT_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.light",
+    shaders: &[LIGHT],
+    partial_shaders: &[],
+    slots: &[
+        Slot::uniform("range", size_of::<LightRange>() as u64),
+        Slot::read("jobs", size_of::<LightJob>() as u64),
+        Slot::read("voxels", 4),
+        Slot::read("links", 4),
+        Slot::read("rules", 4),
+        Slot::read_write("light", 4),
+    ],
+};
+
+/// The pass's pipelines, its job list, ranges and block rules, and bind groups over the pool.
+pub struct LightPass {
+    layout: wgpu::BindGroupLayout,
+    mask: wgpu::ComputePipeline,
+    fall: wgpu::ComputePipeline,
+    spread: wgpu::ComputePipeline,
+    pull: wgpu::ComputePipeline,
+    levels: wgpu::ComputePipeline,
+    jobs: wgpu::Buffer,
+    /// Jobs `jobs` holds.
+    capacity: u32,
+    ranges: Vec<wgpu::Buffer>,
+    rules: wgpu::Buffer,
+    /// One bind group per range, and the pool generation and job capacity they were made for.
+    groups: Option<((u64, u32), Vec<wgpu::BindGroup>)>,
+}
+
+fn jobs_buffer(device: &wgpu::Device, jobs: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.light.jobs"),
+        size: jobs.max(1) as u64 * size_of::<LightJob>() as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+impl LightPass {
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, registry: &BlockRegistry) -> Self {
+        let layout = LIGHT_BINDINGS.layout(device);
+        let source = shader_source(LIGHT);
+        let pipeline =
+            |entry: &str| compute_pipeline(device, &format!("voxgpu.light.{entry}"), &layout, &source, entry);
+        let ranges = (0..RANGES)
+            .map(|_| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("voxgpu.light.range"),
+                    size: size_of::<LightRange>() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        let rules = LightRules::new(registry).gpu_table();
+        Self {
+            mask: pipeline("mask"),
+            fall: pipeline("fall"),
+            spread: pipeline("spread"),
+            pull: pipeline("pull"),
+            levels: pipeline("levels"),
+            layout,
+            jobs: jobs_buffer(device, 64),
+            capacity: 64,
+            ranges,
+            rules: crate::buffers::buffer_with(
+                device,
+                queue,
+                "voxgpu.light.rules",
+                bytemuck::cast_slice(&rules),
+                wgpu::BufferUsages::STORAGE,
+            ),
+            groups: None,
+        }
+    }
+
+    /// Records the light of `jobs` (sorted by level, as `light_jobs` makes them) into the pool's
+    /// light, after the frame's uploads: nothing when there are none. `resources` names the
+    /// pool's `voxels`, `links` and `light`, replaced when `pool_generation` changes.
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &GpuProfiler,
+        (resources, pool_generation): (&Resources<'_>, u64),
+        jobs: &[LightJob],
+    ) {
+        if jobs.is_empty() {
+            return;
+        }
+        let count = jobs.len() as u32;
+        if count > self.capacity {
+            self.capacity = count.next_power_of_two();
+            self.jobs = jobs_buffer(device, self.capacity);
+            self.groups = None;
+        }
+        queue.write_buffer(&self.jobs, 0, bytemuck::cast_slice(jobs));
+        let mut ranges = [LightRange::default(); RANGES];
+        ranges[ALL].count = count;
+        for (i, job) in jobs.iter().enumerate() {
+            let range = &mut ranges[1 + job.level as usize];
+            if range.count == 0 {
+                range.first = i as u32;
+            }
+            range.count += 1;
+        }
+        for (buffer, range) in self.ranges.iter().zip(&ranges) {
+            queue.write_buffer(buffer, 0, bytemuck::bytes_of(range));
+        }
+        let key = (pool_generation, self.capacity);
+        if self.groups.as_ref().is_none_or(|(k, _)| *k != key) {
+            let groups = self
+                .ranges
+                .iter()
+                .map(|range| {
+                    let resources = resources
+                        .clone()
+                        .buffer("range", range)
+                        .buffer("jobs", &self.jobs)
+                        .buffer("rules", &self.rules);
+                    LIGHT_BINDINGS.bind_group(device, &self.layout, &resources)
+                })
+                .collect();
+            self.groups = Some((key, groups));
+        }
+        let (_, groups) = self.groups.as_ref().expect("made above");
+        let chunks = ranges[1].count;
+        scope(profiler, encoder, stage::LIGHT, |encoder, light| {
+            compute_pass(profiler, encoder, Some(light), stage::LIGHT_FALL, |pass| {
+                pass.set_bind_group(0, &groups[ALL], &[]);
+                pass.set_pipeline(&self.mask);
+                dispatch_linear(pass, count, 1);
+                pass.set_pipeline(&self.fall);
+                dispatch_linear(pass, count * 256, 64);
+            });
+            if chunks > 0 {
+                compute_pass(profiler, encoder, Some(light), stage::LIGHT_SPREAD, |pass| {
+                    pass.set_bind_group(0, &groups[1], &[]);
+                    pass.set_pipeline(&self.spread);
+                    for _ in 0..RELAX_STEPS {
+                        dispatch_linear(pass, chunks * 8192, 64);
+                    }
+                });
+            }
+            compute_pass(profiler, encoder, Some(light), stage::LIGHT_LEVELS, |pass| {
+                for (level, range) in ranges[1..].iter().enumerate() {
+                    if range.count == 0 {
+                        continue;
+                    }
+                    pass.set_bind_group(0, &groups[1 + level], &[]);
+                    if level > 0 {
+                        pass.set_pipeline(&self.pull);
+                        dispatch_linear(pass, range.count * 8192, 64);
+                    }
+                    pass.set_pipeline(&self.levels);
+                    dispatch_linear(pass, range.count, 1);
+                }
+            });
+        });
+    }
+}
