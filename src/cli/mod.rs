@@ -229,9 +229,9 @@ fn parse_lod_fade(s: &str) -> Result<u32, String> {
     }
 }
 
-/// Haze into the sky, shared by the viewer, `render` and `profile`.
+/// The sky: haze, light and the time of day, shared by the viewer, `render` and `profile`.
 #[derive(Debug, Clone, Args)]
-pub struct FogArgs {
+pub struct SkyArgs {
     /// Distant surfaces fade into the sky, reaching it where the loaded world ends.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub fog: Switch,
@@ -240,12 +240,33 @@ pub struct FogArgs {
     /// whatever the density.
     #[arg(long, default_value_t = voxgpu_engine::DEFAULT_FOG_DENSITY, value_parser = parse_fog_density)]
     pub fog_density: f32,
+    /// Sky light and block light (flood-filled on the GPU); off, every face is lit as in the
+    /// open.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub light: Switch,
+    /// The time of day in hours, 0 to 24 (the sun rises at 6 and sets at 18).
+    #[arg(long, default_value_t = voxgpu_engine::DEFAULT_TIME_OF_DAY, value_parser = parse_hours)]
+    pub time: f32,
 }
 
-impl FogArgs {
-    /// Sets the haze `options` asks for from these flags.
+impl SkyArgs {
+    /// Sets the haze, light and time of day `options` asks for from these flags.
     pub fn apply(&self, options: RendererOptions) -> RendererOptions {
-        RendererOptions { fog: self.fog == Switch::On, fog_density: self.fog_density, ..options }
+        RendererOptions {
+            fog: self.fog == Switch::On,
+            fog_density: self.fog_density,
+            light: self.light == Switch::On,
+            time_of_day: self.time,
+            ..options
+        }
+    }
+}
+
+/// `--time`: hours from 0 to 24.
+fn parse_hours(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(h) if (0.0..=24.0).contains(&h) => Ok(h),
+        _ => Err(format!("{s:?} is not a time of day in hours from 0 to 24")),
     }
 }
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::pop::{PopScore, PopSummary};
 use super::soak::{SoakArgs, SoakSetup};
-use super::{CliError, CullArgs, FogArgs, MAX_IMAGE_SIDE, MeshArgs, WorldArgs};
+use super::{CliError, CullArgs, MAX_IMAGE_SIDE, MeshArgs, SkyArgs, WorldArgs};
 use crate::session::{Residency, Session};
 use voxgpu_core::camera::Camera;
 use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, World};
@@ -64,7 +64,7 @@ pub struct ProfileArgs {
     #[command(flatten)]
     pub cull: CullArgs,
     #[command(flatten)]
-    pub fog: FogArgs,
+    pub sky: SkyArgs,
     #[command(flatten)]
     pub world: WorldArgs,
 }
@@ -72,7 +72,7 @@ pub struct ProfileArgs {
 impl ProfileArgs {
     /// The renderer these flags ask for, fog ending at `fog_end` blocks.
     pub fn renderer_options(&self, fog_end: f32) -> RendererOptions {
-        self.fog.apply(RendererOptions {
+        self.sky.apply(RendererOptions {
             lod: self.mesh.lod_settings(),
             ambient_occlusion: self.mesh.ambient_occlusion(),
             culling: self.cull.culling(),

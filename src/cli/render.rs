@@ -6,7 +6,7 @@ use clap::Args;
 use glam::Vec3;
 
 use super::pop::PopScore;
-use super::{CliError, CullArgs, FogArgs, FrameArgs, MeshArgs, WorldArgs, parse_vec3};
+use super::{CliError, CullArgs, FrameArgs, MeshArgs, SkyArgs, WorldArgs, parse_vec3};
 use crate::session::{Residency, Session, SessionPlan};
 use voxgpu_core::camera::Camera;
 use voxgpu_engine::{Culling, GpuContext, RenderMode, RendererOptions};
@@ -29,7 +29,7 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub cull: CullArgs,
     #[command(flatten)]
-    pub fog: FogArgs,
+    pub sky: SkyArgs,
     /// Stream the terrain around a scripted flight of N frames (2 blocks per frame along +X from
     /// the view), then render where it ends. Exercises streaming headless; terrain only.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -80,7 +80,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     };
     let gpu = GpuContext::new()?;
     let mut session = plan.open(&gpu, |fog_end| {
-        args.fog.apply(RendererOptions {
+        args.sky.apply(RendererOptions {
             lod: args.mesh.lod_settings(),
             ambient_occlusion: args.mesh.ambient_occlusion(),
             mode: args.mode,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CliError, FogArgs, FrameArgs, MeshArgs, Switch, WorldArgs};
+use super::{CliError, FrameArgs, MeshArgs, SkyArgs, Switch, WorldArgs};
 use crate::viewer::ViewerConfig;
 use voxgpu_worlds::worldgen::WorldSource;
 
@@ -29,7 +29,7 @@ pub struct ViewArgs {
     #[command(flatten)]
     pub mesh: MeshArgs,
     #[command(flatten)]
-    pub fog: FogArgs,
+    pub sky: SkyArgs,
     #[command(flatten)]
     pub world: WorldArgs,
 }
@@ -70,8 +70,10 @@ impl ViewArgs {
             target: self.frame.target,
             lod: self.mesh.lod_settings(),
             ambient_occlusion: self.mesh.ambient_occlusion(),
-            fog: self.fog.fog == Switch::On,
-            fog_density: self.fog.fog_density,
+            fog: self.sky.fog == Switch::On,
+            fog_density: self.sky.fog_density,
+            light: self.sky.light == Switch::On,
+            time_of_day: self.sky.time,
             exit_after_frames: self.exit_after_frames,
             screenshot: self.screenshot.clone(),
             script: self.script.clone(),

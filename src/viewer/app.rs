@@ -212,6 +212,8 @@ impl Viewer {
             ambient_occlusion: args.ambient_occlusion,
             fog: args.fog,
             fog_density: args.fog_density,
+            light: args.light,
+            time_of_day: args.time_of_day,
             ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
         })?;
         // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.

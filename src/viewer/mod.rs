@@ -45,6 +45,10 @@ pub struct ViewerConfig {
     /// Haze into the sky, and its density ([`voxgpu_engine::RendererOptions::fog_density`]).
     pub fog: bool,
     pub fog_density: f32,
+    /// Sky and block light ([`voxgpu_engine::RendererOptions::light`]).
+    pub light: bool,
+    /// The time of day at the start, in hours ([`voxgpu_engine::RendererOptions::time_of_day`]).
+    pub time_of_day: f32,
     /// Quit after this many frames.
     pub exit_after_frames: Option<u64>,
     /// Save the last frame here as a PNG.

@@ -21,6 +21,10 @@ pub enum Key {
     Block(u8),
     /// F1 with a number key: render mode N (1-based, `RenderMode::ALL` order).
     Mode(u8),
+    /// G: the lamp (the built-in block that gives light) is what right-click places.
+    Lamp,
+    /// `[` and `]`: the time of day an hour earlier or later.
+    Hours(i8),
 }
 
 /// What [`HeldKeys::key`] makes of a key event.
@@ -73,6 +77,9 @@ impl HeldKeys {
             ("F2", _) => Key::Screenshot,
             ("F3", _) => Key::ToggleOverlay,
             ("F5", _) => Key::Export,
+            ("KeyG", _) => Key::Lamp,
+            ("BracketLeft", _) => Key::Hours(-1),
+            ("BracketRight", _) => Key::Hours(1),
             ("Escape", _) => return Some(KeyEvent::ReleaseCursor),
             _ => return None,
         };

@@ -202,7 +202,7 @@ fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     return out;
 }
 
-// Fixed per-direction light: the sun is high and a little towards +X +Z.
+// Fixed per-direction light for the debug views, whose colour is the message.
 fn face_shade(face: u32) -> f32 {
     var shade = array<f32, 6>(0.80, 0.62, 1.00, 0.45, 0.70, 0.88);
     return shade[face];
@@ -292,7 +292,7 @@ fn atmosphere(color: vec3<f32>, to_surface: vec3<f32>) -> vec3<f32> {
     }
     let procedural = (camera.sky_flags & SKY_PROCEDURAL) != 0u;
     let dir = to_surface * inverseSqrt(max(distance2, 1e-12));
-    return mix(color, sky_gradient(camera.sky_color, dir, procedural), haze);
+    return mix(color, sky_gradient(camera.sky_color, dir, procedural, camera.sun), haze);
 }
 
 // The light byte of cell `cell` of level `mip` of `slot`'s node, where the cell may lie one node
@@ -384,16 +384,41 @@ fn light_brightness(level: vec2<f32>) -> vec2<f32> {
 // Block light's colour (linear): warm, as lamps and lava are.
 const BLOCK_LIGHT_COLOR: vec3<f32> = vec3<f32>(1.0, 0.78, 0.52);
 
+// Light from the open sky by face at full daylight: up faces see all of it, sides half, down
+// faces what the ground throws back. With the sun's diffuse light on the faces it faces
+// (SUN_DIFFUSE), at 10:00 these give face_shade's fixed shades within 0.1 (its ±Z pair,
+// 0.70 and 0.88, become 0.62 and 0.79: no one sun gives face_shade's six).
+fn sky_ambient(face: u32) -> f32 {
+    if face == FACE_POS_Y {
+        return 0.74;
+    }
+    return select(0.62, 0.45, face == FACE_NEG_Y);
+}
+const SUN_DIFFUSE: f32 = 0.36;
+// The sky's light at night (linear), moonlit blue.
+const NIGHT_SKY: vec3<f32> = vec3<f32>(0.05, 0.065, 0.12);
+
+// What open sky lights a face with at this hour (Camera.sun): the sky's share, darkening into
+// night, and the sun's, warmer as it sets.
+fn daylight(face: u32) -> vec3<f32> {
+    let sun = camera.sun;
+    let sky = sky_ambient(face) * mix(NIGHT_SKY, vec3<f32>(1.0), sun.w);
+    let tint = mix(vec3<f32>(1.0, 0.62, 0.38), vec3<f32>(1.0), smoothstep(0.05, 0.4, sun.y));
+    let direct = max(dot(face_normal(face), sun.xyz), 0.0) * SUN_DIFFUSE * smoothstep(-0.02, 0.15, sun.y);
+    return sky + direct * tint;
+}
+
 // How the fragment is lit (linear RGB, before the surface colour): by the sky's light (the
-// face's fixed shade where sky light is 15) or its block light, whichever is brighter, and by
-// its own block's emission. With light off (Camera.sky_flags), the face's shade alone.
+// daylight of its face, dimmed by the sky light in front of it) or its block light, whichever is
+// brighter per channel, and at least by its own block's emission. With light off
+// (Camera.sky_flags), by the daylight alone, as if everything stood in the open.
 fn lighting(in: VertexOut) -> vec3<f32> {
-    let shade = face_shade(face_of(in));
+    let open = daylight(face_of(in));
     if (camera.sky_flags & SKY_LIGHT) == 0u {
-        return vec3<f32>(shade);
+        return open;
     }
     let b = light_brightness(sampled_light(in));
-    let lit = shade * max(vec3<f32>(b.x), b.y * BLOCK_LIGHT_COLOR);
+    let lit = max(open * b.x, b.y * BLOCK_LIGHT_COLOR * sky_ambient(face_of(in)) / 0.62);
     let own = f32((blocks[in.block].y >> 24u) & 15u) / 15.0;
     return max(lit, vec3<f32>(own));
 }

@@ -363,6 +363,9 @@ struct Camera {
     sky_flags: u32,
     // The t² (t = distance / fog_end) below which haze is under 1/1024: 2^(-20 / fog_exponent).
     haze_clear2: f32,
+    // Towards the sun (unit, world axes), and in w the daylight: 0 at night, 1 by day (twin:
+    // voxgpu_engine::sun).
+    sun: vec4<f32>,
 }
 
 // Camera.sky_flags. Twins of CameraUniform::HAZE and PROCEDURAL_SKY.
@@ -371,28 +374,32 @@ const SKY_PROCEDURAL: u32 = 2u;
 // Surfaces are lit by the light pool's sky and block light (else by their face's shade alone).
 const SKY_LIGHT: u32 = 4u;
 
-// The sun, high and a little towards +X +Z (unit length).
-const SUN: vec3<f32> = vec3<f32>(0.349773, 0.779493, 0.519662);
-
 // The sky's colour in the unit direction `dir`, without the sun's disc: what the sky shader
 // draws there, and what haze fades a surface seen in that direction to, so the terrain at
-// `fog_end` is the sky behind it. `horizon` is Camera.sky_color.
-fn sky_gradient(horizon: vec3<f32>, dir: vec3<f32>, procedural: bool) -> vec3<f32> {
+// `fog_end` is the sky behind it. `horizon` is Camera.sky_color, the day's horizon; `sun` is
+// Camera.sun: the sky darkens with the daylight, and glows warm around a low sun.
+fn sky_gradient(horizon: vec3<f32>, dir: vec3<f32>, procedural: bool, sun: vec4<f32>) -> vec3<f32> {
+    let day = mix(0.03, 1.0, sun.w);
     if !procedural {
-        return horizon;
+        return horizon * day;
     }
     let up = clamp(dir.y, -1.0, 1.0);
     let zenith = horizon * vec3<f32>(0.35, 0.5, 0.8);
     var color = mix(horizon, zenith, smoothstep(0.0, 0.8, up));
     // Below the horizon (seen past the world's edge): a little darker than the horizon.
     color = mix(color, horizon * 0.8, smoothstep(0.0, -0.3, up));
-    // The glow: sun^16 by four squarings (no pow: this runs for every hazed fragment).
-    var glow = max(dot(dir, SUN), 0.0);
+    color *= day;
+    // The glow: sun^16 by four squarings (no pow: this runs for every hazed fragment), wider and
+    // redder as the sun nears the horizon.
+    var glow = max(dot(dir, sun.xyz), 0.0);
     glow *= glow;
     glow *= glow;
+    let low = 1.0 - smoothstep(0.0, 0.45, abs(sun.y));
+    let wide = glow;
     glow *= glow;
     glow *= glow;
-    return color + vec3<f32>(1.0, 0.85, 0.6) * glow * 0.25;
+    let dusk = vec3<f32>(1.0, 0.42, 0.16) * (wide * 0.55 + 0.12 * max(1.0 - abs(up) * 3.0, 0.0)) * low;
+    return color + (vec3<f32>(1.0, 0.85, 0.6) * glow * 0.25 + dusk) * smoothstep(-0.2, 0.05, sun.y);
 }
 
 // How much of the sky's colour a surface at squared distance `distance2` from the eye takes,

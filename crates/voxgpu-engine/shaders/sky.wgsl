@@ -1,7 +1,8 @@
 // Procedural sky: a full-screen triangle drawn after the opaque quads, only where no surface was
 // drawn (depth still at its clear value, 0 in reverse-Z). The gradient of common.wgsl
 // `sky_gradient` (which the haze fades distant surfaces to, so the terrain's end is the sky
-// behind it) and the sun's disc; the sun also lights the faces (chunk_draw.wgsl `face_shade`).
+// behind it) and the sun's disc, both following the time of day (Camera.sun); the sun also lights the faces
+// (chunk_draw.wgsl `lighting`).
 //
 // Reads:  camera (inverse of the projection and the view's rotation, sky colour). The sky
 //         depends on where the camera looks, never on where it is.
@@ -35,8 +36,8 @@ fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
         // Under water the sky is past any distance: the medium's colour.
         return vec4<f32>(camera.medium.rgb, 1.0);
     }
-    var color = sky_gradient(camera.sky_color, dir, true);
-    let sun = max(dot(dir, SUN), 0.0);
-    color += vec3<f32>(1.0, 0.85, 0.6) * pow(sun, 600.0) * 3.0;
+    var color = sky_gradient(camera.sky_color, dir, true, camera.sun);
+    let sun = max(dot(dir, camera.sun.xyz), 0.0);
+    color += vec3<f32>(1.0, 0.85, 0.6) * pow(sun, 600.0) * 3.0 * smoothstep(-0.05, 0.05, camera.sun.y);
     return vec4<f32>(color, 1.0);
 }

@@ -94,6 +94,9 @@ pub struct CameraUniform {
     /// The `t²` (`t` = distance / `fog_end`) below which haze is under 1/1024,
     /// `2^(−20 / fog_exponent)`: nearer fragments skip computing it.
     pub haze_clear2: f32,
+    /// The direction towards the sun (unit, world axes) and in w the daylight, 0 at night to 1
+    /// by day ([`crate::sun`]).
+    pub sun: glam::Vec4,
 }
 
 impl CameraUniform {

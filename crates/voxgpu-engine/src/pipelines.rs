@@ -81,7 +81,7 @@ pub fn compute_pipeline(
 
 const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
 /// `CameraUniform`'s size in the uniform layout (checked against encase's in a test below).
-const CAMERA_BYTES: u64 = 224;
+const CAMERA_BYTES: u64 = 240;
 
 /// Group 0 of `chunk_draw.wgsl`, shared by the sky and the outline (which read the camera only):
 /// camera, quads, page owners, chunk records, blocks (colour and tiles), the atlas, the tiles'

@@ -129,6 +129,7 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         medium: glam::Vec4::new(601.0, 602.0, 603.0, 604.0),
         sky_flags: 701,
         haze_clear2: 801.0,
+        sun: glam::Vec4::new(901.0, 902.0, 903.0, 904.0),
     };
     let bytes = uniform.to_bytes();
     let (members, span) = wgsl_struct(&common(), "Camera");
@@ -154,6 +155,7 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         // Compared as the f32 with the same bits.
         ("sky_flags", vec![f32::from_bits(uniform.sky_flags)]),
         ("haze_clear2", vec![uniform.haze_clear2]),
+        ("sun", uniform.sun.to_array().to_vec()),
     ];
     assert_eq!(
         members.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),

@@ -29,6 +29,10 @@ pub trait Controls {
     fn set_block(&mut self, at: IVec3, block: BlockId) -> Result<(), GpuError>;
     /// Outlines `block` (or nothing) from the next frame on.
     fn set_selection(&mut self, block: Option<IVec3>);
+    /// The time of day frames are lit at, in hours.
+    fn time_of_day(&self) -> f32;
+    /// Lights frames at `hours` from the next frame on.
+    fn set_time_of_day(&mut self, hours: f32);
 }
 
 impl Controls for Renderer {
@@ -58,6 +62,12 @@ impl Controls for Renderer {
     }
     fn set_selection(&mut self, block: Option<IVec3>) {
         Renderer::set_selection(self, block)
+    }
+    fn time_of_day(&self) -> f32 {
+        self.options().time_of_day
+    }
+    fn set_time_of_day(&mut self, hours: f32) {
+        Renderer::set_time_of_day(self, hours)
     }
 }
 

@@ -150,7 +150,8 @@ impl Play {
 
     /// A command key pressed: F1 + N sets render mode N, a number key selects a block (1..9 the
     /// ids 1..9, 0 the id 10, when the world has it), L turns levels of detail off or back on, C
-    /// freezes culling at the current camera or thaws it. The others are the viewer's.
+    /// freezes culling at the current camera or thaws it, G selects the lamp, `[` and `]` move the
+    /// time of day by an hour. The others are the viewer's.
     pub fn press(&mut self, key: Key, renderer: &mut impl Controls) -> Option<Request> {
         match key {
             Key::Mode(n) => {
@@ -176,6 +177,13 @@ impl Play {
                 };
                 renderer.set_culling(Culling { frozen, ..culling });
             }
+            Key::Lamp => {
+                let lamp = voxgpu_core::voxel::blocks::LAMP;
+                if (lamp.0 as usize) < self.block_names.len() {
+                    self.selected = lamp;
+                }
+            }
+            Key::Hours(h) => renderer.set_time_of_day((renderer.time_of_day() + h as f32).rem_euclid(24.0)),
             Key::Screenshot => return Some(Request::Screenshot),
             Key::ToggleOverlay => return Some(Request::ToggleOverlay),
             Key::Export => return Some(Request::Export),

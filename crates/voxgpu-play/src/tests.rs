@@ -21,6 +21,7 @@ struct FakeRenderer {
     selection: Option<IVec3>,
     blocks: HashMap<IVec3, BlockId>,
     edits: Vec<(IVec3, BlockId)>,
+    hours: f32,
 }
 
 impl FakeRenderer {
@@ -32,6 +33,7 @@ impl FakeRenderer {
             selection: None,
             blocks: HashMap::new(),
             edits: Vec::new(),
+            hours: 10.0,
         }
     }
 }
@@ -66,6 +68,35 @@ impl Controls for FakeRenderer {
     fn set_selection(&mut self, block: Option<IVec3>) {
         self.selection = block;
     }
+    fn time_of_day(&self) -> f32 {
+        self.hours
+    }
+    fn set_time_of_day(&mut self, hours: f32) {
+        self.hours = hours;
+    }
+}
+
+#[test]
+fn brackets_move_the_time_of_day_round_the_clock_and_g_selects_the_lamp() {
+    let names = voxgpu_core::voxel::BlockRegistry::builtin().iter().map(|(_, b)| b.name.clone()).collect();
+    let mut play = Play::new(Vec3::ZERO, Vec3::X, names, LodSettings::default(), 0.0);
+    let mut renderer = FakeRenderer::new();
+    let mut keys = voxgpu_core::keys::HeldKeys::default();
+    let mut press = |code: &str, play: &mut Play, renderer: &mut FakeRenderer| {
+        if let Some(voxgpu_core::keys::KeyEvent::Key(key)) = keys.key(code, true, false) {
+            play.press(key, renderer);
+        }
+        keys.key(code, false, false);
+    };
+    for _ in 0..15 {
+        press("BracketRight", &mut play, &mut renderer);
+    }
+    assert_eq!(renderer.hours, 1.0, "10:00 and 15 hours is 1:00");
+    press("BracketLeft", &mut play, &mut renderer);
+    press("BracketLeft", &mut play, &mut renderer);
+    assert_eq!(renderer.hours, 23.0);
+    press("KeyG", &mut play, &mut renderer);
+    assert_eq!(play.selected(), voxgpu_core::voxel::blocks::LAMP);
 }
 
 /// The chunk columns (level 0, by chunk x and z) that have arrived.

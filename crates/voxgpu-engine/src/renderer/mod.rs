@@ -47,7 +47,8 @@ pub(crate) use device::check_target_size;
 pub use offline::Tools;
 pub use offscreen::Offscreen;
 pub use options::{
-    Culling, DEFAULT_FOG_DENSITY, FrameStats, MIN_FOG_DENSITY, RendererOptions, haze_amount, haze_exponent,
+    Culling, DEFAULT_FOG_DENSITY, DEFAULT_TIME_OF_DAY, FrameStats, MIN_FOG_DENSITY, RendererOptions,
+    haze_amount, haze_exponent, sun,
 };
 pub use residency::Residency;
 
@@ -242,6 +243,13 @@ impl Renderer {
     /// Changes what frames draw, from the next frame on.
     pub fn set_mode(&mut self, mode: RenderMode) {
         self.options.mode = mode;
+    }
+
+    /// Lights frames at `hours` (0..24, wrapped) from the next frame on: the sun, the sky's light
+    /// and the sky ([`RendererOptions::time_of_day`]).
+    pub fn set_time_of_day(&mut self, hours: f32) {
+        self.options.time_of_day =
+            if hours.is_finite() { hours.rem_euclid(24.0) } else { crate::DEFAULT_TIME_OF_DAY };
     }
 
     /// Outlines `block` (or nothing) from the next frame on.

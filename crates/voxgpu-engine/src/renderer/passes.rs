@@ -304,6 +304,7 @@ impl Passes {
             eye: camera.eye_from(anchor),
             fog_exponent: crate::haze_exponent(options.fog_density),
             haze_clear2: (-20.0 / crate::haze_exponent(options.fog_density)).exp2(),
+            sun: crate::sun(options.time_of_day),
             sky_color: options.sky_color,
             fog_end: options.fog_end,
             page_list_capacity: match submission {

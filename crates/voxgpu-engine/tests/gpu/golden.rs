@@ -42,6 +42,8 @@ struct Scene {
     pick: bool,
     /// Edits the generated world and returns the view (eye, target), for scenes built by hand.
     setup: Option<Setup>,
+    /// The time of day, in hours.
+    hours: f32,
 }
 
 fn sample_vox() -> PathBuf {
@@ -62,6 +64,7 @@ fn scenes() -> Vec<Scene> {
         mode: RenderMode::Filled,
         pick: false,
         setup: None,
+        hours: voxgpu_engine::DEFAULT_TIME_OF_DAY,
     };
     let built = |name, source, setup| Scene { setup: Some(setup), ..full(name, source, terrain, None) };
     let wide = WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 5 };
@@ -88,7 +91,7 @@ fn scenes() -> Vec<Scene> {
             "sky",
             WorldSource::Terrain,
             terrain,
-            Some((Vec3::new(0.0, 84.0, 0.0), Vec3::new(35.0, 104.5, 52.0))),
+            Some((Vec3::new(0.0, 84.0, 0.0), Vec3::new(45.2, 104.5, -43.5))),
         ),
         // Close over the ground at (0, 0), looking down at its top block (see `render`).
         Scene { pick: true, ..full("selection_outline", WorldSource::Terrain, terrain, None) },
@@ -117,6 +120,20 @@ fn scenes() -> Vec<Scene> {
                 WorldSource::Terrain,
                 wide,
                 Some((Vec3::new(-20.0, 110.0, 20.0), Vec3::new(40.0, 70.0, -30.0))),
+            )
+        },
+        // Light: a cave lit only by its lamps, glowstone and lava; the same cave at noon with the
+        // sky's light falling down a shaft; lamps on the terrain at night; a sunset.
+        built("light_cave_lamps", WorldSource::Flat, |w| lit_cave(w, true)),
+        Scene { hours: 12.0, ..built("light_shaft_noon", WorldSource::Flat, |w| lit_cave(w, false)) },
+        Scene { hours: 22.0, ..built("light_night", WorldSource::Terrain, lamps_on_terrain) },
+        Scene {
+            hours: 17.6,
+            ..full(
+                "light_sunset",
+                WorldSource::Terrain,
+                terrain,
+                Some((Vec3::new(40.0, 96.0, 20.0), Vec3::new(-40.0, 70.0, -10.0))),
             )
         },
         // The horizon: 1,200 blocks up over a 5,120-block view streamed as level-of-detail
@@ -219,6 +236,64 @@ fn block_row(world: &mut World) -> (Vec3, Vec3) {
     (Vec3::new(8.5, ground as f32 + 5.5, -10.0), Vec3::new(8.5, ground as f32 + 0.5, 1.0))
 }
 
+/// A cave under the flat world's ground (its roof 7 blocks of dirt and grass): with `lamps`, lit
+/// by two lamps, glowstone in its roof and a pool of lava and closed to the sky; without, dark but
+/// for a 3 × 3 shaft up to the open sky.
+fn lit_cave(world: &mut World, lamps: bool) -> (Vec3, Vec3) {
+    for z in -12..14 {
+        for y in 2..9 {
+            for x in -12..14 {
+                world.set_block(IVec3::new(x, y, z), voxgpu_core::voxel::BlockId::AIR);
+            }
+        }
+    }
+    for y in 2..9 {
+        world.set_block(IVec3::new(-2, y, -2), ids::STONE);
+        world.set_block(IVec3::new(6, y, 3), ids::BRICK);
+    }
+    if lamps {
+        world.set_block(IVec3::new(-9, 2, -8), ids::LAMP);
+        world.set_block(IVec3::new(11, 4, -11), ids::LAMP);
+        world.set_block(IVec3::new(1, 9, 4), ids::GLOWSTONE);
+        for z in 6..10 {
+            for x in 3..8 {
+                world.set_block(IVec3::new(x, 1, z), ids::LAVA);
+            }
+        }
+    } else {
+        for z in 0..3 {
+            for y in 9..16 {
+                for x in 0..3 {
+                    world.set_block(IVec3::new(x, y, z), voxgpu_core::voxel::BlockId::AIR);
+                }
+            }
+        }
+    }
+    (Vec3::new(-10.5, 6.5, 12.5), Vec3::new(5.0, 3.0, -5.0))
+}
+
+/// Lamps on the terrain every 9 blocks around the origin, glowstone on a tree or two, and a
+/// small pool of lava; the view from above, as at night.
+fn lamps_on_terrain(world: &mut World) -> (Vec3, Vec3) {
+    let top = |world: &World, x: i32, z: i32| {
+        (0..160).rev().find(|&y| !world.block(IVec3::new(x, y, z)).is_air()).unwrap_or(0)
+    };
+    for z in (-27..=27).step_by(9) {
+        for x in (-27..=27).step_by(9) {
+            let y = top(world, x, z);
+            world.set_block(IVec3::new(x, y + 1, z), ids::LAMP);
+        }
+    }
+    for z in 4..8 {
+        for x in 10..15 {
+            let y = top(world, x, z);
+            world.set_block(IVec3::new(x, y, z), ids::LAVA);
+        }
+    }
+    let centre = top(world, 0, 0) as f32;
+    (Vec3::new(-28.0, centre + 30.0, -30.0), Vec3::new(4.0, centre, 4.0))
+}
+
 fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     let whole = if streamed(scene) { WorldParams { view_distance: 1, ..scene.params } } else { scene.params };
     // Generated once per world in this binary (several scenes and both adapters share one).
@@ -237,8 +312,12 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
     // the viewer at a 5-chunk view) instead of at it: at their 3 chunks it would hide most of
     // each frame. `haze.rs` tests the haze itself, ending where the world does.
     let fog_end = worldgen::loaded_radius(scene.params.view_distance.max(5));
-    let options =
-        RendererOptions { lod: scene.lod, mode: scene.mode, ..RendererOptions::new(SIZE, SIZE, fog_end) };
+    let options = RendererOptions {
+        lod: scene.lod,
+        mode: scene.mode,
+        time_of_day: scene.hours,
+        ..RendererOptions::new(SIZE, SIZE, fog_end)
+    };
     let mut renderer = Offscreen::new(gpu, options, &world.registry).expect("renderer");
     if streamed(scene) {
         let columns = worldgen::TerrainColumns::new(scene.params.seed);
@@ -346,5 +425,9 @@ golden_scenes!(
     textured_closeup,
     lod_levels,
     lod_seam,
+    light_cave_lamps,
+    light_shaft_noon,
+    light_night,
+    light_sunset,
     horizon,
 );
