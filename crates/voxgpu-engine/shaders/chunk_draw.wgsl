@@ -490,6 +490,18 @@ fn fs_occluded(in: VertexOut) -> @location(0) vec4<f32> {
     return vec4<f32>(vec3<f32>(0.9, 0.1, 0.8) * face_shade(face_of(in)), 1.0);
 }
 
+// The light in front of each surface alone, as grey: the brighter of sky light (at full
+// daylight) and block light, by light_brightness, gamma-free (the sRGB target encodes it), so a
+// step in light shows as a step in grey. Seams between nodes and levels are judged here.
+@fragment
+fn fs_light(in: VertexOut) -> @location(0) vec4<f32> {
+    let b = light_brightness(sampled_light(in));
+    if faded_away(in) {
+        discard;
+    }
+    return vec4<f32>(vec3<f32>(max(b.x, b.y)), 1.0);
+}
+
 // Quad area (in its level's voxels) from 1 (blue) to 1024 and more (red), on a log scale: how
 // well greedy merging worked.
 @fragment

@@ -24,11 +24,14 @@ pub enum RasterPass {
     QuadSize,
     /// The face streams occlusion culled, in magenta (the occluded list).
     Occluded,
+    /// Every surface in grey by the light sampled in front of it alone (sky light at full
+    /// daylight, block light, the brighter), without colour, texture or ambient occlusion.
+    LightLevels,
 }
 
 impl RasterPass {
     /// Every raster pass; its length is the number of variants, checked at compile time.
-    pub const ALL: [RasterPass; 9] = [
+    pub const ALL: [RasterPass; 10] = [
         RasterPass::DepthPrepass,
         RasterPass::Opaque,
         RasterPass::OpaqueAfterPrepass,
@@ -38,6 +41,7 @@ impl RasterPass {
         RasterPass::ChunkColors,
         RasterPass::QuadSize,
         RasterPass::Occluded,
+        RasterPass::LightLevels,
     ];
 
     /// Position in [`RasterPass::ALL`] (the exhaustive match keeps `ALL` complete).
@@ -52,6 +56,7 @@ impl RasterPass {
             RasterPass::ChunkColors => 6,
             RasterPass::QuadSize => 7,
             RasterPass::Occluded => 8,
+            RasterPass::LightLevels => 9,
         }
     }
 
@@ -67,6 +72,7 @@ impl RasterPass {
             RasterPass::ChunkColors => "draw.chunks",
             RasterPass::QuadSize => "draw.quad_size",
             RasterPass::Occluded => "draw.occluded",
+            RasterPass::LightLevels => "draw.light",
         }
     }
 
@@ -82,6 +88,7 @@ impl RasterPass {
             RasterPass::ChunkColors => "draw_first.chunks",
             RasterPass::QuadSize => "draw_first.quad_size",
             RasterPass::Occluded => "draw_first.occluded",
+            RasterPass::LightLevels => "draw_first.light",
         }
     }
 
@@ -110,6 +117,7 @@ impl RasterPass {
             RasterPass::ChunkColors => "fs_chunks",
             RasterPass::QuadSize => "fs_quad_size",
             RasterPass::Occluded => "fs_occluded",
+            RasterPass::LightLevels => "fs_light",
         })
     }
 
@@ -194,12 +202,14 @@ pub enum RenderMode {
     /// Shaded, with the face streams occlusion culled drawn in magenta: freeze culling (`C`)
     /// and move away to see what the depth pyramid hid.
     Occlusion,
+    /// Grey by light alone: where sky and block light reach, and how smoothly.
+    Light,
 }
 
 impl RenderMode {
     /// Every render mode: the viewer's mode `n` is `ALL[n - 1]`, and `--mode` accepts their
     /// [`RenderMode::name`]s.
-    pub const ALL: [RenderMode; 7] = [
+    pub const ALL: [RenderMode; 8] = [
         RenderMode::Filled,
         RenderMode::Wireframe,
         RenderMode::FilledWireframe,
@@ -207,6 +217,7 @@ impl RenderMode {
         RenderMode::Chunks,
         RenderMode::QuadSize,
         RenderMode::Occlusion,
+        RenderMode::Light,
     ];
 
     /// The passes, with the opaque pass split into a depth pre-pass and a shaded pass at equal
@@ -225,6 +236,7 @@ impl RenderMode {
             RenderMode::Chunks => &[ChunkColors],
             RenderMode::QuadSize => &[QuadSize],
             RenderMode::Occlusion => &[Opaque, Transparent, Occluded],
+            RenderMode::Light => &[LightLevels],
         }
     }
 
@@ -247,6 +259,7 @@ impl RenderMode {
             RenderMode::Chunks => "chunks",
             RenderMode::QuadSize => "quad-size",
             RenderMode::Occlusion => "occlusion",
+            RenderMode::Light => "light",
         }
     }
 }

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
+use kit::ReadImage as _;
 use voxgpu_core::camera::Camera;
 use voxgpu_core::light::{LightRules, light_nodes};
 use voxgpu_core::voxel::blocks as ids;
@@ -132,5 +133,84 @@ fn gpu_light_equals_a_full_recompute_after_every_random_edit() {
                 assert_light_equals_twin(&r, &rules, &format!("{}: round {round}, back", gpu.summary));
             }
         }
+    }
+}
+
+/// The largest jump in `image`'s grey (its red channel, 0..255) between neighbouring pixels
+/// along rows and columns beyond what the gradient around them explains: the step from pixel
+/// `i` to `i + 1` against the slope over the four pixels before it and the four after, whichever
+/// is nearer (where the light turns, at a lamp's row, the step follows one side). A smooth field
+/// (light interpolated between cells) keeps it within the 8-bit rounding; a seam, where one side
+/// reads the wrong cell, is a jump of about a light level: a read one cell off across the +X
+/// border of a chunk measured 10.5 of 255 here.
+fn largest_jump(image: &image::RgbaImage) -> (f32, (u32, u32)) {
+    let (w, h) = image.dimensions();
+    let at = |x: u32, y: u32| image.get_pixel(x, y)[0] as f32;
+    let mut worst = (0.0, (0, 0));
+    for y in 5..h - 6 {
+        for x in 5..w - 6 {
+            for (dx, dy) in [(1, 0), (0, 1)] {
+                let l = |k: i32| at((x as i32 + k * dx) as u32, (y as i32 + k * dy) as u32);
+                let step = l(1) - l(0);
+                let before = (l(0) - l(-4)) / 4.0;
+                let after = (l(5) - l(1)) / 4.0;
+                let jump = (step - before).abs().min((step - after).abs());
+                if jump > worst.0 {
+                    worst = (jump, (x, y));
+                }
+            }
+        }
+    }
+    worst
+}
+
+/// A dark hall (stone all round, a roof 50 blocks up) whose floor is lit by lamps set into it,
+/// seen from above in the light view: the floor crosses chunk borders at x = 0, 32 and z = 0,
+/// and every place of it lies within a lamp's reach.
+fn lamp_hall() -> World {
+    let mut world = World::new(voxgpu_core::voxel::BlockRegistry::builtin());
+    for z in -48..48 {
+        for x in -32..96 {
+            world.set_block(IVec3::new(x, 10, z), ids::STONE);
+            world.set_block(IVec3::new(x, 60, z), ids::STONE);
+            let wall = x == -32 || x == 95 || z == -48 || z == 47;
+            if wall {
+                for y in 11..60 {
+                    world.set_block(IVec3::new(x, y, z), ids::STONE);
+                }
+            }
+        }
+    }
+    for z in (-40..48).step_by(11) {
+        for x in (-24..96).step_by(11) {
+            world.set_block(IVec3::new(x, 10, z), ids::LAMP);
+        }
+    }
+    world
+}
+
+#[test]
+fn light_has_no_seam_at_chunk_borders() {
+    let world = lamp_hall();
+    let size = 256;
+    for gpu in kit::gpu_contexts() {
+        let options = RendererOptions {
+            mode: voxgpu_engine::RenderMode::Light,
+            lod: voxgpu_core::lod::LodSettings::OFF,
+            fog: false,
+            ..RendererOptions::new(size, size, 500.0)
+        };
+        let mut r = kit::renderer(&gpu, &world, options);
+        // Over the corner where chunks (0, 0), (1, 0), (0, -1) and (1, -1) meet, high enough
+        // that the view holds floor only.
+        let camera = Camera::look_at(Vec3::new(32.0, 21.0, 2.0), Vec3::new(32.0, 10.0, 0.0));
+        r.settle(&camera).expect("frame");
+        let image = kit::ReadImage::read_image(&mut r).expect("readback");
+        let (jump, at) = largest_jump(&image);
+        let dir = kit::output_dir().join("light");
+        std::fs::create_dir_all(&dir).expect("output dir");
+        image.save(dir.join(format!("hall-{:?}.png", gpu.summary.backend))).expect("save");
+        println!("{}: largest jump {jump:.2} of 255 at {at:?}", gpu.summary);
+        assert!(jump <= 2.0, "{}: a jump of {jump:.2}/255 at {at:?}", gpu.summary);
     }
 }
