@@ -19,10 +19,10 @@ use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldError, WorldParams, Wor
 /// terrain, which streams level-of-detail nodes beyond 8 chunks.
 pub const MAX_FULL_DETAIL_VIEW: u32 = 64;
 
-/// GPU bytes one resident node is budgeted at: its voxel slot (75,008 bytes), its records (3,232)
-/// and 12 KiB of quad pages (six faces' last pages partly filled; terrain nodes average under
-/// 2 KiB of quads).
-pub const NODE_BUDGET_BYTES: u64 = 75_008 + 3_232 + 12 * 1024;
+/// GPU bytes one resident node is budgeted at: its voxel slot (75,008 bytes), its light (37,580:
+/// every level and the open-column mask), its records (3,232) and 12 KiB of quad pages (six
+/// faces' last pages partly filled; terrain nodes average under 2 KiB of quads).
+pub const NODE_BUDGET_BYTES: u64 = 75_008 + 37_580 + 3_232 + 12 * 1024;
 
 /// Everything opening a session can fail with; each prints as one line.
 #[derive(Debug, thiserror::Error)]
