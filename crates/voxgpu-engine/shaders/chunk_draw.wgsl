@@ -295,6 +295,11 @@ fn atmosphere(color: vec3<f32>, to_surface: vec3<f32>) -> vec3<f32> {
     return mix(color, sky_gradient(camera.sky_color, dir, procedural, camera.sun), haze);
 }
 
+// The light byte `index` of `slot`'s light.
+fn light_byte(slot: u32, index: u32) -> u32 {
+    return (light[slot * LIGHT_WORDS + index / 4u] >> ((index % 4u) * 8u)) & 0xffu;
+}
+
 // The light byte of cell `cell` of level `mip` of `slot`'s node, where the cell may lie one node
 // across on any axis (reached through the face links, an axis at a time); 0 where no node is.
 // Written without loops (llvmpipe has miscompiled looped link walks, chunk_links.wgsl).
@@ -327,8 +332,7 @@ fn light_cell(slot: u32, mip: u32, cell: vec3<i32>) -> u32 {
         return 0u;
     }
     let q = vec3<u32>(p);
-    let index = light_level_base(mip) + q.x + u32(size) * (q.y + u32(size) * q.z);
-    return (light[s * LIGHT_WORDS + index / 4u] >> ((index % 4u) * 8u)) & 0xffu;
+    return light_byte(s, light_level_base(mip) + q.x + u32(size) * (q.y + u32(size) * q.z));
 }
 
 // Sky (x) and block (y) light in front of this fragment, 0..15: the four cells of the meshed
@@ -336,43 +340,53 @@ fn light_cell(slot: u32, mip: u32, cell: vec3<i32>) -> u32 {
 // smoothly across a greedy quad and across node borders. Cells of light 0 (opaque cells, which
 // hold only their emission, and the unlit) are left out of the weights, so a wall beside the
 // face does not darken it (ambient occlusion already does).
+// Axes are picked by masks, not by indexing a vector with the face's axis (a dynamically
+// indexed vector can spill to memory); where the four cells lie in the node, as they do but
+// at its borders, they are read from its slot directly.
 fn sampled_light(in: VertexOut) -> vec2<f32> {
     let face = face_of(in);
     let axis = face_axis(face);
-    let u_axis = (axis + 1u) % 3u;
-    let v_axis = (axis + 2u) % 3u;
+    let normal = axis_unit(axis);
+    let eu = axis_unit((axis + 1u) % 3u);
+    let ev = axis_unit((axis + 2u) % 3u);
     let mip = in.slot_mip & 7u;
     let slot = in.slot_mip >> 3u;
-    // The fragment in the meshed level's cells, measured from the node's corner.
+    // The fragment in the meshed level's cells, measured from the node's corner, moved half a
+    // cell into the layer in front of the face.
     let local = (in.anchored - anchored(in.chunk_origin, camera.anchor)) / f32(1u << lod_of(in));
     let q = local + face_normal(face) * 0.5;
-    let t = vec2<f32>(q[u_axis], q[v_axis]) - 0.5;
+    let t = vec2<f32>(dot(q, eu), dot(q, ev)) - 0.5;
     let low = floor(t);
     let w = t - low;
-    var base = vec3<i32>(0);
-    base[axis] = i32(floor(q[axis]));
-    base[u_axis] = i32(low.x);
-    base[v_axis] = i32(low.y);
-    var step_u = vec3<i32>(0);
-    step_u[u_axis] = 1;
-    var step_v = vec3<i32>(0);
-    step_v[v_axis] = 1;
-    var sum = vec2<f32>(0.0);
-    var weight = 0.0;
-    for (var k = 0u; k < 4u; k++) {
-        let du = k & 1u;
-        let dv = k >> 1u;
-        let b = light_cell(slot, mip, base + step_u * i32(du) + step_v * i32(dv));
-        let wk = select(1.0 - w.x, w.x, du == 1u) * select(1.0 - w.y, w.y, dv == 1u);
-        if b != 0u {
-            sum += wk * vec2<f32>(f32(b & 15u), f32(b >> 4u));
-            weight += wk;
-        }
+    // The first of the four cells (the others one step along u, v and both).
+    let first = vec3<i32>(floor(q * normal) + low.x * eu + low.y * ev);
+    let iu = vec3<i32>(eu);
+    let iv = vec3<i32>(ev);
+    let size = i32(CHUNK_SIZE >> mip);
+    var b: vec4<u32>;
+    if all(first >= vec3<i32>(0)) && all(first + iu + iv < vec3<i32>(size)) {
+        let stride = vec3<i32>(1, size, size * size);
+        let su = u32(dot(iu, stride));
+        let sv = u32(dot(iv, stride));
+        let i = light_level_base(mip) + u32(dot(first, stride));
+        b = vec4<u32>(light_byte(slot, i), light_byte(slot, i + su), light_byte(slot, i + sv), light_byte(slot, i + su + sv));
+    } else {
+        b = vec4<u32>(
+            light_cell(slot, mip, first),
+            light_cell(slot, mip, first + iu),
+            light_cell(slot, mip, first + iv),
+            light_cell(slot, mip, first + iu + iv),
+        );
     }
+    let bilinear = vec4<f32>((1.0 - w.x) * (1.0 - w.y), w.x * (1.0 - w.y), (1.0 - w.x) * w.y, w.x * w.y);
+    let weights = bilinear * vec4<f32>(b != vec4<u32>(0u));
+    let weight = dot(weights, vec4<f32>(1.0));
     if weight <= 0.0 {
         return vec2<f32>(0.0);
     }
-    return sum / weight;
+    let sky = vec4<f32>(b & vec4<u32>(15u));
+    let block = vec4<f32>(b >> vec4<u32>(4u));
+    return vec2<f32>(dot(weights, sky), dot(weights, block)) / weight;
 }
 
 // The brightness of light level `level` (0..15, interpolated): 0.8 per level below 15, so

@@ -76,15 +76,13 @@ const LIGHT_WORDS: u32 = 9395u;
 const LIGHT_MASK_OFFSET: u32 = 9363u;
 const LIGHT_MASK_WORDS: u32 = 32u;
 
-// Where level `level` of a node's light starts, in bytes (a multiple of 4). Twin of
-// voxgpu_core::light::light_level_base.
+// Where level `level` (0..5) of a node's light starts, in bytes (a multiple of 4). Twin of
+// voxgpu_core::light::light_level_base. The levels before L take 2^15 + 2^12 + ... bytes (the
+// last, 1 cell, padded to 4), so the base is the top 3L bits of 0x9248 (1001 0010 0100 1000b):
+// no loop and no table, since the fragment shader calls it.
 fn light_level_base(level: u32) -> u32 {
-    var base = 0u;
-    for (var k = 0u; k < level; k++) {
-        let size = CHUNK_SIZE >> k;
-        base += (size * size * size + 3u) & ~3u;
-    }
-    return base;
+    let low = 16u - 3u * level;
+    return (0x9248u >> low) << low;
 }
 
 // ChunkLinks read as plain words (shaders that only follow links): LINK_WORDS a slot, the

@@ -15,7 +15,7 @@
 //           fixed point and at least the last round's, so the rounds reach it as Jacobi's would
 //   pull    1 invocation per light word of a level-L job (L >= 1): octants with a resident child
 //           take its level-1 light
-//   levels  1 workgroup of 64 per job of one level: levels 1..5 of its light, each cell the
+//   levels  1 workgroup of 256 per job of one level: levels 1..5 of its light, each cell the
 //           largest of its eight below, per channel
 
 struct LightRange {
@@ -165,7 +165,9 @@ fn fall(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         next = neighbour(next, FACE_POS_Y);
     }
     var v = vec4<u32>(MAX_LIGHT);
-    for (var k = count; k > 0u; k--) {
+    // Sky light 0 stays 0 all the way down (cell_down keeps it), so the walk ends once all four
+    // columns are dark: under the ground that is a few blocks below the surface.
+    for (var k = count; k > 0u && any(v != vec4<u32>(0u)); k--) {
         let node = above[k - 1u];
         let open = atomicLoad(&light[node * LIGHT_WORDS + LIGHT_MASK_OFFSET + z]);
         for (var c = 0u; c < 4u; c++) {
@@ -176,7 +178,7 @@ fn fall(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
                     v[c] = sat_sub(v[c], CHUNK_SIZE * blocks);
                 }
             } else {
-                for (var i = 0u; i < CHUNK_SIZE; i++) {
+                for (var i = 0u; i < CHUNK_SIZE && v[c] != 0u; i++) {
                     v[c] = cell_down(v[c], opacity(block_at(node, x, CHUNK_SIZE - 1u - i, z)), blocks).y;
                 }
             }
@@ -285,7 +287,33 @@ fn light_byte(slot: u32, index: u32) -> u32 {
     return byte_of(atomicLoad(&light[slot * LIGHT_WORDS + index / 4u]), index % 4u);
 }
 
-@compute @workgroup_size(64)
+// The per-channel larger of the four bytes of `a` and of `b`, byte by byte: sky and block light
+// each in their own byte lanes (values 0..15), compared with a borrow bit per lane.
+fn light_max4(a: u32, b: u32) -> u32 {
+    var out = 0u;
+    for (var shift = 0u; shift < 8u; shift += 4u) {
+        let x = (a >> shift) & 0x0f0f0f0fu;
+        let y = (b >> shift) & 0x0f0f0f0fu;
+        let x_ge_y = (((x | 0x10101010u) - y) >> 4u) & 0x01010101u;
+        let keep = x_ge_y * 0xffu;
+        out |= ((x & keep) | (y & ~keep)) << shift;
+    }
+    return out;
+}
+
+// The four pairs of bytes of a two-word row of cells, each pair's per-channel largest.
+fn pair_max(lo: u32, hi: u32) -> u32 {
+    let a = light_max4(lo, lo >> 8u);
+    let b = light_max4(hi, hi >> 8u);
+    return (a & 0xffu) | ((a >> 8u) & 0xff00u) | ((b & 0xffu) << 16u) | ((b & 0xff0000u) << 8u);
+}
+
+// Levels 1..5 of a job's light, a level at a time, one invocation per output word. A level of
+// 4 or more cells a side reads each output word's 2 x 2 rows of 8 cells below as 8 aligned
+// words; the two smallest levels read bytes.
+const LEVELS_GROUP: u32 = 256u;
+
+@compute @workgroup_size(256)
 fn levels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
           @builtin(local_invocation_index) lane: u32) {
     let j = group.y * groups.x + group.x;
@@ -293,26 +321,40 @@ fn levels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) grou
         return;
     }
     let slot = jobs[range.first + j].slot;
+    let at = slot * LIGHT_WORDS;
     for (var level = 1u; level <= MAX_LEVEL; level++) {
         let size = CHUNK_SIZE >> level;
         let cells = size * size * size;
         let below = light_level_base(level - 1u);
         let base = light_level_base(level);
-        for (var w = lane; w * 4u < cells; w += 64u) {
+        for (var w = lane; w * 4u < cells; w += LEVELS_GROUP) {
             var word = 0u;
-            for (var c = 0u; c < 4u; c++) {
-                let i = w * 4u + c;
-                if i < cells {
-                    let p = vec3<u32>(i % size, (i / size) % size, i / (size * size)) * 2u;
-                    var l = 0u;
-                    for (var k = 0u; k < 8u; k++) {
-                        let q = p + vec3<u32>(k & 1u, (k >> 1u) & 1u, k >> 2u);
-                        l = light_max(l, light_byte(slot, below + q.x + 2u * size * (q.y + 2u * size * q.z)));
+            if size >= 4u {
+                let i = w * 4u;
+                let p = vec3<u32>(i % size, (i / size) % size, i / (size * size)) * 2u;
+                var lo = 0u;
+                var hi = 0u;
+                for (var k = 0u; k < 4u; k++) {
+                    let row = below + p.x + 2u * size * (p.y + (k & 1u) + 2u * size * (p.z + (k >> 1u)));
+                    lo = light_max4(lo, atomicLoad(&light[at + row / 4u]));
+                    hi = light_max4(hi, atomicLoad(&light[at + row / 4u + 1u]));
+                }
+                word = pair_max(lo, hi);
+            } else {
+                for (var c = 0u; c < 4u; c++) {
+                    let i = w * 4u + c;
+                    if i < cells {
+                        let p = vec3<u32>(i % size, (i / size) % size, i / (size * size)) * 2u;
+                        var l = 0u;
+                        for (var k = 0u; k < 8u; k++) {
+                            let q = p + vec3<u32>(k & 1u, (k >> 1u) & 1u, k >> 2u);
+                            l = light_max(l, light_byte(slot, below + q.x + 2u * size * (q.y + 2u * size * q.z)));
+                        }
+                        word |= l << (8u * c);
                     }
-                    word |= l << (8u * c);
                 }
             }
-            atomicStore(&light[slot * LIGHT_WORDS + base / 4u + w], word);
+            atomicStore(&light[at + base / 4u + w], word);
         }
         storageBarrier();
         workgroupBarrier();

@@ -7,7 +7,8 @@
 //!   down (sky light falling through a new shaft spreads sideways all the way down).
 //! - A coarser node: it spreads nothing, so only the nodes below it in its column, whose fall it
 //!   shades.
-//! - Every node lit: its resident ancestors, which take their light from their children.
+//! - Every node lit or changed: its resident ancestors, which take their light from their
+//!   children.
 //!
 //! The changed nodes a recorded frame consumed are kept until its submission is confirmed; a
 //! dropped frame gives them back.
@@ -25,6 +26,11 @@ impl ChunkPool {
     /// Notes that the node's cells, or whether it is resident, changed.
     pub(super) fn light_changed(&mut self, key: NodeKey) {
         self.light_changes.insert(key);
+    }
+
+    /// Drops the changes noted so far, for a renderer whose light is off (and so never lit).
+    pub fn forget_light_changes(&mut self) {
+        self.light_changes.clear();
     }
 
     /// Every resident node `changes` reach, as light jobs sorted by level.
@@ -48,8 +54,10 @@ impl ChunkPool {
                 column_below(column, key.pos.y, &mut lit);
             }
         }
+        // The changed nodes' own ancestors too: a node that left is in no column below, and its
+        // parent must stop pulling the light it had.
         let mut ancestors = HashSet::new();
-        for key in &lit {
+        for key in lit.iter().chain(changes) {
             let mut parent = key.parent();
             while parent.level <= MAX_NODE_LEVEL && self.resident.contains_key(&parent) {
                 if !ancestors.insert(parent) {

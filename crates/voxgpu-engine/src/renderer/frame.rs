@@ -110,8 +110,13 @@ impl Renderer {
         let profiler = &frames.profiling.profiler;
         let options = &self.options;
         passes.record_compute(&gpu.queue, encoder, profiler, gpu.submission, &params, &lod);
-        let light_jobs = self.resident.pool.light_jobs();
-        passes.record_light(&gpu.device, &gpu.queue, encoder, profiler, &self.resident, &light_jobs);
+        // With light off nothing reads the light pool, so it is never computed.
+        if options.light {
+            let light_jobs = self.resident.pool.light_jobs();
+            passes.record_light(&gpu.device, &gpu.queue, encoder, profiler, &self.resident, &light_jobs);
+        } else {
+            self.resident.pool.forget_light_changes();
+        }
         // With occlusion culling: the streams seen last frame are drawn first, the depth pyramid
         // is built from their depth, and the cull pass tests the rest against it.
         let occlusion = passes.occlusion_frame(view, options, targets.depth);
