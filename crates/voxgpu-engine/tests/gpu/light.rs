@@ -11,7 +11,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
-use kit::ReadImage as _;
 use voxgpu_core::camera::Camera;
 use voxgpu_core::light::{LightRules, light_nodes};
 use voxgpu_core::voxel::blocks as ids;
