@@ -247,16 +247,26 @@ pub struct SkyArgs {
     /// The time of day in hours, 0 to 24 (the sun rises at 6 and sets at 18).
     #[arg(long, default_value_t = voxgpu_engine::DEFAULT_TIME_OF_DAY, value_parser = parse_hours)]
     pub time: f32,
+    /// Sun shadows out to 256 blocks around the eye. By default on, except on CPU and GL
+    /// adapters (where they cost more than the rest of the frame).
+    #[arg(long, value_enum)]
+    pub shadows: Option<Switch>,
 }
 
 impl SkyArgs {
-    /// Sets the haze, light and time of day `options` asks for from these flags.
+    /// `--shadows` as [`RendererOptions::shadows`] takes it (`None`: the adapter decides).
+    pub fn shadows(&self) -> Option<bool> {
+        self.shadows.map(|s| s == Switch::On)
+    }
+
+    /// Sets the haze, light, time of day and shadows `options` asks for from these flags.
     pub fn apply(&self, options: RendererOptions) -> RendererOptions {
         RendererOptions {
             fog: self.fog == Switch::On,
             fog_density: self.fog_density,
             light: self.light == Switch::On,
             time_of_day: self.time,
+            shadows: self.shadows(),
             ..options
         }
     }

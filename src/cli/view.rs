@@ -74,6 +74,7 @@ impl ViewArgs {
             fog_density: self.sky.fog_density,
             light: self.sky.light == Switch::On,
             time_of_day: self.sky.time,
+            shadows: self.sky.shadows(),
             exit_after_frames: self.exit_after_frames,
             screenshot: self.screenshot.clone(),
             script: self.script.clone(),

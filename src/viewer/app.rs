@@ -214,6 +214,7 @@ impl Viewer {
             fog_density: args.fog_density,
             light: args.light,
             time_of_day: args.time_of_day,
+            shadows: args.shadows,
             ..RendererOptions::new(size.width.max(1), size.height.max(1), fog_end)
         })?;
         // GPU time per stage for the overlay; adapters without timestamp queries (GL) go without.

@@ -49,6 +49,8 @@ pub struct ViewerConfig {
     pub light: bool,
     /// The time of day at the start, in hours ([`voxgpu_engine::RendererOptions::time_of_day`]).
     pub time_of_day: f32,
+    /// Sun shadows ([`voxgpu_engine::RendererOptions::shadows`]; `None`: the adapter decides).
+    pub shadows: Option<bool>,
     /// Quit after this many frames.
     pub exit_after_frames: Option<u64>,
     /// Save the last frame here as a PNG.

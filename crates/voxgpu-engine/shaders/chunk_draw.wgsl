@@ -39,6 +39,11 @@
 // the light in front of each fragment (light.wgsl computes it).
 @group(0) @binding(8) var<storage, read> light: array<u32>;
 @group(0) @binding(9) var<storage, read> links: array<u32>;
+// The sun's depth in each shadow cascade (src/shadow.rs), compared through shadow_sampler
+// (LessEqual, filtered: 2 x 2 texels per read). A 1 x 1 map that is never drawn when shadows are
+// off, and while the shadow pass draws the real one.
+@group(0) @binding(10) var shadow_map: texture_depth_2d_array;
+@group(0) @binding(11) var shadow_sampler: sampler_comparison;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
 
@@ -130,23 +135,63 @@ fn corner_offset(corner: u32, positive: bool) -> vec2<f32> {
 // Brightness at ambient occlusion 0 (a corner closed on both sides).
 const AO_DARKEST: f32 = 0.42;
 
+// The quad vertex `vertex` of a draw reads, or NO_QUAD where it draws nothing: on the instanced
+// path the command is entry `instance` of `region` (of camera.page_list_capacity commands), the
+// quad that command's first + (vertex / 4) % PAGE_QUADS, and corners past its quads draw
+// nothing; otherwise the quad is vertex / 4 (base_vertex holds the command's first quad).
+const NO_QUAD: u32 = 0xffffffffu;
+fn pulled_quad(vertex: u32, instance: u32, region: u32) -> u32 {
+    let quad_index = vertex >> 2u;
+    let capacity = camera.page_list_capacity;
+    if capacity == 0u {
+        return quad_index;
+    }
+    let command = args[region * capacity + min(instance, capacity - 1u)];
+    let local = quad_index & (PAGE_QUADS - 1u);
+    if 6u * local >= command.index_count || instance >= capacity {
+        return NO_QUAD;
+    }
+    return u32(command.base_vertex) / 4u + local;
+}
+
+// A vertex behind the near plane (reverse-Z: depth below 0; in a shadow cascade, before its
+// nearest depth), so clipped in every polygon mode: what a vertex that draws nothing returns.
+fn clipped() -> VertexOut {
+    var none: VertexOut;
+    none.clip = vec4<f32>(0.0, 0.0, -1.0, 1.0);
+    return none;
+}
+
 @vertex
 fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> VertexOut {
-    var quad_index = vertex >> 2u;
-    let capacity = camera.page_list_capacity;
-    if capacity != 0u {
-        // List 0 reads region 0, list 1 (transparent) the sorted region 2, list k >= 2 region k + 1.
-        let list = quad_index >> QUAD_PAGE_LOG2;
-        let command = args[min(2u * list, list + 1u) * capacity + instance];
-        let local = quad_index & (PAGE_QUADS - 1u);
-        if 6u * local >= command.index_count {
-            // Behind the near plane (reverse-Z: depth below 0), so clipped in every polygon mode.
-            var none: VertexOut;
-            none.clip = vec4<f32>(0.0, 0.0, -1.0, 1.0);
-            return none;
-        }
-        quad_index = u32(command.base_vertex) / 4u + local;
+    // List 0 reads region 0, list 1 (transparent) the sorted region 2, list k >= 2 region k + 1.
+    let list = vertex >> (2u + QUAD_PAGE_LOG2);
+    let quad_index = pulled_quad(vertex, instance, min(2u * list, list + 1u));
+    if quad_index == NO_QUAD {
+        return clipped();
     }
+    return quad_vertex(quad_index, vertex & 3u);
+}
+
+// The cascade a shadow pipeline draws (src/shadow.rs).
+override SHADOW_CASCADE: u32 = 0u;
+
+// A shadow caster's vertex in cascade SHADOW_CASCADE, whose commands fill region
+// SHADOW_CASCADE of its lists (shadow_cull.wgsl). Skirts cast nothing: they hang below node
+// borders to hide cracks from the eye, not from the sun.
+@vertex
+fn vs_shadow(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> @builtin(position) vec4<f32> {
+    let quad_index = pulled_quad(vertex, instance, SHADOW_CASCADE);
+    if quad_index == NO_QUAD || quad_field(quads[quad_index], QUAD_SKIRT_WORD, QUAD_SKIRT_SHIFT, QUAD_SKIRT_BITS) != 0u {
+        return clipped().clip;
+    }
+    let out = quad_vertex(quad_index, vertex & 3u);
+    return camera.shadow_view_proj[SHADOW_CASCADE] * vec4<f32>(out.anchored, 1.0);
+}
+
+// Corner `corner_index` (0..4) of quad `quad_index` of the mega quad buffer, as both the
+// shaded passes and the shadow casters see it.
+fn quad_vertex(quad_index: u32, corner_index: u32) -> VertexOut {
     let quad = quads[quad_index];
     // Two bits per corner, corner k on the +u side when k & 1 and the +v side when k & 2.
     let ao = quad_field(quad, QUAD_AO_WORD, QUAD_AO_SHIFT, QUAD_AO_BITS);
@@ -172,7 +217,7 @@ fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     // the other two corners are brighter together, rotating the corners by one splits it along
     // their diagonal instead, so a dark corner darkens one triangle rather than a streak across
     // both (the anisotropy of interpolated ambient occlusion).
-    var corner = vertex & 3u;
+    var corner = corner_index;
     if corner_ao.y + corner_ao.z > corner_ao.x + corner_ao.w {
         corner = (corner + 1u) & 3u;
     }
@@ -413,26 +458,55 @@ const SUN_DIFFUSE: f32 = 0.36;
 const NIGHT_SKY: vec3<f32> = vec3<f32>(0.05, 0.065, 0.12);
 
 // What open sky lights a face with at this hour (Camera.sun): the sky's share, darkening into
-// night, and the sun's, warmer as it sets.
-fn daylight(face: u32) -> vec3<f32> {
+// night, and the sun's, warmer as it sets, times `sunlit`, the share of the sun that reaches the
+// fragment (sun_visibility).
+fn daylight(face: u32, sunlit: f32) -> vec3<f32> {
     let sun = camera.sun;
     let sky = sky_ambient(face) * mix(NIGHT_SKY, vec3<f32>(1.0), sun.w);
     let tint = mix(vec3<f32>(1.0, 0.62, 0.38), vec3<f32>(1.0), smoothstep(0.05, 0.4, sun.y));
     let direct = max(dot(face_normal(face), sun.xyz), 0.0) * SUN_DIFFUSE * smoothstep(-0.02, 0.15, sun.y);
-    return sky + direct * tint;
+    return sky + direct * sunlit * tint;
+}
+
+// How much of the sun reaches this fragment of a face turned towards it: 0 where something lies
+// between it and the sun within the cascades' reach, 1 where nothing does, and between along
+// the filtered edge of a shadow; 1 beyond the outer cascade, faded in over its last 15%
+// (shadow::FADE_SHARE). The fragment reads the inner cascade within its radius, the outer one
+// beyond. It is looked up two texels off its face along the normal, so the face does not
+// shadow itself where the map's texels slope across it.
+fn sun_visibility(in: VertexOut, face: u32) -> f32 {
+    let to_eye = in.anchored - camera.eye;
+    let distance = sqrt(dot(to_eye, to_eye));
+    let outer = camera.shadow_radii.y;
+    if distance >= outer {
+        return 1.0;
+    }
+    let cascade = u32(distance >= camera.shadow_radii.x - 1.0);
+    let texel = select(camera.shadow_radii.z, camera.shadow_radii.w, cascade == 1u);
+    let p = in.anchored + face_normal(face) * (2.0 * texel);
+    let clip = camera.shadow_view_proj[cascade] * vec4<f32>(p, 1.0);
+    let uv = vec2<f32>(clip.x * 0.5 + 0.5, 0.5 - clip.y * 0.5);
+    let lit = textureSampleCompareLevel(shadow_map, shadow_sampler, uv, cascade, clip.z);
+    return mix(lit, 1.0, smoothstep(0.85 * outer, outer, distance));
 }
 
 // How the fragment is lit (linear RGB, before the surface colour): by the sky's light (the
 // daylight of its face, dimmed by the sky light in front of it) or its block light, whichever is
 // brighter per channel, and at least by its own block's emission. With light off
-// (Camera.sky_flags), by the daylight alone, as if everything stood in the open.
+// (Camera.sky_flags), by the daylight alone, as if everything stood in the open. With shadows
+// on, the sun's share of the daylight is what reaches the fragment.
 fn lighting(in: VertexOut) -> vec3<f32> {
-    let open = daylight(face_of(in));
+    let face = face_of(in);
+    var sunlit = 1.0;
+    if (camera.sky_flags & SKY_SHADOWS) != 0u && dot(face_normal(face), camera.sun.xyz) > 0.0 && camera.sun.y > -0.02 {
+        sunlit = sun_visibility(in, face);
+    }
+    let open = daylight(face, sunlit);
     if (camera.sky_flags & SKY_LIGHT) == 0u {
         return open;
     }
     let b = light_brightness(sampled_light(in));
-    let lit = max(open * b.x, b.y * BLOCK_LIGHT_COLOR * sky_ambient(face_of(in)) / 0.62);
+    let lit = max(open * b.x, b.y * BLOCK_LIGHT_COLOR * sky_ambient(face) / 0.62);
     let own = f32((blocks[in.block].y >> 24u) & 15u) / 15.0;
     return max(lit, vec3<f32>(own));
 }

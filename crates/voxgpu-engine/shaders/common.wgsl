@@ -172,6 +172,16 @@ fn anchored(position: vec3<i32>, anchor: vec3<i32>) -> vec3<f32> {
     return vec3<f32>(position - anchor);
 }
 
+// The box of a face stream's quads (FaceMesh.bounds, in cells of the level it was meshed at),
+// measured from `anchor`.
+fn stream_box(record: ChunkMeta, bounds: u32, anchor: vec3<i32>) -> array<vec3<f32>, 2> {
+    let cell = f32(1u << record.lod);
+    let low = vec3<u32>(bounds, bounds >> 5u, bounds >> 10u) & vec3<u32>(31u);
+    let high = vec3<u32>(bounds >> 15u, bounds >> 20u, bounds >> 25u) & vec3<u32>(31u);
+    let origin = anchored(record.origin, anchor);
+    return array<vec3<f32>, 2>(origin + vec3<f32>(low) * cell, origin + vec3<f32>(high + 1u) * cell);
+}
+
 // Per-chunk links for the mesher, indexed by slot. Rust twin: layouts::ChunkLinks. The CPU writes
 // `neighbours` and `state` when the chunk or a neighbour changes or leaves; the GPU clears the
 // DIRTY and VOXELS bits as it queues the work, and sets DIRTY when a level changes or pages ran
@@ -364,13 +374,23 @@ struct Camera {
     // Towards the sun (unit, world axes), and in w the daylight: 0 at night, 1 by day (twin:
     // voxgpu_engine::sun).
     sun: vec4<f32>,
+    // Anchored positions to each shadow cascade's clip space (src/shadow.rs): x, y in -1..1
+    // across the map, y up; depth 0 nearest the sun.
+    shadow_view_proj: array<mat4x4<f32>, 2>,
+    // The cascades' radii around the eye (x, y) and their texels' edges (z, w), in blocks.
+    shadow_radii: vec4<f32>,
 }
+
+// Shadow cascades: layers of the shadow map (shadow::CASCADES).
+const SHADOW_CASCADES: u32 = 2u;
 
 // Camera.sky_flags. Twins of CameraUniform::HAZE and PROCEDURAL_SKY.
 const SKY_HAZE: u32 = 1u;
 const SKY_PROCEDURAL: u32 = 2u;
 // Surfaces are lit by the light pool's sky and block light (else by their face's shade alone).
 const SKY_LIGHT: u32 = 4u;
+// The sun's light is shadowed near the eye (the shadow map is bound and drawn).
+const SKY_SHADOWS: u32 = 8u;
 
 // The sky's colour in the unit direction `dir`, without the sun's disc: what the sky shader
 // draws there, and what haze fades a surface seen in that direction to, so the terrain at

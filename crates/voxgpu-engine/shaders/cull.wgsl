@@ -152,16 +152,6 @@ fn write_command(list: u32, index: u32, first_quad: u32, quads: u32) {
     }
 }
 
-// The box of a face stream's quads (FaceMesh.bounds, in cells of the level it was meshed at),
-// measured from the anchor.
-fn stream_box(record: ChunkMeta, bounds: u32) -> array<vec3<f32>, 2> {
-    let cell = f32(1u << record.lod);
-    let low = vec3<u32>(bounds, bounds >> 5u, bounds >> 10u) & vec3<u32>(31u);
-    let high = vec3<u32>(bounds >> 15u, bounds >> 20u, bounds >> 25u) & vec3<u32>(31u);
-    let origin = anchored(record.origin, cull.anchor);
-    return array<vec3<f32>, 2>(origin + vec3<f32>(low) * cell, origin + vec3<f32>(high + 1u) * cell);
-}
-
 // Twin of DepthPyramid::test_box: whether every pixel the box could cover holds a nearer surface.
 fn box_occluded(low: vec3<f32>, high: vec3<f32>) -> bool {
     let frame = vec2<f32>(cull.pyramid_frame);
@@ -267,7 +257,7 @@ fn cull_stream(invocation: u32, first_phase: bool) {
     let two_phase = (cull.flags & CULL_TWO_PHASE) != 0u;
     var occluded = false;
     if candidate && (cull.flags & CULL_OCCLUSION) != 0u && cull.pyramid_levels > 0u {
-        let bounds = stream_box(record, faces[face_index].bounds);
+        let bounds = stream_box(record, faces[face_index].bounds, cull.anchor);
         occluded = box_occluded(bounds[0], bounds[1]);
     }
     let first_drew = two_phase && drawn_first;

@@ -27,6 +27,10 @@ pub enum SlotKind {
     ReadWrite,
     /// A 2D float texture read with `textureLoad` (not filterable, no sampler).
     Texture,
+    /// A 2D array depth texture read through a comparison sampler (`texture_depth_2d_array`).
+    DepthArray,
+    /// A comparison sampler (`sampler_comparison`).
+    Comparison,
 }
 
 /// One binding of a pass: the WGSL global's name, what it binds, the smallest buffer it takes
@@ -65,6 +69,16 @@ impl Slot {
         Self { name, kind: SlotKind::Texture, min_size: 0, stages: wgpu::ShaderStages::FRAGMENT }
     }
 
+    /// A fragment-stage 2D array depth texture.
+    pub const fn depth_array(name: &'static str) -> Self {
+        Self { name, kind: SlotKind::DepthArray, min_size: 0, stages: wgpu::ShaderStages::FRAGMENT }
+    }
+
+    /// A fragment-stage comparison sampler.
+    pub const fn comparison(name: &'static str) -> Self {
+        Self { name, kind: SlotKind::Comparison, min_size: 0, stages: wgpu::ShaderStages::FRAGMENT }
+    }
+
     /// The same slot, seen by `stages` instead.
     pub const fn seen_by(self, stages: wgpu::ShaderStages) -> Self {
         Self { stages, ..self }
@@ -85,6 +99,12 @@ impl Slot {
                 view_dimension: wgpu::TextureViewDimension::D2,
                 multisampled: false,
             },
+            SlotKind::DepthArray => wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Depth,
+                view_dimension: wgpu::TextureViewDimension::D2Array,
+                multisampled: false,
+            },
+            SlotKind::Comparison => wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
         };
         wgpu::BindGroupLayoutEntry { binding, visibility: self.stages, ty, count: None }
     }
@@ -167,6 +187,11 @@ impl<'a> Resources<'a> {
     /// Binds `view` as `name`.
     pub fn texture(self, name: &'static str, view: &'a wgpu::TextureView) -> Self {
         self.resource(name, wgpu::BindingResource::TextureView(view))
+    }
+
+    /// Binds `sampler` as `name`.
+    pub fn sampler(self, name: &'static str, sampler: &'a wgpu::Sampler) -> Self {
+        self.resource(name, wgpu::BindingResource::Sampler(sampler))
     }
 
     fn resource(mut self, name: &'static str, resource: wgpu::BindingResource<'a>) -> Self {

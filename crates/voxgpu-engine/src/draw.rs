@@ -490,6 +490,12 @@ impl<'p, 'e> CountingPass<'p, 'e> {
         self.pass.draw(vertices, 0..1);
     }
 
+    /// The pass itself, for one draw command (counted).
+    pub fn draw_command(&mut self) -> &mut wgpu::RenderPass<'e> {
+        self.commands += 1;
+        self.pass
+    }
+
     pub fn set_index_buffer(&mut self, buffer: &wgpu::Buffer) {
         self.commands += 1;
         self.pass.set_index_buffer(buffer.slice(..), wgpu::IndexFormat::Uint32);

@@ -97,6 +97,10 @@ pub struct CameraUniform {
     /// The direction towards the sun (unit, world axes) and in w the daylight, 0 at night to 1
     /// by day ([`crate::sun`]).
     pub sun: glam::Vec4,
+    /// Anchored positions to each shadow cascade's clip space ([`crate::shadow::Cascade`]).
+    pub shadow_view_proj: [Mat4; crate::shadow::CASCADES],
+    /// The cascades' radii around the eye (x, y) and their texels' edges (z, w), in blocks.
+    pub shadow_radii: glam::Vec4,
 }
 
 impl CameraUniform {
@@ -106,6 +110,8 @@ impl CameraUniform {
     pub const PROCEDURAL_SKY: u32 = 2;
     /// `sky_flags`: surfaces are lit by the light pool's sky and block light.
     pub const LIGHT: u32 = 4;
+    /// `sky_flags`: the sun's light is shadowed near the eye (the shadow map is drawn).
+    pub const SHADOWS: u32 = 8;
 
     /// Bytes in the uniform buffer's layout.
     pub fn to_bytes(&self) -> Vec<u8> {

@@ -106,6 +106,7 @@ mod readback;
 mod render_mode;
 mod renderer;
 mod shaders;
+pub mod shadow;
 mod timing;
 
 pub use context::{
@@ -147,6 +148,7 @@ pub mod low_level {
         crate::draw::SORT_BINDINGS,
         crate::hiz::HIZ_BINDINGS,
         crate::light::LIGHT_BINDINGS,
+        crate::shadow::SHADOW_CULL_BINDINGS,
         crate::pipelines::DRAW_BINDINGS,
         crate::quad_pool::GROW_BINDINGS,
         crate::present::PRESENT_BINDINGS,

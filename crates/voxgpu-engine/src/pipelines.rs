@@ -81,12 +81,13 @@ pub fn compute_pipeline(
 
 const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
 /// `CameraUniform`'s size in the uniform layout (checked against encase's in a test below).
-const CAMERA_BYTES: u64 = 240;
+const CAMERA_BYTES: u64 = 384;
 
 /// Group 0 of `chunk_draw.wgsl`, shared by the sky and the outline (which read the camera only):
 /// camera, quads, page owners, chunk records, blocks (colour and tiles), the atlas, the tiles'
 /// averages, the draw lists (vertex stage only: the instanced path reads its commands there), and
-/// the light pool and neighbour links (fragment stage only: each fragment's light). Seven storage
+/// the light pool and neighbour links (fragment stage only: each fragment's light), the shadow
+/// map and its comparison sampler (fragment stage only: the sun's shadows). Seven storage
 /// buffers in the fragment stage, six in the vertex stage: within WebGPU's default of 8.
 pub const DRAW_BINDINGS: BindingTable = BindingTable {
     label: "voxgpu.draw",
@@ -103,6 +104,8 @@ pub const DRAW_BINDINGS: BindingTable = BindingTable {
         Slot::read("args", 20).seen_by(wgpu::ShaderStages::VERTEX),
         Slot::read("light", 4).seen_by(wgpu::ShaderStages::FRAGMENT),
         Slot::read("links", 4).seen_by(wgpu::ShaderStages::FRAGMENT),
+        Slot::depth_array("shadow_map"),
+        Slot::comparison("shadow_sampler"),
     ],
 };
 

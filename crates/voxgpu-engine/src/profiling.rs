@@ -51,6 +51,14 @@ pub mod stage {
     pub const LIGHT_SPREAD: &str = "light.spread";
     /// Coarse nodes' light from their children, and every lit node's coarser levels.
     pub const LIGHT_LEVELS: &str = "light.levels";
+    /// The scope around the sun's shadow cascades, on frames that draw shadows.
+    pub const SHADOW: &str = "shadow";
+    /// The shadow casters of each cascade listed.
+    pub const SHADOW_CULL: &str = "shadow.cull";
+    /// The inner cascade's depth drawn from its casters.
+    pub const SHADOW_NEAR: &str = "shadow.near";
+    /// The outer cascade's depth.
+    pub const SHADOW_FAR: &str = "shadow.far";
     /// The cull pass's first phase (occlusion culling on): the commands of the face streams seen
     /// last frame that are still in view.
     pub const CULL_FIRST: &str = "cull_first";

@@ -50,6 +50,7 @@ pub const MIPS: ShaderFile = shader!("mips.wgsl");
 pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl", CHUNK_LINKS);
 pub const CULL: ShaderFile = shader!("cull.wgsl");
 pub const TRANSPARENT_SORT: ShaderFile = shader!("transparent_sort.wgsl");
+pub const SHADOW_CULL: ShaderFile = shader!("shadow_cull.wgsl");
 pub const HIZ: ShaderFile = shader!("hiz.wgsl");
 pub const LIGHT: ShaderFile = shader!("light.wgsl");
 pub const SKY: ShaderFile = shader!("sky.wgsl");
@@ -60,7 +61,7 @@ pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 17] = [
+pub const SHADERS: [ShaderFile; 18] = [
     CHUNK_DRAW,
     SKY,
     OUTLINE,
@@ -74,6 +75,7 @@ pub const SHADERS: [ShaderFile; 17] = [
     MESH_SUBGROUPS,
     CULL,
     TRANSPARENT_SORT,
+    SHADOW_CULL,
     HIZ,
     LIGHT,
     QUAD_POOL_GROW,

@@ -130,6 +130,9 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         sky_flags: 701,
         haze_clear2: 801.0,
         sun: glam::Vec4::new(901.0, 902.0, 903.0, 904.0),
+        shadow_view_proj: [1001.0, 1101.0]
+            .map(|base| Mat4::from_cols_array(&std::array::from_fn(|i| i as f32 + base))),
+        shadow_radii: glam::Vec4::new(1201.0, 1202.0, 1203.0, 1204.0),
     };
     let bytes = uniform.to_bytes();
     let (members, span) = wgsl_struct(&common(), "Camera");
@@ -156,6 +159,8 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
         ("sky_flags", vec![f32::from_bits(uniform.sky_flags)]),
         ("haze_clear2", vec![uniform.haze_clear2]),
         ("sun", uniform.sun.to_array().to_vec()),
+        ("shadow_view_proj", uniform.shadow_view_proj.iter().flat_map(|m| m.to_cols_array()).collect()),
+        ("shadow_radii", uniform.shadow_radii.to_array().to_vec()),
     ];
     assert_eq!(
         members.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),
@@ -360,7 +365,13 @@ fn binding_mismatches(table: &BindingTable, shader: ShaderFile, partial: bool) -
                 SlotKind::ReadWrite
             }
             naga::AddressSpace::Storage { .. } => SlotKind::ReadOnly,
-            naga::AddressSpace::Handle => SlotKind::Texture,
+            naga::AddressSpace::Handle => match module.types[global.ty].inner {
+                naga::TypeInner::Image { class: naga::ImageClass::Depth { .. }, arrayed: true, .. } => {
+                    SlotKind::DepthArray
+                }
+                naga::TypeInner::Sampler { comparison: true } => SlotKind::Comparison,
+                _ => SlotKind::Texture,
+            },
             other => {
                 errors.push(format!("{at}: address space {other:?} has no slot kind"));
                 continue;
@@ -369,7 +380,8 @@ fn binding_mismatches(table: &BindingTable, shader: ShaderFile, partial: bool) -
         if slot.kind != kind {
             errors.push(format!("{at}: {} declares {:?}, the shader {kind:?}", table.label, slot.kind));
         }
-        let needed = if kind == SlotKind::Texture { 0 } else { layouter[global.ty].size as u64 };
+        let handle = matches!(kind, SlotKind::Texture | SlotKind::DepthArray | SlotKind::Comparison);
+        let needed = if handle { 0 } else { layouter[global.ty].size as u64 };
         if slot.min_size < needed {
             errors.push(format!(
                 "{at}: {} asks for at least {} bytes, the shader's type takes {needed}",

@@ -23,6 +23,8 @@ pub(crate) struct Gpu {
     /// `name (backend, type)`, for messages.
     pub adapter_name: String,
     pub device_type: wgpu::DeviceType,
+    /// Sun shadows unless the options say otherwise: not on CPU or GL adapters.
+    pub shadows_by_default: bool,
 }
 
 impl Gpu {
@@ -51,6 +53,8 @@ impl Gpu {
             submission,
             adapter_name: format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type),
             device_type: info.device_type,
+            shadows_by_default: info.device_type != wgpu::DeviceType::Cpu
+                && info.backend != wgpu::Backend::Gl,
         })
     }
 

@@ -50,8 +50,9 @@ impl Renderer {
             let (counters, frame) = (self.frames.counters.latest, self.frames.counters.latest_frame);
             self.handle_counters(counters, frame)?;
         }
+        let shadows = self.shadows();
         let (params, evicted_room) =
-            self.passes.size(&self.gpu.device, &self.gpu.queue, &self.resident, &self.options);
+            self.passes.size(&self.gpu.device, &self.gpu.queue, &self.resident, &self.options, shadows);
         let top_level = self.resident.pool.top_level();
         let medium = self.medium_at(camera.anchor());
         let lod = self.passes.write_frame(
@@ -62,10 +63,19 @@ impl Renderer {
             &params,
             top_level,
             medium,
+            shadows,
         );
         let view = (self.options.size(), self.options.culling);
-        self.frames.prepared = Some(Prepared { camera: *camera, view, params, lod, started, evicted_room });
+        self.frames.prepared =
+            Some(Prepared { camera: *camera, view, params, lod, started, evicted_room, shadows });
         Ok(())
+    }
+
+    /// Whether frames draw sun shadows: [`crate::RendererOptions::shadows`], or where it is
+    /// `None` the device's default (on, except on CPU and GL adapters, where the two 2048² depth
+    /// passes would cost more than the rest of the frame).
+    pub fn shadows(&self) -> bool {
+        self.options.shadows.unwrap_or(self.gpu.shadows_by_default)
     }
 
     /// The medium the eye sees through when it is inside block `eye` (a transparent block:
@@ -100,7 +110,7 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         targets: &Targets,
     ) -> Result<FrameStats, GpuError> {
-        let Prepared { camera, view, params, lod, started, evicted_room } =
+        let Prepared { camera, view, params, lod, started, evicted_room, shadows } =
             self.frames.prepared.take().ok_or(GpuError::NotPrepared)?;
         // The staging belt maps new buffers and panics when that fails, as it does on a lost
         // device: nothing is recorded once the loss is known.
@@ -116,6 +126,9 @@ impl Renderer {
             passes.record_light(&gpu.device, &gpu.queue, encoder, profiler, &self.resident, &light_jobs);
         } else {
             self.resident.pool.forget_light_changes();
+        }
+        if shadows {
+            passes.record_shadows(encoder, profiler, gpu.submission, &params);
         }
         // With occlusion culling: the streams seen last frame are drawn first, the depth pyramid
         // is built from their depth, and the cull pass tests the rest against it.

@@ -33,6 +33,8 @@ pub(crate) struct Prepared {
     pub started: Instant,
     /// Evicted chunks this frame's work list has room for (they are collected first).
     pub evicted_room: u32,
+    /// The frame draws sun shadows ([`crate::RendererOptions::shadows`] on this device).
+    pub shadows: bool,
 }
 
 /// A recorded frame, until the caller has submitted it.

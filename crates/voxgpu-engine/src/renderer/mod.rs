@@ -252,6 +252,12 @@ impl Renderer {
             if hours.is_finite() { hours.rem_euclid(24.0) } else { crate::DEFAULT_TIME_OF_DAY };
     }
 
+    /// Draws sun shadows or not from the next frame on ([`RendererOptions::shadows`]; `None`: as
+    /// the device prefers). [`Self::shadows`] says which a frame gets.
+    pub fn set_shadows(&mut self, shadows: Option<bool>) {
+        self.options.shadows = shadows;
+    }
+
     /// Outlines `block` (or nothing) from the next frame on.
     pub fn set_selection(&mut self, block: Option<IVec3>) {
         self.options.selection = block;

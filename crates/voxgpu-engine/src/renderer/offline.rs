@@ -144,7 +144,8 @@ impl Tools<'_> {
         self.take_timings();
         let r = &mut *self.renderer;
         r.resident.pool.mark_all_dirty();
-        let (params, evicted_room) = r.passes.size(&r.gpu.device, &r.gpu.queue, &r.resident, &r.options);
+        let (params, evicted_room) =
+            r.passes.size(&r.gpu.device, &r.gpu.queue, &r.resident, &r.options, false);
         r.passes.write_mesh_run(&r.gpu.queue, &params);
         let mut encoder = r
             .gpu

@@ -94,6 +94,9 @@ pub struct RendererOptions {
     /// Surfaces lit by sky and block light (`voxgpu_core::light`, computed on the GPU as nodes
     /// arrive and change); off, each face has its fixed shade alone, as if all were open sky.
     pub light: bool,
+    /// Sun shadows near the eye (`crate::shadow`: two cascades out to 256 blocks, faded beyond);
+    /// `None` leaves it to the device: on, except on CPU and GL adapters.
+    pub shadows: Option<bool>,
     /// The block outlined as selected (the viewer sets it from `Renderer::pick`).
     pub selection: Option<IVec3>,
     /// Which culling tests run.
@@ -136,7 +139,7 @@ impl RendererOptions {
     /// the rest: haze on at density 1.5, a blue sky, 4096 quad pages (1 Mi quads, 8 MiB) to start,
     /// 4096 re-meshed chunks per frame, LOD and ambient occlusion on, the filled mode without
     /// depth pre-pass, the procedural sky, no selection, all culling, [`crate::COLOR_FORMAT`],
-    /// the device's preferred draw submission, light on at 10:00.
+    /// the device's preferred draw submission, light on at 10:00, shadows as the device prefers.
     pub fn new(width: u32, height: u32, fog_end: f32) -> Self {
         Self {
             width,
@@ -154,6 +157,7 @@ impl RendererOptions {
             depth_prepass: false,
             procedural_sky: true,
             light: true,
+            shadows: None,
             selection: None,
             culling: Culling::ALL,
             color_format: crate::COLOR_FORMAT,

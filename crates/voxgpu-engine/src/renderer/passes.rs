@@ -26,13 +26,14 @@ use crate::lod::{LodBindGroups, LodPasses};
 use crate::materials::Materials;
 use crate::mesher::{BindGroups, Collect, MAX_CHUNKS_PER_FRAME, Mesher};
 use crate::pipelines::{DRAW_BINDINGS, DrawPipelines};
+use crate::shadow::{ShadowCull, ShadowPass};
 use voxgpu_core::camera::Camera;
 use voxgpu_core::voxel::BlockRegistry;
 
 /// The buffers whose replacement invalidates bind groups, as one comparable key: the chunk
-/// pool's, the quad pool's, the draw lists' and the depth pyramid's generations, the work
-/// list's, and the mip list's capacity.
-type BindKey = (u64, u64, u64, u64, u64, u32);
+/// pool's, the quad pool's, the draw lists', the depth pyramid's and the shadow pass's
+/// generations, the work list's, and the mip list's capacity.
+type BindKey = (u64, u64, u64, u64, u64, u64, u32);
 
 /// How one frame culls by occlusion ([`Passes::occlusion_frame`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +53,9 @@ pub(super) struct Bound {
     mesh: BindGroups,
     cull: CullBindGroups,
     pub draw: wgpu::BindGroup,
+    shadow_cull: wgpu::BindGroup,
+    /// The draw bindings with the shadow pass's lists as `args` and no shadow map.
+    shadow_draw: wgpu::BindGroup,
 }
 
 /// A mesher work list: the indirect dispatch size, the asked-for count, then six jobs per
@@ -134,6 +138,7 @@ pub(crate) struct Passes {
     /// The depth pyramid occlusion culling tests against.
     pub pyramid: Pyramid,
     light: LightPass,
+    shadow: ShadowPass,
     pipelines: DrawPipelines,
     draw_layout: wgpu::BindGroupLayout,
     bound: Option<Bound>,
@@ -162,15 +167,17 @@ impl Passes {
             crate::buffers::buffer_with(device, queue, label, contents, usage)
         };
         let draw_layout = DRAW_BINDINGS.layout(device);
+        let draws = DrawLists::new(device, quad_pages);
         Self {
             lod: LodPasses::new(device),
             lod_frozen: false,
             front_to_back: true,
             split_pairs: if device_type == wgpu::DeviceType::Cpu { 0 } else { crate::MESH_SPLIT_PAIRS },
             mesher: Mesher::new(device, caps.subgroups),
-            draws: DrawLists::new(device, quad_pages),
             pyramid: Pyramid::new(device, queue, options.size()),
             light: LightPass::new(device, queue, registry),
+            shadow: ShadowPass::new(device, &draw_layout, draws.capacity),
+            draws,
             pipelines: DrawPipelines::new(device, &draw_layout, caps.polygon_mode_line, options.color_format),
             draw_layout,
             bound: None,
@@ -201,8 +208,9 @@ impl Passes {
         }
     }
 
-    /// Sizes the work list, draw lists and mip list for this frame, and rebuilds the bind
-    /// groups if a buffer was replaced. Returns the frame's pass parameters and how many evicted
+    /// Sizes the work list, draw lists, mip list and shadow lists for this frame (and makes the
+    /// shadow map the first frame that draws `shadows`), and rebuilds the bind groups if a
+    /// buffer was replaced. Returns the frame's pass parameters and how many evicted
     /// chunks its work list has room for (they are collected first, outside the re-mesh budget).
     pub fn size(
         &mut self,
@@ -210,6 +218,7 @@ impl Passes {
         queue: &wgpu::Queue,
         resident: &Residency,
         options: &RendererOptions,
+        shadows: bool,
     ) -> (PassParams, u32) {
         let pool = &resident.pool;
         let budget = options.max_meshes_per_frame + pool.evictions_pending();
@@ -220,11 +229,13 @@ impl Passes {
         self.draws.ensure(device, resident.quads.pages(), pool.slot_count());
         self.lod.ensure(device, pool.slot_count());
         self.pyramid.ensure(device, queue, options.size());
+        self.shadow.ensure(device, self.draws.capacity, shadows);
         let key = (
             pool.generation,
             resident.quads.generation,
             self.draws.generation,
             self.pyramid.generation,
+            self.shadow.generation,
             self.work.generation,
             self.lod.mip_capacity,
         );
@@ -262,7 +273,9 @@ impl Passes {
             .buffer("blocks", &self.materials.blocks)
             .texture("atlas", &self.materials.atlas)
             .buffer("tile_averages", &self.materials.tile_averages)
-            .buffer("pyramid", &self.pyramid.buffer);
+            .buffer("pyramid", &self.pyramid.buffer)
+            .texture("shadow_map", self.shadow.map_view())
+            .sampler("shadow_sampler", &self.shadow.sampler);
         self.draws.resources(self.lod.resources(resources))
     }
 
@@ -274,11 +287,17 @@ impl Passes {
             mesh: self.mesher.bind_groups(device, &resources),
             cull: self.draws.bind_groups(device, &resources),
             draw: DRAW_BINDINGS.bind_group(device, &self.draw_layout, &resources),
+            shadow_cull: self.shadow.cull_bind_group(device, &resources),
+            shadow_draw: DRAW_BINDINGS.bind_group(
+                device,
+                &self.draw_layout,
+                &self.shadow.draw_resources(resources.clone()),
+            ),
         }
     }
 
-    /// Writes the frame's uniforms: the camera, the pass parameters and the work list header.
-    /// Returns the LOD parameters, which `record` writes; the cull parameters follow in `record`
+    /// Writes the frame's uniforms: the camera (with the shadow cascades when `shadows`), the
+    /// pass parameters, the work list header and, with `shadows`, the caster pass's. Returns the LOD parameters, which `record` writes; the cull parameters follow in `record`
     /// ([`Self::write_cull`]), once the depth target is known.
     pub fn write_frame(
         &self,
@@ -289,6 +308,7 @@ impl Passes {
         params: &PassParams,
         top_level: u32,
         medium: glam::Vec4,
+        shadows: bool,
     ) -> LodParams {
         let aspect = options.width as f32 / options.height as f32;
         // Every position the GPU sees is measured from the block the eye is in (`Camera::anchor`).
@@ -296,6 +316,14 @@ impl Passes {
         let selection = options
             .selection
             .map_or(glam::Vec4::ZERO, |b| (b.as_i64vec3() - anchor.as_i64vec3()).as_vec3().extend(1.0));
+        let sun = crate::sun(options.time_of_day);
+        let (shadow_view_proj, shadow_radii) = if shadows {
+            let cascades = crate::shadow::cascades(sun.truncate(), camera.eye.as_dvec3(), anchor);
+            self.shadow.write(queue, &ShadowCull::new(&cascades, sun.truncate(), anchor));
+            crate::shadow::camera_fields(&cascades)
+        } else {
+            Default::default()
+        };
         let uniform = CameraUniform {
             view_proj: camera.view_proj_from(aspect, anchor),
             inv_rotation_proj: (camera.projection(aspect) * camera.rotation()).inverse(),
@@ -304,7 +332,9 @@ impl Passes {
             eye: camera.eye_from(anchor),
             fog_exponent: crate::haze_exponent(options.fog_density),
             haze_clear2: (-20.0 / crate::haze_exponent(options.fog_density)).exp2(),
-            sun: crate::sun(options.time_of_day),
+            sun,
+            shadow_view_proj,
+            shadow_radii,
             sky_color: options.sky_color,
             fog_end: options.fog_end,
             page_list_capacity: match submission {
@@ -314,7 +344,8 @@ impl Passes {
             medium,
             sky_flags: CameraUniform::HAZE * options.fog as u32
                 | CameraUniform::PROCEDURAL_SKY * options.procedural_sky as u32
-                | CameraUniform::LIGHT * options.light as u32,
+                | CameraUniform::LIGHT * options.light as u32
+                | CameraUniform::SHADOWS * shadows as u32,
         };
         queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
         self.write_mesh_run(queue, params);
@@ -420,6 +451,20 @@ impl Passes {
         self.light.record(device, queue, encoder, profiler, (&resources, pool.generation), jobs);
     }
 
+    /// Records the shadow casters' lists and each cascade's depth, after the LOD pass and the
+    /// mesher (it reads which nodes are shown and their streams) and before anything is shaded.
+    pub fn record_shadows(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &wgpu_profiler::GpuProfiler,
+        submission: DrawSubmission,
+        params: &PassParams,
+    ) {
+        let bound = self.bound();
+        let groups = (&bound.shadow_cull, &bound.shadow_draw);
+        self.shadow.record(encoder, profiler, groups, &self.index_buffer, submission, params.slot_count);
+    }
+
     /// Records the cull pass's first phase (the streams seen last frame).
     pub fn record_cull_first(
         &self,
@@ -494,9 +539,10 @@ impl Passes {
         &self.pipelines
     }
 
-    /// Bytes of the draw lists (the depth pyramid grows with the frame, not the world).
+    /// Bytes of the draw lists and the shadow pass's lists and map (the depth pyramid grows with
+    /// the frame, not the world).
     pub fn bytes(&self) -> u64 {
-        self.draws.bytes()
+        self.draws.bytes() + self.shadow.bytes()
     }
 }
 

@@ -44,6 +44,8 @@ struct Scene {
     setup: Option<Setup>,
     /// The time of day, in hours.
     hours: f32,
+    /// Sun shadows (`None`: as the adapter prefers, which is off on the software adapters).
+    shadows: Option<bool>,
 }
 
 fn sample_vox() -> PathBuf {
@@ -65,6 +67,7 @@ fn scenes() -> Vec<Scene> {
         pick: false,
         setup: None,
         hours: voxgpu_engine::DEFAULT_TIME_OF_DAY,
+        shadows: None,
     };
     let built = |name, source, setup| Scene { setup: Some(setup), ..full(name, source, terrain, None) };
     let wide = WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 5 };
@@ -134,6 +137,17 @@ fn scenes() -> Vec<Scene> {
                 WorldSource::Terrain,
                 terrain,
                 Some((Vec3::new(40.0, 96.0, 20.0), Vec3::new(-40.0, 70.0, -10.0))),
+            )
+        },
+        // Sun shadows in the afternoon: trees shading the hillside below them, in both cascades.
+        Scene {
+            hours: 15.5,
+            shadows: Some(true),
+            ..full(
+                "shadow_sunset",
+                WorldSource::Terrain,
+                terrain,
+                Some((Vec3::new(-20.0, 100.0, -30.0), Vec3::new(0.0, 70.0, 0.0))),
             )
         },
         // The horizon: 1,200 blocks up over a 5,120-block view streamed as level-of-detail
@@ -316,6 +330,7 @@ fn render(gpu: &GpuContext, scene: &Scene) -> image::RgbaImage {
         lod: scene.lod,
         mode: scene.mode,
         time_of_day: scene.hours,
+        shadows: scene.shadows,
         ..RendererOptions::new(SIZE, SIZE, fog_end)
     };
     let mut renderer = Offscreen::new(gpu, options, &world.registry).expect("renderer");
@@ -429,5 +444,6 @@ golden_scenes!(
     light_shaft_noon,
     light_night,
     light_sunset,
+    shadow_sunset,
     horizon,
 );

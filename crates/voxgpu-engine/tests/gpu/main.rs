@@ -17,6 +17,7 @@ mod lod;
 mod nodes;
 mod occlusion;
 mod renderer;
+mod shadow;
 mod streaming;
 mod transparency;
 

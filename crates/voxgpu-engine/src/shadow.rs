@@ -1,0 +1,478 @@
+//! Sun shadows near the eye: two cascades of a shadow map, each an orthographic depth view from
+//! the sun over a sphere around the eye, drawn from the casters the `shadow_cull` pass lists, and
+//! read by the draw shader's `sun_visibility`.
+//!
+//! - **Cascades**: [`CASCADE_RADII`] blocks around the eye, [`SHADOW_MAP_SIZE`]² texels each, in
+//!   the layers of one depth texture. A cascade is fitted to a sphere, not to the view frustum,
+//!   so turning the camera never changes it; its centre is snapped to whole texels in the sun's
+//!   fixed light space, so moving the camera moves the texel grid by whole texels and shadow
+//!   edges do not crawl. Its depth reaches [`CASTER_REACH`] blocks past the sphere towards the
+//!   sun, where casters outside the sphere still shade it.
+//! - **Casters** (`shaders/shadow_cull.wgsl`): every opaque face stream of a drawn node that
+//!   faces the sun and whose tight box meets the cascade's box. One command per page, in one
+//!   list region per cascade; skirts are dropped by the vertex shader. The lists take the draw
+//!   lists' capacity and every draw submission.
+//! - **Depth**: standard (0 nearest the sun), tested `Less`, cleared to 1; a receiver is lit
+//!   where its depth is at most the map's (`LessEqual` comparison, filtered over 2 × 2 texels).
+//! - Only the sun's direct light is shadowed: sky light and block light are the light pool's.
+
+use glam::{DMat3, DVec3, IVec3, Mat4, Vec3, Vec4};
+use wgpu_profiler::GpuProfiler;
+
+use crate::bindings::{BindingTable, Resources, Slot};
+use crate::draw::{CountingPass, DrawSubmission};
+use crate::layouts::{ChunkMeta, FaceMesh, PassParams};
+use crate::pipelines::{compute_pipeline, dispatch_linear};
+use crate::profiling::{compute_pass, render_pass, scope, stage};
+use crate::shaders::{CHUNK_DRAW, SHADOW_CULL, shader_source};
+
+/// Shadow cascades (`SHADOW_CASCADES` in `shaders/common.wgsl`).
+pub const CASCADES: usize = 2;
+/// The radius in blocks of each cascade's sphere around the eye: fragments nearer than the first
+/// read the first, the rest nearer than the second read the second; beyond it the sun is not
+/// shadowed (faded out over its last [`FADE_SHARE`]).
+pub const CASCADE_RADII: [f32; CASCADES] = [48.0, 256.0];
+/// The share of the outer radius over which shadows fade out.
+pub const FADE_SHARE: f32 = 0.15;
+/// Blocks past a cascade's sphere, towards the sun, whose casters it still draws: terrain is
+/// 256 blocks high, so a hill that far away towards a low sun shades the sphere.
+pub const CASTER_REACH: f32 = 384.0;
+/// Texels along each side of a cascade.
+pub const SHADOW_MAP_SIZE: u32 = 2048;
+/// The shadow map's format.
+pub const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// Words per cascade in the counts buffer: the instanced path's indexed draw (index count,
+/// instance count = the cascade's commands, first index, base vertex, first instance), then the
+/// quads listed.
+pub const COUNT_WORDS_PER_CASCADE: u32 = 6;
+const ARGS_BYTES: u64 = size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
+
+/// One cascade's light view.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cascade {
+    /// Positions measured from the frame's anchor to the cascade's clip space: x and y in −1..1
+    /// across the map (y up), depth 0 nearest the sun.
+    pub view_proj: Mat4,
+    /// The edge of one texel, in blocks.
+    pub texel: f32,
+}
+
+/// The sun's light space: rows are its x, y (the map's axes) and z (towards the sun). Fixed for
+/// a sun direction, whatever the camera does.
+fn light_axes(sun: Vec3) -> DMat3 {
+    let z = sun.as_dvec3().normalize();
+    let up = if z.y.abs() > 0.99 { DVec3::Z } else { DVec3::Y };
+    let x = up.cross(z).normalize();
+    let y = z.cross(x);
+    DMat3::from_cols(x, y, z).transpose()
+}
+
+/// The cascades for a sun towards `sun` (unit) and an eye at `eye` (world blocks), for
+/// positions measured from `anchor`. Each is centred on the eye snapped to its texel grid in
+/// light space (computed in f64, so the snap holds far from the world's origin).
+pub fn cascades(sun: Vec3, eye: DVec3, anchor: IVec3) -> [Cascade; CASCADES] {
+    let axes = light_axes(sun);
+    let eye_light = axes * eye;
+    let anchor_light = axes * anchor.as_dvec3();
+    CASCADE_RADII.map(|radius| {
+        let radius = f64::from(radius);
+        let texel = 2.0 * radius / f64::from(SHADOW_MAP_SIZE);
+        let centre = (eye_light / texel).floor() * texel;
+        // The light camera sits on the far side of the sphere's caster reach, looking down −z.
+        let top = centre + DVec3::new(0.0, 0.0, radius + f64::from(CASTER_REACH));
+        let offset = (anchor_light - top).as_vec3();
+        let view = Mat4::from_cols(
+            axes.x_axis.as_vec3().extend(0.0),
+            axes.y_axis.as_vec3().extend(0.0),
+            axes.z_axis.as_vec3().extend(0.0),
+            offset.extend(1.0),
+        );
+        let (r, depth) = (radius as f32, (2.0 * radius) as f32 + CASTER_REACH);
+        let projection = glam::camera::rh::proj::directx::orthographic(-r, r, -r, r, 0.0, depth);
+        Cascade { view_proj: projection * view, texel: texel as f32 }
+    })
+}
+
+/// The caster pass's uniform: each cascade's box as six planes (anchored positions), the sun,
+/// the anchor. Rust twin of `ShadowCull` in `shaders/shadow_cull.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ShadowCull {
+    /// Six planes per cascade, `n · p + d ≥ 0` inside ([`voxgpu_core::cull::Frustum`]).
+    pub planes: [[f32; 4]; 6 * CASCADES],
+    /// Towards the sun (unit), w unused.
+    pub sun: [f32; 4],
+    /// The block positions are measured from.
+    pub anchor: [i32; 3],
+    /// Cascades drawn this frame.
+    pub cascades: u32,
+}
+
+impl ShadowCull {
+    /// The uniform for `cascades` of a sun towards `sun`, positions measured from `anchor`.
+    pub fn new(cascades: &[Cascade; CASCADES], sun: Vec3, anchor: IVec3) -> Self {
+        let mut planes = [[0.0; 4]; 6 * CASCADES];
+        for (c, cascade) in cascades.iter().enumerate() {
+            let frustum = voxgpu_core::cull::Frustum::from_view_proj(cascade.view_proj);
+            for (i, plane) in frustum.planes.iter().enumerate() {
+                planes[6 * c + i] = plane.to_array();
+            }
+        }
+        Self { planes, sun: sun.extend(0.0).to_array(), anchor: anchor.to_array(), cascades: CASCADES as u32 }
+    }
+}
+
+/// `shadow_cull.wgsl`: the casters of each cascade into its list.
+pub const SHADOW_CULL_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.shadow_cull",
+    shaders: &[SHADOW_CULL],
+    partial_shaders: &[],
+    slots: &[
+        Slot::uniform("params", size_of::<PassParams>() as u64),
+        Slot::read("faces", size_of::<FaceMesh>() as u64),
+        Slot::read("chunks", size_of::<ChunkMeta>() as u64),
+        Slot::uniform("shadow", size_of::<ShadowCull>() as u64),
+        Slot::read_write("shadow_args", ARGS_BYTES),
+        Slot::read_write("shadow_counts", 4 * (COUNT_WORDS_PER_CASCADE as u64) * CASCADES as u64),
+    ],
+};
+
+/// The shadow map, its caster lists and the pipelines that fill them.
+pub(crate) struct ShadowPass {
+    /// The cascades' depth, one layer each; made the first frame that draws shadows.
+    map: Option<ShadowMap>,
+    /// A 1 × 1 map that is never drawn: bound where no shadow map is (shadows off, and the
+    /// shadow pass itself, which cannot read what it draws).
+    empty: wgpu::TextureView,
+    pub sampler: wgpu::Sampler,
+    /// [`CASCADES`] regions of `capacity` commands.
+    pub args: wgpu::Buffer,
+    /// [`COUNT_WORDS_PER_CASCADE`] words per cascade.
+    pub counts: wgpu::Buffer,
+    pub capacity: u32,
+    uniform: wgpu::Buffer,
+    /// Bumped whenever `args` is replaced.
+    pub generation: u64,
+    cull: wgpu::ComputePipeline,
+    cull_layout: wgpu::BindGroupLayout,
+    draw: [wgpu::RenderPipeline; CASCADES],
+}
+
+struct ShadowMap {
+    array: wgpu::TextureView,
+    layers: [wgpu::TextureView; CASCADES],
+}
+
+fn depth_array(device: &wgpu::Device, side: u32, usage: wgpu::TextureUsages) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("voxgpu.shadow.map"),
+        size: wgpu::Extent3d { width: side, height: side, depth_or_array_layers: CASCADES as u32 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: SHADOW_FORMAT,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | usage,
+        view_formats: &[],
+    })
+}
+
+fn array_view(texture: &wgpu::Texture) -> wgpu::TextureView {
+    texture.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    })
+}
+
+fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("voxgpu.shadow.commands"),
+        size: CASCADES as u64 * capacity as u64 * ARGS_BYTES,
+        usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+impl ShadowPass {
+    /// `draw_layout`: the chunk draw pipelines' layout, whose vertex shader the casters share.
+    pub fn new(device: &wgpu::Device, draw_layout: &wgpu::BindGroupLayout, capacity: u32) -> Self {
+        let cull_layout = SHADOW_CULL_BINDINGS.layout(device);
+        let cull = compute_pipeline(
+            device,
+            "voxgpu.shadow.cull",
+            &cull_layout,
+            &shader_source(SHADOW_CULL),
+            "casters",
+        );
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("voxgpu.shadow.draw"),
+            source: wgpu::ShaderSource::Wgsl(shader_source(CHUNK_DRAW).into()),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("voxgpu.shadow.draw"),
+            bind_group_layouts: &[Some(draw_layout)],
+            immediate_size: 0,
+        });
+        let draw = [0u8, 1].map(|cascade| {
+            let constants = [("SHADOW_CASCADE", f64::from(cascade))];
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("voxgpu.shadow.draw"),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_shadow"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    buffers: &[],
+                },
+                primitive: Default::default(),
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: SHADOW_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    // Pushed away from the sun by its slope, so a lit face does not shadow itself
+                    // (the receivers also step off their face, `sun_visibility`).
+                    bias: wgpu::DepthBiasState { constant: 4, slope_scale: 1.5, clamp: 0.0 },
+                }),
+                multisample: Default::default(),
+                fragment: None,
+                multiview_mask: None,
+                cache: None,
+            })
+        });
+        let empty = array_view(&depth_array(device, 1, wgpu::TextureUsages::empty()));
+        let capacity = capacity.max(1);
+        Self {
+            map: None,
+            empty,
+            sampler: device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("voxgpu.shadow.sampler"),
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                compare: Some(wgpu::CompareFunction::LessEqual),
+                ..Default::default()
+            }),
+            args: args_buffer(device, capacity),
+            counts: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.shadow.counts"),
+                size: 4 * (COUNT_WORDS_PER_CASCADE * CASCADES as u32) as u64,
+                usage: wgpu::BufferUsages::INDIRECT
+                    | wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            capacity,
+            uniform: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.shadow.cull"),
+                size: size_of::<ShadowCull>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            generation: 0,
+            cull,
+            cull_layout,
+            draw,
+        }
+    }
+
+    /// Makes each list hold the draw lists' `capacity` commands (the shaders stride the regions
+    /// by it), and the map exist when `on`; bumps [`Self::generation`] when either is replaced.
+    pub fn ensure(&mut self, device: &wgpu::Device, capacity: u32, on: bool) {
+        let capacity = capacity.max(1);
+        if capacity != self.capacity {
+            self.capacity = capacity;
+            self.args = args_buffer(device, capacity);
+            self.generation += 1;
+        }
+        if on && self.map.is_none() {
+            let texture = depth_array(device, SHADOW_MAP_SIZE, wgpu::TextureUsages::RENDER_ATTACHMENT);
+            let layers = [0, 1].map(|layer| {
+                texture.create_view(&wgpu::TextureViewDescriptor {
+                    dimension: Some(wgpu::TextureViewDimension::D2),
+                    base_array_layer: layer,
+                    array_layer_count: Some(1),
+                    ..Default::default()
+                })
+            });
+            self.map = Some(ShadowMap { array: array_view(&texture), layers });
+            self.generation += 1;
+        }
+    }
+
+    /// The map the frame's shaded passes read: the shadow map once made, else the empty one.
+    pub fn map_view(&self) -> &wgpu::TextureView {
+        self.map.as_ref().map_or(&self.empty, |m| &m.array)
+    }
+
+    /// The shadow pass's own resources over the frame's: its lists as `args` and the empty map.
+    pub fn draw_resources<'a>(&'a self, resources: Resources<'a>) -> Resources<'a> {
+        resources.buffer("args", &self.args).texture("shadow_map", &self.empty)
+    }
+
+    /// The caster pass's bind group over the frame's resources.
+    pub fn cull_bind_group(&self, device: &wgpu::Device, resources: &Resources) -> wgpu::BindGroup {
+        let resources = resources
+            .clone()
+            .buffer("shadow", &self.uniform)
+            .buffer("shadow_args", &self.args)
+            .buffer("shadow_counts", &self.counts);
+        SHADOW_CULL_BINDINGS.bind_group(device, &self.cull_layout, &resources)
+    }
+
+    /// Writes the caster pass's uniform and starts the counts again (each cascade's instanced
+    /// draw with no instances).
+    pub fn write(&self, queue: &wgpu::Queue, cull: &ShadowCull) {
+        queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(cull));
+        let page = 6 * crate::quad_pool::PAGE_QUADS;
+        let counts = [page, 0, 0, 0, 0, 0, page, 0, 0, 0, 0, 0];
+        queue.write_buffer(&self.counts, 0, bytemuck::cast_slice(&counts));
+    }
+
+    /// Records the caster pass (one invocation per face of each slot and cascade), then each
+    /// cascade's depth from its list. Does nothing before [`Self::ensure`] made the map.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &GpuProfiler,
+        (cull_group, draw_group): (&wgpu::BindGroup, &wgpu::BindGroup),
+        index_buffer: &wgpu::Buffer,
+        submission: DrawSubmission,
+        slot_count: u32,
+    ) {
+        let Some(map) = &self.map else { return };
+        if submission == DrawSubmission::CappedIndirect {
+            encoder.clear_buffer(&self.args, 0, None);
+        }
+        scope(profiler, encoder, stage::SHADOW, |encoder, parent| {
+            compute_pass(profiler, encoder, Some(parent), stage::SHADOW_CULL, |pass| {
+                pass.set_pipeline(&self.cull);
+                pass.set_bind_group(0, cull_group, &[]);
+                dispatch_linear(pass, slot_count.saturating_mul(6 * CASCADES as u32), 64);
+            });
+            for (cascade, name) in [stage::SHADOW_NEAR, stage::SHADOW_FAR].into_iter().enumerate() {
+                let descriptor = wgpu::RenderPassDescriptor {
+                    label: Some(name),
+                    color_attachments: &[],
+                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                        view: &map.layers[cascade],
+                        depth_ops: Some(wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(1.0),
+                            store: wgpu::StoreOp::Store,
+                        }),
+                        stencil_ops: None,
+                    }),
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                };
+                render_pass(profiler, encoder, Some(parent), name, descriptor, |pass| {
+                    let mut pass = CountingPass::new(pass);
+                    pass.set_bind_group(0, draw_group);
+                    pass.set_index_buffer(index_buffer);
+                    pass.set_pipeline(&self.draw[cascade]);
+                    self.draw_list(pass.draw_command(), submission, cascade as u64);
+                });
+            }
+        });
+    }
+
+    /// The draw of cascade `cascade`'s list: one command whatever the number of casters.
+    fn draw_list(&self, pass: &mut wgpu::RenderPass<'_>, submission: DrawSubmission, cascade: u64) {
+        let offset = cascade * self.capacity as u64 * ARGS_BYTES;
+        let counts = cascade * 4 * COUNT_WORDS_PER_CASCADE as u64;
+        match submission {
+            DrawSubmission::IndirectCount => pass.multi_draw_indexed_indirect_count(
+                &self.args,
+                offset,
+                &self.counts,
+                counts + 4,
+                self.capacity,
+            ),
+            DrawSubmission::CappedIndirect => {
+                pass.multi_draw_indexed_indirect(&self.args, offset, self.capacity)
+            }
+            DrawSubmission::Instanced => pass.draw_indexed_indirect(&self.counts, counts),
+        }
+    }
+
+    /// Bytes of the lists, and of the map once made.
+    pub fn bytes(&self) -> u64 {
+        let map = if self.map.is_some() {
+            4 * u64::from(SHADOW_MAP_SIZE) * u64::from(SHADOW_MAP_SIZE) * CASCADES as u64
+        } else {
+            0
+        };
+        self.args.size() + self.counts.size() + map
+    }
+}
+
+/// What the draw shader reads of the cascades (`CameraUniform::shadow_view_proj`,
+/// `shadow_radii`): each cascade's matrix, and its radius and texel edge.
+pub fn camera_fields(cascades: &[Cascade; CASCADES]) -> ([Mat4; CASCADES], Vec4) {
+    (
+        cascades.map(|c| c.view_proj),
+        Vec4::new(CASCADE_RADII[0], CASCADE_RADII[1], cascades[0].texel, cascades[1].texel),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The map texel a world position falls in, fractionally, for cascades made with `anchor`.
+    fn texel(cascade: &Cascade, world: DVec3, anchor: IVec3) -> glam::DVec2 {
+        let p = (world - anchor.as_dvec3()).as_vec3();
+        let clip = cascade.view_proj * p.extend(1.0);
+        glam::DVec2::new(f64::from(clip.x) * 0.5 + 0.5, f64::from(clip.y) * 0.5 + 0.5)
+            * f64::from(SHADOW_MAP_SIZE)
+    }
+
+    #[test]
+    fn moving_the_eye_moves_the_texel_grid_by_whole_texels() {
+        let sun = crate::sun(10.0).truncate();
+        let world = DVec3::new(1003.25, 71.5, -2211.75);
+        let start = DVec3::new(1000.3, 80.7, -2200.1);
+        let base = cascades(sun, start, start.floor().as_ivec3());
+        let mut shifted_somewhere = false;
+        for step in [0.01, 0.37, 1.0, 2.6, 13.9, 40.0] {
+            let eye = start + DVec3::new(step, 0.3 * step, -0.7 * step);
+            let anchor = eye.floor().as_ivec3();
+            let moved = cascades(sun, eye, anchor);
+            for c in 0..CASCADES {
+                let d = texel(&moved[c], world, anchor) - texel(&base[c], world, start.floor().as_ivec3());
+                let off = (d - d.round()).abs().max_element();
+                assert!(off < 2e-3, "cascade {c}, step {step}: the grid moved by {d} texels");
+                shifted_somewhere |= d.round() != glam::DVec2::ZERO;
+            }
+        }
+        assert!(shifted_somewhere, "the eye moved far enough to shift the grid");
+    }
+
+    #[test]
+    fn each_cascade_holds_its_sphere_and_the_casters_towards_the_sun() {
+        for hours in [7.0, 10.0, 12.0, 17.5] {
+            let sun = crate::sun(hours).truncate();
+            let eye = DVec3::new(-51.6, 120.2, 9000.9);
+            let anchor = eye.floor().as_ivec3();
+            for (c, cascade) in cascades(sun, eye, anchor).iter().enumerate() {
+                let radius = CASCADE_RADII[c];
+                let inside = |p: Vec3| {
+                    let clip = cascade.view_proj * (p - anchor.as_vec3()).extend(1.0);
+                    clip.x.abs() <= 1.0 && clip.y.abs() <= 1.0 && (0.0..=1.0).contains(&clip.z)
+                };
+                let e = eye.as_vec3();
+                for dir in [Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z, Vec3::ONE.normalize()] {
+                    assert!(inside(e + dir * (radius - 1.0)), "{hours} h cascade {c}: {dir}");
+                }
+                assert!(inside(e + sun * (radius + CASTER_REACH - 1.0)), "{hours} h cascade {c}: a caster");
+                assert!(!inside(e + sun * (radius + CASTER_REACH + 4.0)), "{hours} h cascade {c}: beyond");
+                // Nearer the sun is less deep.
+                let depth = |p: Vec3| (cascade.view_proj * (p - anchor.as_vec3()).extend(1.0)).z;
+                assert!(depth(e + sun) < depth(e));
+            }
+        }
+    }
+}

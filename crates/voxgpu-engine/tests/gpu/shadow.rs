@@ -1,0 +1,151 @@
+//! Sun shadows on every adapter, by its own draw submission and the instanced one: a stone pillar on a stone floor, seen from
+//! near (the floor in the inner cascade) and from 150 blocks away (the outer one), with shadows
+//! on and off. Where the CPU's ray from a floor point towards the sun passes through the
+//! pillar (with a margin for the filtered edge), the point is darker with shadows on, by the
+//! sun's share of its light and no more; where the ray misses it by the margin, the pixel is
+//! the same with shadows on as off, so nothing else is shadowed (no acne, no shadow from the
+//! floor itself, nothing cast away from the sun).
+
+use voxgpu_test_kit as kit;
+
+use glam::{IVec3, Vec2, Vec3};
+use voxgpu_core::camera::Camera;
+use voxgpu_core::voxel::blocks as ids;
+use voxgpu_core::voxel::{BlockRegistry, World};
+use voxgpu_engine::{DrawSubmission, Offscreen, RendererOptions};
+
+const SIZE: u32 = 256;
+/// The floor's top face.
+const FLOOR: f32 = 11.0;
+/// The pillar: x and z in 0..3, y in 11..23.
+const PILLAR: (Vec3, Vec3) = (Vec3::new(0.0, 11.0, 0.0), Vec3::new(3.0, 23.0, 3.0));
+/// Blocks from the pillar's box a ray must stay (in or out) for a point to be compared: the
+/// shadow's filtered edge and the receivers' offset along their normal lie within it.
+const MARGIN: f32 = 0.6;
+
+fn pillar_world() -> World {
+    let mut world = World::new(BlockRegistry::builtin());
+    for z in -40..40 {
+        for x in -40..40 {
+            world.set_block(IVec3::new(x, 10, z), ids::STONE);
+        }
+    }
+    for y in 11..23 {
+        for z in 0..3 {
+            for x in 0..3 {
+                world.set_block(IVec3::new(x, y, z), ids::STONE);
+            }
+        }
+    }
+    world
+}
+
+/// Whether the ray from `origin` along `dir` meets the box `low..high` at `t > 0`.
+fn hits(origin: Vec3, dir: Vec3, (low, high): (Vec3, Vec3)) -> bool {
+    let inv = dir.recip();
+    let (a, b) = ((low - origin) * inv, (high - origin) * inv);
+    let near = a.min(b).max_element();
+    let far = a.max(b).min_element();
+    far >= near.max(0.0)
+}
+
+fn grown((low, high): (Vec3, Vec3), by: f32) -> (Vec3, Vec3) {
+    (low - Vec3::splat(by), high + Vec3::splat(by))
+}
+
+/// The pixel `p` falls in, if it is inside the frame.
+fn pixel(camera: &Camera, p: Vec3) -> Option<(u32, u32)> {
+    let clip = camera.view_proj(1.0) * p.extend(1.0);
+    if clip.w <= 0.0 {
+        return None;
+    }
+    let ndc = Vec2::new(clip.x, clip.y) / clip.w;
+    let at = Vec2::new(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5) * SIZE as f32;
+    let inside = at.cmpge(Vec2::splat(2.0)).all() && at.cmplt(Vec2::splat(SIZE as f32 - 2.0)).all();
+    inside.then(|| (at.x as u32, at.y as u32))
+}
+
+fn frame(r: &mut Offscreen, camera: &Camera, shadows: bool) -> image::RgbaImage {
+    r.set_shadows(Some(shadows));
+    r.settle(camera).expect("frame");
+    kit::ReadImage::read_image(r).expect("readback")
+}
+
+/// Linear luminance of an sRGB pixel.
+fn luminance(p: &image::Rgba<u8>) -> f32 {
+    let linear = |c: u8| (f32::from(c) / 255.0).powf(2.2);
+    0.2126 * linear(p[0]) + 0.7152 * linear(p[1]) + 0.0722 * linear(p[2])
+}
+
+#[test]
+fn the_pillar_shades_the_floor_where_the_sun_is_behind_it_and_nowhere_else() {
+    let world = pillar_world();
+    for gpu in kit::gpu_contexts() {
+        // The adapter's own submission, and the instanced one, whose vertex shader finds its
+        // quads through the list.
+        for submission in [DrawSubmission::for_caps(gpu.caps), DrawSubmission::Instanced] {
+            for hours in [10.0, 15.0] {
+                let sun = voxgpu_engine::sun(hours).truncate();
+                // The middle of the shadow on the floor, and the way it falls from the pillar.
+                let away = -Vec3::new(sun.x, 0.0, sun.z).normalize();
+                let centre = Vec3::new(1.5, FLOOR, 1.5) + away * 6.0;
+                let side = away.cross(Vec3::Y);
+                let views = [
+                    ("near", Camera::look_at(centre + side * 12.0 + Vec3::new(0.0, 22.0, 0.0), centre)),
+                    ("far", {
+                        let mut far =
+                            Camera::look_at(centre + side * 120.0 + Vec3::new(0.0, 90.0, 0.0), centre);
+                        far.fov_y_degrees = 12.0;
+                        far
+                    }),
+                ];
+                let options = RendererOptions {
+                    fog: false,
+                    time_of_day: hours,
+                    draw_submission: Some(submission),
+                    lod: voxgpu_core::lod::LodSettings::OFF,
+                    ..RendererOptions::new(SIZE, SIZE, 400.0)
+                };
+                let mut r = kit::renderer(&gpu, &world, options);
+                for (name, camera) in views {
+                    let what = format!("{} {}, {hours} h, {name}", gpu.summary, submission.name());
+                    let on = frame(&mut r, &camera, true);
+                    let off = frame(&mut r, &camera, false);
+                    let dir = kit::output_dir().join("shadow");
+                    std::fs::create_dir_all(&dir).expect("output dir");
+                    let file = format!("{:?}-{}-{hours}-{name}", gpu.summary.backend, submission.name());
+                    on.save(dir.join(format!("{file}-on.png"))).expect("save");
+                    let (mut shaded, mut lit) = (0, 0);
+                    for z in -160..160 {
+                        for x in -160..160 {
+                            let p = Vec3::new(x as f32 * 0.25 + 0.125, FLOOR, z as f32 * 0.25 + 0.125);
+                            // Seen from the eye past the pillar, and away from the floor's edge.
+                            let to_eye = camera.eye - p;
+                            if hits(p, to_eye, grown(PILLAR, 0.5)) || p.x.abs().max(p.z.abs()) > 38.0 {
+                                continue;
+                            }
+                            let Some((px, py)) = pixel(&camera, p) else { continue };
+                            let (a, b) = (on.get_pixel(px, py), off.get_pixel(px, py));
+                            if hits(p, sun, grown(PILLAR, -MARGIN)) {
+                                shaded += 1;
+                                let ratio = luminance(a) / luminance(b);
+                                assert!(
+                                    (0.5..0.85).contains(&ratio),
+                                    "{what}: ({}, {}) in the shadow at {ratio:.3} of its light",
+                                    p.x,
+                                    p.z
+                                );
+                            } else if !hits(p, sun, grown(PILLAR, MARGIN)) {
+                                lit += 1;
+                                let step = (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0);
+                                assert!(step <= 1, "{what}: ({}, {}) in the sun changed by {step}", p.x, p.z);
+                            }
+                        }
+                    }
+                    println!("{what}: {shaded} points in the shadow, {lit} in the sun");
+                    assert!(shaded > 200 && lit > 2000, "{what}: {shaded} shaded and {lit} lit points seen");
+                }
+            }
+        }
+    }
+}
