@@ -1,8 +1,9 @@
-// Shadow casters: the opaque face streams each shadow cascade draws (src/shadow.rs). Twin of
-// crates/voxgpu-core/src/cull.rs `Frustum::intersects_box` over each cascade's box.
+// Shadow casters: the opaque face streams each shadow cascade draws (src/shadow.rs). The box
+// test is crates/voxgpu-core/src/cull.rs `Frustum::intersects_box` over each cascade's box.
 //
-// Reads:  params, shadow (each cascade's box as planes, the sun, the anchor), chunks (origins,
-//         levels, shown), faces (counts, bounds and page lists).
+// Reads:  params, shadow (each cascade's box as planes, the camera's frustum, each cascade's
+//         sphere of receivers, the sun, the anchor), chunks (origins, levels, shown), faces
+//         (counts, bounds and page lists).
 // Writes: shadow_args (one region of draw_capacity commands per cascade), shadow_counts (per
 //         cascade: an indexed draw whose instance count is the cascade's commands, then its
 //         quads). The CPU sets each cascade's index count to one page and zeroes the rest
@@ -10,10 +11,14 @@
 // Dispatch: one invocation per (slot, face, cascade), 64 per workgroup (`linear_invocation`).
 //
 // A caster is a stream of opaque quads of a drawn node whose direction faces the sun (the lit
-// side of a surface is the one nearest the sun: the faces turned away are behind it) and whose
-// tight box meets the cascade's box. Each of its pages becomes one command (base_vertex = 4 ×
-// first quad, index_count = 6 × quads), so every draw submission, the instanced one included,
-// draws the list. Commands beyond the capacity are dropped, never written out of bounds.
+// side of a surface is the one nearest the sun: the faces turned away are behind it), whose
+// tight box meets the cascade's box, and whose shadow can be seen through the cascade: its box
+// swept away from the sun (by shadow.sun.w blocks) meets the camera's frustum and the sphere
+// within which fragments read the cascade. Both are conservative (the swept box's support
+// against each plane, its bounding box against the sphere), so no seen shadow is left out.
+// Each of its pages becomes one command (base_vertex = 4 × first quad, index_count = 6 ×
+// quads), so every draw submission, the instanced one included, draws the list. Commands
+// beyond the capacity are dropped, never written out of bounds.
 
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<storage, read> faces: array<FaceMesh>;
@@ -26,7 +31,11 @@
 struct ShadowCull {
     // Six planes per cascade, n · p + d >= 0 inside, over anchored positions.
     planes: array<vec4<f32>, 12>,
-    // Towards the sun (unit).
+    // The camera's frustum, the same way.
+    view: array<vec4<f32>, 6>,
+    // Per cascade: the eye (xyz) and the radius (w) within which fragments read it.
+    receivers: array<vec4<f32>, 2>,
+    // Towards the sun (unit); w: how far a caster's shadow is followed away from it, in blocks.
     sun: vec4<f32>,
     anchor: vec3<i32>,
     // Cascades drawn this frame.
@@ -49,6 +58,29 @@ fn box_in_cascade(cascade: u32, low: vec3<f32>, high: vec3<f32>) -> bool {
     return true;
 }
 
+// shadow::RECEIVER_MARGIN: blocks a swept box grows by, for the fragments' offset and filter.
+const RECEIVER_MARGIN: f32 = 2.0;
+
+// Whether the box's shadow (the box swept by `sweep`, away from the sun) can reach a fragment
+// the eye sees that reads `cascade`: not wholly behind one plane of the camera's frustum, and
+// its bounding box within the cascade's sphere.
+fn shadow_seen(cascade: u32, low: vec3<f32>, high: vec3<f32>) -> bool {
+    let sweep = -shadow.sun.xyz * shadow.sun.w;
+    for (var i = 0u; i < 6u; i++) {
+        let plane = shadow.view[i];
+        let positive = select(low, high, plane.xyz >= vec3<f32>(0.0));
+        let support = dot(plane.xyz, positive) + max(dot(plane.xyz, sweep), 0.0);
+        if support + plane.w < -RECEIVER_MARGIN {
+            return false;
+        }
+    }
+    let sphere = shadow.receivers[cascade];
+    let nearest = clamp(sphere.xyz, min(low, low + sweep), max(high, high + sweep));
+    let reach = sphere.w + RECEIVER_MARGIN;
+    let gap = nearest - sphere.xyz;
+    return dot(gap, gap) <= reach * reach;
+}
+
 @compute @workgroup_size(64)
 fn casters(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let invocation = linear_invocation(id, groups, 64u);
@@ -63,7 +95,7 @@ fn casters(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
         return;
     }
     let bounds = stream_box(record, faces[face_index].bounds, shadow.anchor);
-    if !box_in_cascade(cascade, bounds[0], bounds[1]) {
+    if !box_in_cascade(cascade, bounds[0], bounds[1]) || !shadow_seen(cascade, bounds[0], bounds[1]) {
         return;
     }
     let pages = (opaque + PAGE_QUADS - 1u) >> QUAD_PAGE_LOG2;

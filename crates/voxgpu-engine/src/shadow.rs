@@ -9,9 +9,12 @@
 //!   edges do not crawl. Its depth reaches [`CASTER_REACH`] blocks past the sphere towards the
 //!   sun, where casters outside the sphere still shade it.
 //! - **Casters** (`shaders/shadow_cull.wgsl`): every opaque face stream of a drawn node that
-//!   faces the sun and whose tight box meets the cascade's box. One command per page, in one
-//!   list region per cascade; skirts are dropped by the vertex shader. The lists take the draw
-//!   lists' capacity and every draw submission.
+//!   faces the sun, whose tight box meets the cascade's box, and whose shadow can fall on what
+//!   the eye sees through that cascade: the box swept away from the sun by the map's depth must
+//!   meet the camera's frustum and the cascade's sphere (with [`RECEIVER_MARGIN`]). The map
+//!   stays sphere-fitted and stable; only casters whose shadow lies off screen are left out.
+//!   One command per page, in one list region per cascade; skirts are dropped by the vertex
+//!   shader. The lists take the draw lists' capacity and every draw submission.
 //! - **Depth**: standard (0 nearest the sun), tested `Less`, cleared to 1; a receiver is lit
 //!   where its depth is at most the map's (`LessEqual` comparison, filtered over 2 × 2 texels).
 //! - Only the sun's direct light is shadowed: sky light and block light are the light pool's.
@@ -37,6 +40,10 @@ pub const FADE_SHARE: f32 = 0.15;
 /// Blocks past a cascade's sphere, towards the sun, whose casters it still draws: terrain is
 /// 256 blocks high, so a hill that far away towards a low sun shades the sphere.
 pub const CASTER_REACH: f32 = 384.0;
+/// Blocks by which a caster's swept box is grown before it is tested against the receivers: a
+/// fragment reads the map two texels off its face and filters over 2 × 2 texels, under a block
+/// in either cascade, so a caster whose shadow misses the view by less still counts.
+pub const RECEIVER_MARGIN: f32 = 2.0;
 /// Texels along each side of a cascade.
 pub const SHADOW_MAP_SIZE: u32 = 2048;
 /// The shadow map's format.
@@ -93,14 +100,20 @@ pub fn cascades(sun: Vec3, eye: DVec3, anchor: IVec3) -> [Cascade; CASCADES] {
     })
 }
 
-/// The caster pass's uniform: each cascade's box as six planes (anchored positions), the sun,
-/// the anchor. Rust twin of `ShadowCull` in `shaders/shadow_cull.wgsl`.
+/// The caster pass's uniform: each cascade's box as six planes, the camera's frustum, each
+/// cascade's sphere of receivers, the sun and the anchor (positions measured from the anchor).
+/// Rust twin of `ShadowCull` in `shaders/shadow_cull.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ShadowCull {
     /// Six planes per cascade, `n · p + d ≥ 0` inside ([`voxgpu_core::cull::Frustum`]).
     pub planes: [[f32; 4]; 6 * CASCADES],
-    /// Towards the sun (unit), w unused.
+    /// The camera's frustum, the same way: only shadows inside it are seen.
+    pub view: [[f32; 4]; 6],
+    /// Per cascade, the eye (xyz) and the radius (w) within which fragments read that cascade.
+    pub receivers: [[f32; 4]; CASCADES],
+    /// Towards the sun (unit) in xyz; in w, how far in blocks a caster's shadow is followed away
+    /// from the sun (the deepest cascade's depth: no map holds a longer one).
     pub sun: [f32; 4],
     /// The block positions are measured from.
     pub anchor: [i32; 3],
@@ -109,8 +122,9 @@ pub struct ShadowCull {
 }
 
 impl ShadowCull {
-    /// The uniform for `cascades` of a sun towards `sun`, positions measured from `anchor`.
-    pub fn new(cascades: &[Cascade; CASCADES], sun: Vec3, anchor: IVec3) -> Self {
+    /// The uniform for `cascades` of a sun towards `sun` seen by a camera whose anchored
+    /// `view_proj` puts its eye at `eye` (anchored), positions measured from `anchor`.
+    pub fn new(cascades: &[Cascade; CASCADES], sun: Vec3, view_proj: Mat4, eye: Vec3, anchor: IVec3) -> Self {
         let mut planes = [[0.0; 4]; 6 * CASCADES];
         for (c, cascade) in cascades.iter().enumerate() {
             let frustum = voxgpu_core::cull::Frustum::from_view_proj(cascade.view_proj);
@@ -118,7 +132,17 @@ impl ShadowCull {
                 planes[6 * c + i] = plane.to_array();
             }
         }
-        Self { planes, sun: sun.extend(0.0).to_array(), anchor: anchor.to_array(), cascades: CASCADES as u32 }
+        let view = voxgpu_core::cull::Frustum::from_view_proj(view_proj).planes.map(|p| p.to_array());
+        let receivers = CASCADE_RADII.map(|radius| eye.extend(radius).to_array());
+        let sweep = 2.0 * CASCADE_RADII[CASCADES - 1] + CASTER_REACH;
+        Self {
+            planes,
+            view,
+            receivers,
+            sun: sun.extend(sweep).to_array(),
+            anchor: anchor.to_array(),
+            cascades: CASCADES as u32,
+        }
     }
 }
 

@@ -319,7 +319,9 @@ impl Passes {
         let sun = crate::sun(options.time_of_day);
         let (shadow_view_proj, shadow_radii) = if shadows {
             let cascades = crate::shadow::cascades(sun.truncate(), camera.eye.as_dvec3(), anchor);
-            self.shadow.write(queue, &ShadowCull::new(&cascades, sun.truncate(), anchor));
+            let view_proj = camera.view_proj_from(aspect, anchor);
+            let cull = ShadowCull::new(&cascades, sun.truncate(), view_proj, camera.eye_from(anchor), anchor);
+            self.shadow.write(queue, &cull);
             crate::shadow::camera_fields(&cascades)
         } else {
             Default::default()

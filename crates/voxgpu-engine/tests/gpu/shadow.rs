@@ -1,6 +1,8 @@
-//! Sun shadows on every adapter, by its own draw submission and the instanced one: a stone pillar on a stone floor, seen from
-//! near (the floor in the inner cascade) and from 150 blocks away (the outer one), with shadows
-//! on and off. Where the CPU's ray from a floor point towards the sun passes through the
+//! Sun shadows on every adapter, by its own draw submission and the instanced one: a stone pillar
+//! on a stone floor, seen from near (the floor in the inner cascade), from 150 blocks away (the
+//! outer one) and, in the morning, from above the far end of its shadow with the pillar's chunk
+//! out of view (so the casters' cull must keep a caster whose shadow alone is seen), with
+//! shadows on and off. Where the CPU's ray from a floor point towards the sun passes through the
 //! pillar (with a margin for the filtered edge), the point is darker with shadows on, by the
 //! sun's share of its light and no more; where the ray misses it by the margin, the pixel is
 //! the same with shadows on as off, so nothing else is shadowed (no acne, no shadow from the
@@ -17,8 +19,8 @@ use voxgpu_engine::{DrawSubmission, Offscreen, RendererOptions};
 const SIZE: u32 = 256;
 /// The floor's top face.
 const FLOOR: f32 = 11.0;
-/// The pillar: x and z in 0..3, y in 11..23.
-const PILLAR: (Vec3, Vec3) = (Vec3::new(0.0, 11.0, 0.0), Vec3::new(3.0, 23.0, 3.0));
+/// The pillar: x and z in 0..3, y in 11..35 (through two chunks, both at x ≥ 0).
+const PILLAR: (Vec3, Vec3) = (Vec3::new(0.0, 11.0, 0.0), Vec3::new(3.0, 35.0, 3.0));
 /// Blocks from the pillar's box a ray must stay (in or out) for a point to be compared: the
 /// shadow's filtered edge and the receivers' offset along their normal lie within it.
 const MARGIN: f32 = 0.6;
@@ -30,7 +32,7 @@ fn pillar_world() -> World {
             world.set_block(IVec3::new(x, 10, z), ids::STONE);
         }
     }
-    for y in 11..23 {
+    for y in 11..35 {
         for z in 0..3 {
             for x in 0..3 {
                 world.set_block(IVec3::new(x, y, z), ids::STONE);
@@ -90,6 +92,14 @@ fn the_pillar_shades_the_floor_where_the_sun_is_behind_it_and_nowhere_else() {
                 let away = -Vec3::new(sun.x, 0.0, sun.z).normalize();
                 let centre = Vec3::new(1.5, FLOOR, 1.5) + away * 6.0;
                 let side = away.cross(Vec3::Y);
+                let below = {
+                    // Over the shadow 14 blocks from the pillar (at 10:00 it falls towards −x, out
+                    // of the pillar's chunk, whose streams all lie at x ≥ 0).
+                    let over = Vec3::new(1.5, FLOOR, 1.5) + away * 14.0;
+                    let mut camera = Camera::look_at(over + Vec3::new(0.0, 8.0, 0.0), over + Vec3::new(0.01, 0.0, 0.0));
+                    camera.fov_y_degrees = 40.0;
+                    camera
+                };
                 let views = [
                     ("near", Camera::look_at(centre + side * 12.0 + Vec3::new(0.0, 22.0, 0.0), centre)),
                     ("far", {
@@ -98,6 +108,7 @@ fn the_pillar_shades_the_floor_where_the_sun_is_behind_it_and_nowhere_else() {
                         far.fov_y_degrees = 12.0;
                         far
                     }),
+                    ("below", below),
                 ];
                 let options = RendererOptions {
                     fog: false,
@@ -108,6 +119,13 @@ fn the_pillar_shades_the_floor_where_the_sun_is_behind_it_and_nowhere_else() {
                 };
                 let mut r = kit::renderer(&gpu, &world, options);
                 for (name, camera) in views {
+                    if name == "below" && hours != 10.0 {
+                        continue;
+                    }
+                    if name == "below" {
+                        let chunk_in_view = pixel(&camera, Vec3::new(0.0, FLOOR, camera.eye.z)).is_some();
+                        assert!(!chunk_in_view && away.x < -0.5, "the pillar's chunk is out of the view");
+                    }
                     let what = format!("{} {}, {hours} h, {name}", gpu.summary, submission.name());
                     let on = frame(&mut r, &camera, true);
                     let off = frame(&mut r, &camera, false);
@@ -143,7 +161,11 @@ fn the_pillar_shades_the_floor_where_the_sun_is_behind_it_and_nowhere_else() {
                         }
                     }
                     println!("{what}: {shaded} points in the shadow, {lit} in the sun");
-                    assert!(shaded > 200 && lit > 2000, "{what}: {shaded} shaded and {lit} lit points seen");
+                    let (least_shaded, least_lit) = if name == "below" { (150, 30) } else { (200, 2000) };
+                    assert!(
+                        shaded > least_shaded && lit > least_lit,
+                        "{what}: {shaded} shaded and {lit} lit points seen"
+                    );
                 }
             }
         }
