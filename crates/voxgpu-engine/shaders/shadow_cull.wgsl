@@ -31,9 +31,9 @@
 struct ShadowCull {
     // Six planes per cascade, n · p + d >= 0 inside, over anchored positions.
     planes: array<vec4<f32>, 12>,
-    // The camera's frustum, the same way.
+    // The camera's frustum, the same way, each plane moved out by shadow::RECEIVER_MARGIN.
     view: array<vec4<f32>, 6>,
-    // Per cascade: the eye (xyz) and the radius (w) within which fragments read it.
+    // Per cascade: the eye (xyz) and the radius within which fragments read it, plus the margin.
     receivers: array<vec4<f32>, 2>,
     // Towards the sun (unit); w: how far a caster's shadow is followed away from it, in blocks.
     sun: vec4<f32>,
@@ -58,27 +58,23 @@ fn box_in_cascade(cascade: u32, low: vec3<f32>, high: vec3<f32>) -> bool {
     return true;
 }
 
-// shadow::RECEIVER_MARGIN: blocks a swept box grows by, for the fragments' offset and filter.
-const RECEIVER_MARGIN: f32 = 2.0;
-
 // Whether the box's shadow (the box swept by `sweep`, away from the sun) can reach a fragment
 // the eye sees that reads `cascade`: not wholly behind one plane of the camera's frustum, and
-// its bounding box within the cascade's sphere.
+// its bounding box within the cascade's sphere (both grown by the margin on the CPU).
 fn shadow_seen(cascade: u32, low: vec3<f32>, high: vec3<f32>) -> bool {
     let sweep = -shadow.sun.xyz * shadow.sun.w;
     for (var i = 0u; i < 6u; i++) {
         let plane = shadow.view[i];
         let positive = select(low, high, plane.xyz >= vec3<f32>(0.0));
         let support = dot(plane.xyz, positive) + max(dot(plane.xyz, sweep), 0.0);
-        if support + plane.w < -RECEIVER_MARGIN {
+        if support + plane.w < 0.0 {
             return false;
         }
     }
     let sphere = shadow.receivers[cascade];
     let nearest = clamp(sphere.xyz, min(low, low + sweep), max(high, high + sweep));
-    let reach = sphere.w + RECEIVER_MARGIN;
     let gap = nearest - sphere.xyz;
-    return dot(gap, gap) <= reach * reach;
+    return dot(gap, gap) <= sphere.w * sphere.w;
 }
 
 @compute @workgroup_size(64)

@@ -108,9 +108,11 @@ pub fn cascades(sun: Vec3, eye: DVec3, anchor: IVec3) -> [Cascade; CASCADES] {
 pub struct ShadowCull {
     /// Six planes per cascade, `n · p + d ≥ 0` inside ([`voxgpu_core::cull::Frustum`]).
     pub planes: [[f32; 4]; 6 * CASCADES],
-    /// The camera's frustum, the same way: only shadows inside it are seen.
+    /// The camera's frustum, the same way, each plane moved out by [`RECEIVER_MARGIN`]: only
+    /// shadows inside it are seen.
     pub view: [[f32; 4]; 6],
-    /// Per cascade, the eye (xyz) and the radius (w) within which fragments read that cascade.
+    /// Per cascade, the eye (xyz) and the radius within which fragments read that cascade, plus
+    /// [`RECEIVER_MARGIN`] (w).
     pub receivers: [[f32; 4]; CASCADES],
     /// Towards the sun (unit) in xyz; in w, how far in blocks a caster's shadow is followed away
     /// from the sun (the deepest cascade's depth: no map holds a longer one).
@@ -132,8 +134,10 @@ impl ShadowCull {
                 planes[6 * c + i] = plane.to_array();
             }
         }
-        let view = voxgpu_core::cull::Frustum::from_view_proj(view_proj).planes.map(|p| p.to_array());
-        let receivers = CASCADE_RADII.map(|radius| eye.extend(radius).to_array());
+        let view = voxgpu_core::cull::Frustum::from_view_proj(view_proj)
+            .planes
+            .map(|p| (p + Vec4::W * RECEIVER_MARGIN).to_array());
+        let receivers = CASCADE_RADII.map(|radius| eye.extend(radius + RECEIVER_MARGIN).to_array());
         let sweep = 2.0 * CASCADE_RADII[CASCADES - 1] + CASTER_REACH;
         Self {
             planes,

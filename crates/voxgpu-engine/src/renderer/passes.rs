@@ -317,9 +317,9 @@ impl Passes {
             .selection
             .map_or(glam::Vec4::ZERO, |b| (b.as_i64vec3() - anchor.as_i64vec3()).as_vec3().extend(1.0));
         let sun = crate::sun(options.time_of_day);
+        let view_proj = camera.view_proj_from(aspect, anchor);
         let (shadow_view_proj, shadow_radii) = if shadows {
             let cascades = crate::shadow::cascades(sun.truncate(), camera.eye.as_dvec3(), anchor);
-            let view_proj = camera.view_proj_from(aspect, anchor);
             let cull = ShadowCull::new(&cascades, sun.truncate(), view_proj, camera.eye_from(anchor), anchor);
             self.shadow.write(queue, &cull);
             crate::shadow::camera_fields(&cascades)
@@ -327,7 +327,7 @@ impl Passes {
             Default::default()
         };
         let uniform = CameraUniform {
-            view_proj: camera.view_proj_from(aspect, anchor),
+            view_proj,
             inv_rotation_proj: (camera.projection(aspect) * camera.rotation()).inverse(),
             selection,
             anchor,
