@@ -3,10 +3,14 @@
 // Reads:  quads (mega quad buffer), page_owner (page -> chunk slot), chunks (ChunkMeta per slot:
 //         origin and the level its quads are in), blocks (colour and face tiles per block id),
 //         atlas and tile_averages (the texture atlas, crates/voxgpu-core/src/voxel/atlas.rs),
-//         camera, light and links (the cells' sky and block light, sampled per fragment).
-// Writes: colour and depth of the current render pass.
+//         camera, light and links (the cells' sky and block light, lighting.wgsl), the shadow
+//         map.
+// Writes: depth, and the colour of the current render pass; the opaque pass writes the
+//         surface targets instead (unlit colour, surface key), which shade.wgsl lights once
+//         per pixel.
 // Entry points: one vertex shader; one fragment shader per raster pass (src/render_mode.rs):
-//         shaded opaque and transparent, LOD colours, chunk colours, quad-size heat map, and
+//         opaque into the surface targets (fs_opaque) or shaded forward (fs_opaque_forward),
+//         shaded transparent, LOD colours, chunk colours, quad-size heat map, and
 //         wireframe (line polygon mode, or quad edges found in the fragment where lines are
 //         missing); fs_fade_depth for the depth pre-pass of cross-fading nodes. With the
 //         FADE_DITHER constant set (the pipelines of the fading list, and the transparent one),
@@ -114,11 +118,6 @@ fn faded_away(in: VertexOut) -> bool {
     let shows_new = threshold < share;
     return shows_new != ((draw_of(in) & DRAW_SHOWN) != 0u);
 }
-
-// Skirts are pushed back by this fraction of their distance (reverse-Z: depth falls as 1 / w,
-// so scaling it by 1 - f moves the quad about f × distance further away). They then lose every
-// depth test against a real surface at the same place and show only through gaps.
-const SKIRT_DEPTH_BIAS: f32 = 1.0 / 2048.0;
 
 // Corner (du, dv) in the face's tangent plane. Positive faces go counter-clockwise seen from
 // outside; negative faces reverse the order so they too are front-facing from outside.
@@ -320,202 +319,37 @@ fn albedo(in: VertexOut) -> vec4<f32> {
     return color;
 }
 
-// A surface's colour seen from the eye along `to_surface` (anchored, not normalised): faded by
-// the medium the eye is in, then by the haze into the sky behind it. The near field, where the
-// haze is under 1/1024, returns before any transcendental or the sky's gradient.
-fn atmosphere(color: vec3<f32>, to_surface: vec3<f32>) -> vec3<f32> {
-    let distance2 = dot(to_surface, to_surface);
-    if camera.medium.w > 0.0 {
-        return mix(camera.medium.rgb, color, exp(-sqrt(distance2) / camera.medium.w));
-    }
-    if (camera.sky_flags & SKY_HAZE) == 0u {
-        return color;
-    }
-    let haze = haze_amount(distance2, camera.fog_end, camera.fog_exponent, camera.haze_clear2);
-    if haze == 0.0 {
-        return color;
-    }
-    let procedural = (camera.sky_flags & SKY_PROCEDURAL) != 0u;
-    let dir = to_surface * inverseSqrt(max(distance2, 1e-12));
-    return mix(color, sky_gradient(camera.sky_color, dir, procedural, camera.sun), haze);
+
+// The fragment as lighting.wgsl sees it.
+fn surface_point(in: VertexOut) -> SurfacePoint {
+    return SurfacePoint(in.anchored, face_of(in), in.slot_mip >> 3u, in.slot_mip & 7u, lod_of(in), in.chunk_origin);
 }
 
-// The light byte `index` of `slot`'s light.
-fn light_byte(slot: u32, index: u32) -> u32 {
-    return (light[slot * LIGHT_WORDS + index / 4u] >> ((index % 4u) * 8u)) & 0xffu;
+// The fragment's block's emission, 0..1.
+fn emission(in: VertexOut) -> f32 {
+    return f32((blocks[in.block].y >> 24u) & 15u) / 15.0;
 }
 
-// The light byte of cell `cell` of level `mip` of `slot`'s node, where the cell may lie one node
-// across on any axis (reached through the face links, an axis at a time); 0 where no node is.
-// Written without loops (llvmpipe has miscompiled looped link walks, chunk_links.wgsl).
-fn light_cell(slot: u32, mip: u32, cell: vec3<i32>) -> u32 {
-    let size = i32(CHUNK_SIZE >> mip);
-    var s = slot;
-    var p = cell;
-    if p.x < 0 {
-        s = links[s * LINK_WORDS + FACE_NEG_X];
-        p.x += size;
-    } else if p.x >= size {
-        s = links[s * LINK_WORDS + FACE_POS_X];
-        p.x -= size;
-    }
-    if s != NO_SLOT && p.y < 0 {
-        s = links[s * LINK_WORDS + FACE_NEG_Y];
-        p.y += size;
-    } else if s != NO_SLOT && p.y >= size {
-        s = links[s * LINK_WORDS + FACE_POS_Y];
-        p.y -= size;
-    }
-    if s != NO_SLOT && p.z < 0 {
-        s = links[s * LINK_WORDS + FACE_NEG_Z];
-        p.z += size;
-    } else if s != NO_SLOT && p.z >= size {
-        s = links[s * LINK_WORDS + FACE_POS_Z];
-        p.z -= size;
-    }
-    if s == NO_SLOT {
-        return 0u;
-    }
-    let q = vec3<u32>(p);
-    return light_byte(s, light_level_base(mip) + q.x + u32(size) * (q.y + u32(size) * q.z));
-}
-
-// Sky (x) and block (y) light in front of this fragment, 0..15: the four cells of the meshed
-// level nearest it in the layer in front of its face, weighted bilinearly, so light changes
-// smoothly across a greedy quad and across node borders. Cells of light 0 (opaque cells, which
-// hold only their emission, and the unlit) are left out of the weights, so a wall beside the
-// face does not darken it (ambient occlusion already does).
-// Axes are picked by masks, not by indexing a vector with the face's axis (a dynamically
-// indexed vector can spill to memory); where the four cells lie in the node, as they do but
-// at its borders, they are read from its slot directly.
-fn sampled_light(in: VertexOut) -> vec2<f32> {
-    let face = face_of(in);
-    let axis = face_axis(face);
-    let normal = axis_unit(axis);
-    let eu = axis_unit((axis + 1u) % 3u);
-    let ev = axis_unit((axis + 2u) % 3u);
-    let mip = in.slot_mip & 7u;
-    let slot = in.slot_mip >> 3u;
-    // The fragment in the meshed level's cells, measured from the node's corner, moved half a
-    // cell into the layer in front of the face.
-    let local = (in.anchored - anchored(in.chunk_origin, camera.anchor)) / f32(1u << lod_of(in));
-    let q = local + face_normal(face) * 0.5;
-    let t = vec2<f32>(dot(q, eu), dot(q, ev)) - 0.5;
-    let low = floor(t);
-    let w = t - low;
-    // The first of the four cells (the others one step along u, v and both).
-    let first = vec3<i32>(floor(q * normal) + low.x * eu + low.y * ev);
-    let iu = vec3<i32>(eu);
-    let iv = vec3<i32>(ev);
-    let size = i32(CHUNK_SIZE >> mip);
-    var b: vec4<u32>;
-    if all(first >= vec3<i32>(0)) && all(first + iu + iv < vec3<i32>(size)) {
-        let stride = vec3<i32>(1, size, size * size);
-        let su = u32(dot(iu, stride));
-        let sv = u32(dot(iv, stride));
-        let i = light_level_base(mip) + u32(dot(first, stride));
-        b = vec4<u32>(light_byte(slot, i), light_byte(slot, i + su), light_byte(slot, i + sv), light_byte(slot, i + su + sv));
-    } else {
-        b = vec4<u32>(
-            light_cell(slot, mip, first),
-            light_cell(slot, mip, first + iu),
-            light_cell(slot, mip, first + iv),
-            light_cell(slot, mip, first + iu + iv),
-        );
-    }
-    let bilinear = vec4<f32>((1.0 - w.x) * (1.0 - w.y), w.x * (1.0 - w.y), (1.0 - w.x) * w.y, w.x * w.y);
-    let weights = bilinear * vec4<f32>(b != vec4<u32>(0u));
-    let weight = dot(weights, vec4<f32>(1.0));
-    if weight <= 0.0 {
-        return vec2<f32>(0.0);
-    }
-    let sky = vec4<f32>(b & vec4<u32>(15u));
-    let block = vec4<f32>(b >> vec4<u32>(4u));
-    return vec2<f32>(dot(weights, sky), dot(weights, block)) / weight;
-}
-
-// The brightness of light level `level` (0..15, interpolated): 0.8 per level below 15, so
-// 15 is 1 and 0 about 0.035, as the eye reads light's fall-off.
-fn light_brightness(level: vec2<f32>) -> vec2<f32> {
-    return exp2((level - 15.0) * 0.321928);
-}
-
-// Block light's colour (linear): warm, as lamps and lava are.
-const BLOCK_LIGHT_COLOR: vec3<f32> = vec3<f32>(1.0, 0.78, 0.52);
-
-// Light from the open sky by face at full daylight: up faces see all of it, sides half, down
-// faces what the ground throws back. With the sun's diffuse light on the faces it faces
-// (SUN_DIFFUSE), at 10:00 these give face_shade's fixed shades within 0.1 (its ±Z pair,
-// 0.70 and 0.88, become 0.62 and 0.79: no one sun gives face_shade's six).
-fn sky_ambient(face: u32) -> f32 {
-    if face == FACE_POS_Y {
-        return 0.74;
-    }
-    return select(0.62, 0.45, face == FACE_NEG_Y);
-}
-const SUN_DIFFUSE: f32 = 0.36;
-// The sky's light at night (linear), moonlit blue.
-const NIGHT_SKY: vec3<f32> = vec3<f32>(0.05, 0.065, 0.12);
-
-// What open sky lights a face with at this hour (Camera.sun): the sky's share, darkening into
-// night, and the sun's, warmer as it sets, times `sunlit`, the share of the sun that reaches the
-// fragment (sun_visibility).
-fn daylight(face: u32, sunlit: f32) -> vec3<f32> {
-    let sun = camera.sun;
-    let sky = sky_ambient(face) * mix(NIGHT_SKY, vec3<f32>(1.0), sun.w);
-    let tint = mix(vec3<f32>(1.0, 0.62, 0.38), vec3<f32>(1.0), smoothstep(0.05, 0.4, sun.y));
-    let direct = max(dot(face_normal(face), sun.xyz), 0.0) * SUN_DIFFUSE * smoothstep(-0.02, 0.15, sun.y);
-    return sky + direct * sunlit * tint;
-}
-
-// How much of the sun reaches this fragment of a face turned towards it: 0 where something lies
-// between it and the sun within the cascades' reach, 1 where nothing does, and between along
-// the filtered edge of a shadow; 1 beyond the outer cascade, faded in over its last 15%
-// (shadow::FADE_SHARE). The fragment reads the inner cascade within its radius, the outer one
-// beyond. It is looked up two texels off its face along the normal, so the face does not
-// shadow itself where the map's texels slope across it.
-fn sun_visibility(in: VertexOut, face: u32) -> f32 {
-    let to_eye = in.anchored - camera.eye;
-    let distance = sqrt(dot(to_eye, to_eye));
-    let outer = camera.shadow_radii.y;
-    if distance >= outer {
-        return 1.0;
-    }
-    let cascade = u32(distance >= camera.shadow_radii.x - 1.0);
-    let texel = select(camera.shadow_radii.z, camera.shadow_radii.w, cascade == 1u);
-    let p = in.anchored + face_normal(face) * (2.0 * texel);
-    let clip = camera.shadow_view_proj[cascade] * vec4<f32>(p, 1.0);
-    let uv = vec2<f32>(clip.x * 0.5 + 0.5, 0.5 - clip.y * 0.5);
-    let lit = textureSampleCompareLevel(shadow_map, shadow_sampler, uv, cascade, clip.z);
-    return mix(lit, 1.0, smoothstep(0.85 * outer, outer, distance));
-}
-
-// How the fragment is lit (linear RGB, before the surface colour): by the sky's light (the
-// daylight of its face, dimmed by the sky light in front of it) or its block light, whichever is
-// brighter per channel, and at least by its own block's emission. With light off
-// (Camera.sky_flags), by the daylight alone, as if everything stood in the open. With shadows
-// on, the sun's share of the daylight is what reaches the fragment.
-fn lighting(in: VertexOut) -> vec3<f32> {
-    let face = face_of(in);
-    var sunlit = 1.0;
-    if (camera.sky_flags & SKY_SHADOWS) != 0u && dot(face_normal(face), camera.sun.xyz) > 0.0 && camera.sun.y > -0.02 {
-        sunlit = sun_visibility(in, face);
-    }
-    let open = daylight(face, sunlit);
-    if (camera.sky_flags & SKY_LIGHT) == 0u {
-        return open;
-    }
-    let b = light_brightness(sampled_light(in));
-    let lit = max(open * b.x, b.y * BLOCK_LIGHT_COLOR * sky_ambient(face) / 0.62);
-    let own = f32((blocks[in.block].y >> 24u) & 15u) / 15.0;
-    return max(lit, vec3<f32>(own));
-}
-
-fn shade(in: VertexOut) -> vec4<f32> {
+// The surface's colour before light and haze: the albedo with the block's jitter and ambient
+// occlusion.
+fn unlit(in: VertexOut) -> vec4<f32> {
     let rgba = albedo(in);
     let occlusion = mix(AO_DARKEST, 1.0, in.ao);
-    var color = rgba.rgb * lighting(in) * block_jitter(in.anchored, face_of(in)) * occlusion;
+    return vec4<f32>(rgba.rgb * block_jitter(in.anchored, face_of(in)) * occlusion, rgba.a);
+}
+
+// The fragment shaded forward: lit and hazed here (the transparent pass).
+fn shade(in: VertexOut) -> vec4<f32> {
+    let rgba = unlit(in);
+    let color = rgba.rgb * lighting(surface_point(in), emission(in));
     return vec4<f32>(atmosphere(color, in.anchored - camera.eye), rgba.a);
+}
+
+// An opaque surface's fragment, lit later by shade.wgsl once per pixel: its unlit colour with
+// its block's emission in alpha, and its surface key (common.wgsl's surface_key).
+struct SurfaceOut {
+    @location(0) color: vec4<f32>,
+    @location(1) key: u32,
 }
 
 // Each fragment shader shades first and discards after, so derivatives are taken while the
@@ -523,7 +357,19 @@ fn shade(in: VertexOut) -> vec4<f32> {
 // derivative has to be taken before the discard either way.)
 
 @fragment
-fn fs_opaque(in: VertexOut) -> @location(0) vec4<f32> {
+fn fs_opaque(in: VertexOut) -> SurfaceOut {
+    let color = unlit(in);
+    if faded_away(in) {
+        discard;
+    }
+    let key = surface_key(in.slot_mip >> 3u, face_of(in), skirt_of(in));
+    return SurfaceOut(vec4<f32>(color.rgb, emission(in)), key);
+}
+
+// An opaque fragment shaded here, into the colour target: the shaded opaque passes' variant for
+// a depth target the shade pass cannot read.
+@fragment
+fn fs_opaque_forward(in: VertexOut) -> @location(0) vec4<f32> {
     let color = shade(in);
     if faded_away(in) {
         discard;
@@ -583,7 +429,7 @@ fn fs_occluded(in: VertexOut) -> @location(0) vec4<f32> {
 // step in light shows as a step in grey. Seams between nodes and levels are judged here.
 @fragment
 fn fs_light(in: VertexOut) -> @location(0) vec4<f32> {
-    let b = light_brightness(sampled_light(in));
+    let b = light_brightness(sampled_light(surface_point(in)));
     if faded_away(in) {
         discard;
     }

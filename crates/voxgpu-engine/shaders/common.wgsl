@@ -499,3 +499,11 @@ fn face_normal(face: u32) -> vec3<f32> {
     let sign = select(-1.0, 1.0, face_is_positive(face));
     return axis_unit(face_axis(face)) * sign;
 }
+
+// An opaque surface's key in the frame's surface target (chunk_draw.wgsl's fs_opaque writes it,
+// shade.wgsl reads it): the node's slot in bits 4.., 1 for a skirt in bit 3, the face in 0..2.
+// SURFACE_NONE (a face of 7, which no face has) where no surface of the frame was drawn.
+const SURFACE_NONE: u32 = 0xffffffffu;
+fn surface_key(slot: u32, face: u32, skirt: u32) -> u32 {
+    return (slot << 4u) | (skirt << 3u) | face;
+}

@@ -27,6 +27,10 @@ pub enum SlotKind {
     ReadWrite,
     /// A 2D float texture read with `textureLoad` (not filterable, no sampler).
     Texture,
+    /// A 2D unsigned-integer texture read with `textureLoad` (`texture_2d<u32>`).
+    UintTexture,
+    /// A 2D `rgba16float` storage texture, written only (`texture_storage_2d<rgba16float, write>`).
+    WriteTexture,
     /// A 2D array depth texture read through a comparison sampler (`texture_depth_2d_array`).
     DepthArray,
     /// A comparison sampler (`sampler_comparison`).
@@ -69,6 +73,16 @@ impl Slot {
         Self { name, kind: SlotKind::Texture, min_size: 0, stages: wgpu::ShaderStages::FRAGMENT }
     }
 
+    /// A fragment-stage 2D unsigned-integer texture.
+    pub const fn uint_texture(name: &'static str) -> Self {
+        Self { name, kind: SlotKind::UintTexture, min_size: 0, stages: wgpu::ShaderStages::FRAGMENT }
+    }
+
+    /// A compute-stage 2D `rgba16float` storage texture, written only.
+    pub const fn write_texture(name: &'static str) -> Self {
+        Self { name, kind: SlotKind::WriteTexture, min_size: 0, stages: wgpu::ShaderStages::COMPUTE }
+    }
+
     /// A fragment-stage 2D array depth texture.
     pub const fn depth_array(name: &'static str) -> Self {
         Self { name, kind: SlotKind::DepthArray, min_size: 0, stages: wgpu::ShaderStages::FRAGMENT }
@@ -98,6 +112,16 @@ impl Slot {
                 sample_type: wgpu::TextureSampleType::Float { filterable: false },
                 view_dimension: wgpu::TextureViewDimension::D2,
                 multisampled: false,
+            },
+            SlotKind::UintTexture => wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Uint,
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            SlotKind::WriteTexture => wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format: wgpu::TextureFormat::Rgba16Float,
+                view_dimension: wgpu::TextureViewDimension::D2,
             },
             SlotKind::DepthArray => wgpu::BindingType::Texture {
                 sample_type: wgpu::TextureSampleType::Depth,

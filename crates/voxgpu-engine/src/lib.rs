@@ -89,6 +89,7 @@ mod buffers;
 mod chunk_pool;
 mod context;
 mod counters;
+mod deferred;
 mod draw;
 mod error;
 mod hiz;
@@ -150,11 +151,14 @@ pub mod low_level {
         crate::light::LIGHT_BINDINGS,
         crate::shadow::SHADOW_CULL_BINDINGS,
         crate::pipelines::DRAW_BINDINGS,
+        crate::deferred::SHADE_BINDINGS,
+        crate::deferred::COMPOSE_BINDINGS,
         crate::quad_pool::GROW_BINDINGS,
         crate::present::PRESENT_BINDINGS,
         crate::timing::COPY_BINDINGS,
     ];
     pub use crate::counters::GpuCounters;
+    pub use crate::deferred::SURFACE_NONE;
     pub use crate::draw::vis;
     pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
     pub use crate::inspect::{GpuChunkMesh, GpuNodeState, StreamVerdict};

@@ -1,6 +1,7 @@
 //! The chunk draw pipelines and their bind group layout, declared explicitly like a C header.
 
 use super::bindings::{BindingTable, Slot};
+use super::deferred::{SURFACE_COLOR_FORMAT, SURFACE_KEY_FORMAT};
 use super::layouts::ChunkMeta;
 use super::render_mode::RasterPass;
 use super::shaders::{CHUNK_DRAW, OUTLINE, SKY, ShaderFile, shader_source};
@@ -81,7 +82,7 @@ pub fn compute_pipeline(
 
 const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
 /// `CameraUniform`'s size in the uniform layout (checked against encase's in a test below).
-const CAMERA_BYTES: u64 = 384;
+pub(crate) const CAMERA_BYTES: u64 = 384;
 
 /// Group 0 of `chunk_draw.wgsl`, shared by the sky and the outline (which read the camera only):
 /// camera, quads, page owners, chunk records, blocks (colour and tiles), the atlas, the tiles'
@@ -110,12 +111,100 @@ pub const DRAW_BINDINGS: BindingTable = BindingTable {
 };
 
 /// One chunk draw pipeline per [`RasterPass`], indexed by [`RasterPass::index`], its dithering
-/// variant for cross-fading nodes where the pass draws them, and the sky.
+/// variant for cross-fading nodes where the pass draws them, and the sky. The shaded opaque
+/// passes write the surface targets; their forward-shaded variants (for a depth target the shade
+/// pass cannot read) are made the first time a frame asks for them.
 pub struct DrawPipelines {
+    maker: Maker,
     passes: Vec<wgpu::RenderPipeline>,
     fading: Vec<Option<wgpu::RenderPipeline>>,
+    /// `[Opaque, OpaqueAfterPrepass]`, each plain and dithering, forward-shaded.
+    forward: std::sync::OnceLock<[[wgpu::RenderPipeline; 2]; 2]>,
     pub sky: wgpu::RenderPipeline,
     pub outline: wgpu::RenderPipeline,
+}
+
+/// What every chunk draw pipeline is made from.
+struct Maker {
+    device: wgpu::Device,
+    module: wgpu::ShaderModule,
+    layout: wgpu::PipelineLayout,
+    lines: bool,
+    color_format: wgpu::TextureFormat,
+}
+
+impl Maker {
+    /// `pass`'s pipeline; `fading`: its dithering variant; `forward`: a shaded opaque pass's
+    /// variant that shades each fragment into the colour target itself.
+    fn make(&self, pass: RasterPass, fading: bool, forward: bool) -> wgpu::RenderPipeline {
+        let target = |format| {
+            Some(wgpu::ColorTargetState {
+                format,
+                blend: pass.blends().then_some(wgpu::BlendState::ALPHA_BLENDING),
+                write_mask: wgpu::ColorWrites::ALL,
+            })
+        };
+        let shaded = [target(self.color_format)];
+        let surfaces = [target(SURFACE_COLOR_FORMAT), target(SURFACE_KEY_FORMAT)];
+        let overlay = pass.is_overlay();
+        let polygon_mode =
+            if overlay && self.lines { wgpu::PolygonMode::Line } else { wgpu::PolygonMode::Fill };
+        let dither = [("FADE_DITHER", f64::from(u8::from(fading || pass.dithers())))];
+        let compilation_options =
+            wgpu::PipelineCompilationOptions { constants: &dither, ..Default::default() };
+        let entry = if forward {
+            Some("fs_opaque_forward")
+        } else if fading {
+            Some(pass.fading_fragment(self.lines))
+        } else {
+            pass.fragment(self.lines)
+        };
+        // The pre-pass's fading variant has a fragment stage (it discards) but no colour.
+        let targets: &[Option<wgpu::ColorTargetState>] = if pass.fragment(self.lines).is_none() {
+            &[]
+        } else if pass.shades_later() && !forward {
+            &surfaces
+        } else {
+            &shaded
+        };
+        self.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(pass.label()),
+            layout: Some(&self.layout),
+            vertex: wgpu::VertexState {
+                module: &self.module,
+                entry_point: Some("vs_main"),
+                compilation_options: compilation_options.clone(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState {
+                cull_mode: pass.cull_mode(),
+                polygon_mode,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(pass.writes_depth()),
+                depth_compare: Some(pass.depth_compare()),
+                stencil: Default::default(),
+                // Pulled towards the eye (reverse-Z: a positive bias), so edges win over the
+                // filled faces they lie on.
+                bias: if overlay {
+                    wgpu::DepthBiasState { constant: 2, slope_scale: 1.0, clamp: 0.0 }
+                } else {
+                    Default::default()
+                },
+            }),
+            multisample: Default::default(),
+            fragment: entry.map(|entry| wgpu::FragmentState {
+                module: &self.module,
+                entry_point: Some(entry),
+                compilation_options,
+                targets,
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
+    }
 }
 
 impl DrawPipelines {
@@ -138,60 +227,6 @@ impl DrawPipelines {
             bind_group_layouts: &[Some(layout)],
             immediate_size: 0,
         });
-        let make = |pass: RasterPass, fading: bool| {
-            let targets = [Some(wgpu::ColorTargetState {
-                format: color_format,
-                blend: pass.blends().then_some(wgpu::BlendState::ALPHA_BLENDING),
-                write_mask: wgpu::ColorWrites::ALL,
-            })];
-            let overlay = pass.is_overlay();
-            let polygon_mode =
-                if overlay && lines { wgpu::PolygonMode::Line } else { wgpu::PolygonMode::Fill };
-            let dither = [("FADE_DITHER", f64::from(u8::from(fading || pass.dithers())))];
-            let compilation_options =
-                wgpu::PipelineCompilationOptions { constants: &dither, ..Default::default() };
-            let entry = if fading { Some(pass.fading_fragment(lines)) } else { pass.fragment(lines) };
-            // The pre-pass's fading variant has a fragment stage (it discards) but no colour.
-            let targets: &[Option<wgpu::ColorTargetState>] =
-                if pass.fragment(lines).is_none() { &[] } else { &targets };
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(pass.label()),
-                layout: Some(&pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: compilation_options.clone(),
-                    buffers: &[],
-                },
-                primitive: wgpu::PrimitiveState {
-                    cull_mode: pass.cull_mode(),
-                    polygon_mode,
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(pass.writes_depth()),
-                    depth_compare: Some(pass.depth_compare()),
-                    stencil: Default::default(),
-                    // Pulled towards the eye (reverse-Z: a positive bias), so edges win over the
-                    // filled faces they lie on.
-                    bias: if overlay {
-                        wgpu::DepthBiasState { constant: 2, slope_scale: 1.0, clamp: 0.0 }
-                    } else {
-                        Default::default()
-                    },
-                }),
-                multisample: Default::default(),
-                fragment: entry.map(|entry| wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options,
-                    targets,
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
         let simple = |file: ShaderFile, topology, depth_compare| {
             simple_pipeline(device, &pipeline_layout, file, topology, depth_compare, color_format)
         };
@@ -199,29 +234,43 @@ impl DrawPipelines {
         let sky = simple(SKY, wgpu::PrimitiveTopology::TriangleList, wgpu::CompareFunction::Equal);
         // Reverse-Z; the box is inflated, so its edges lie just in front of the faces.
         let outline = simple(OUTLINE, wgpu::PrimitiveTopology::LineList, wgpu::CompareFunction::GreaterEqual);
+        let maker = Maker { device: device.clone(), module, layout: pipeline_layout, lines, color_format };
         Self {
-            passes: RasterPass::ALL.map(|pass| make(pass, false)).into(),
-            fading: RasterPass::ALL.map(|pass| pass.draws_fading().then(|| make(pass, true))).into(),
+            passes: RasterPass::ALL.map(|pass| maker.make(pass, false, false)).into(),
+            fading: RasterPass::ALL
+                .map(|pass| pass.draws_fading().then(|| maker.make(pass, true, false)))
+                .into(),
+            forward: std::sync::OnceLock::new(),
+            maker,
             sky,
             outline,
         }
     }
 
-    pub fn get(&self, pass: RasterPass) -> &wgpu::RenderPipeline {
-        &self.passes[pass.index()]
-    }
-
-    /// The variant of `pass`'s pipeline that draws cross-fading nodes through the dither, where
-    /// the pass draws them ([`RasterPass::draws_fading`]).
-    pub fn fading(&self, pass: RasterPass) -> Option<&wgpu::RenderPipeline> {
-        self.fading[pass.index()].as_ref()
+    /// `pass`'s pipeline and, where the pass draws cross-fading nodes, its dithering variant
+    /// ([`RasterPass::draws_fading`]); for a shaded opaque pass with `forward`, the variants that
+    /// shade into the colour target rather than the surface targets.
+    pub fn get(
+        &self,
+        pass: RasterPass,
+        forward: bool,
+    ) -> (&wgpu::RenderPipeline, Option<&wgpu::RenderPipeline>) {
+        if forward && pass.shades_later() {
+            let forward = self.forward.get_or_init(|| {
+                [RasterPass::Opaque, RasterPass::OpaqueAfterPrepass]
+                    .map(|pass| [false, true].map(|fading| self.maker.make(pass, fading, true)))
+            });
+            let [plain, fading] = &forward[usize::from(pass == RasterPass::OpaqueAfterPrepass)];
+            return (plain, Some(fading));
+        }
+        (&self.passes[pass.index()], self.fading[pass.index()].as_ref())
     }
 }
 
 /// A pipeline of one shader file with entry points `vs_<name>` and `fs_<name>` (the file's stem),
 /// no vertex buffers, depth tested with `depth_compare` and never written, colour unblended: the
 /// sky and the selection outline.
-fn simple_pipeline(
+pub(crate) fn simple_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     file: ShaderFile,

@@ -79,6 +79,10 @@ pub mod stage {
     pub const DRAW_DEPTH_PREPASS: &str = "draw.depth_prepass";
     /// The shaded opaque pass (with or without the pre-pass before it).
     pub const DRAW_OPAQUE: &str = "draw.opaque";
+    /// The opaque surfaces lit and hazed, once per pixel, in compute (`shaders/shade.wgsl`).
+    pub const DRAW_SHADE: &str = "draw.shade";
+    /// The shaded opaque surfaces copied into the colour target, then the sky.
+    pub const DRAW_COMPOSE: &str = "draw.compose";
     /// The blended transparent pass.
     pub const DRAW_TRANSPARENT: &str = "draw.transparent";
     /// The selected block's outline, when a block is selected.

@@ -141,6 +141,12 @@ impl RasterPass {
         self.lists().contains(&1)
     }
 
+    /// Whether the pass writes the surface targets (unlit colour and surface key) for the shade
+    /// pass to light once per pixel, rather than shaded colour: the shaded opaque passes.
+    pub fn shades_later(self) -> bool {
+        matches!(self, RasterPass::Opaque | RasterPass::OpaqueAfterPrepass)
+    }
+
     /// Whether the pipeline alpha-blends its colour: only the transparent pass.
     pub fn blends(self) -> bool {
         self == RasterPass::Transparent

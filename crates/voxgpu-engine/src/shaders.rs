@@ -26,7 +26,13 @@ macro_rules! shader {
 pub const COMMON: ShaderFile = shader!("common.wgsl");
 /// Walking neighbour links (`slot_at`), for shaders that declare `links`.
 pub const CHUNK_LINKS: ShaderFile = shader!("chunk_links.wgsl");
-pub const CHUNK_DRAW: ShaderFile = shader!("chunk_draw.wgsl");
+/// Light, shadow and haze of a surface point, included by `chunk_draw.wgsl` and `shade.wgsl`.
+pub const LIGHTING: ShaderFile = shader!("lighting.wgsl");
+pub const CHUNK_DRAW: ShaderFile = shader!("chunk_draw.wgsl", LIGHTING);
+/// The opaque surfaces' shading, once per pixel in compute.
+pub const SHADE: ShaderFile = shader!("shade.wgsl", LIGHTING);
+/// The shaded opaque surfaces into the colour target.
+pub const COMPOSE: ShaderFile = shader!("compose.wgsl");
 pub const MESH_COLLECT: ShaderFile = shader!("mesh_collect.wgsl");
 pub const MESH_RELEASE: ShaderFile = shader!("mesh_release.wgsl");
 /// The mesher's build steps (planes, halo, skirt rows), included by `mesh.wgsl`.
@@ -61,8 +67,10 @@ pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 18] = [
+pub const SHADERS: [ShaderFile; 20] = [
     CHUNK_DRAW,
+    SHADE,
+    COMPOSE,
     SKY,
     OUTLINE,
     PRESENT,

@@ -305,6 +305,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("TILE_SIZE", voxgpu_core::voxel::TILE_SIZE as u32),
         ("ATLAS_COLUMNS", voxgpu_core::voxel::ATLAS_COLUMNS as u32),
         ("TILE_PLAIN", voxgpu_core::voxel::Tile::Plain as u32),
+        ("SURFACE_NONE", voxgpu_engine::low_level::SURFACE_NONE),
     ] {
         assert_eq!(u32_constant(&common(), name), rust, "{name}");
     }
@@ -370,6 +371,18 @@ fn binding_mismatches(table: &BindingTable, shader: ShaderFile, partial: bool) -
                     SlotKind::DepthArray
                 }
                 naga::TypeInner::Sampler { comparison: true } => SlotKind::Comparison,
+                naga::TypeInner::Image {
+                    class: naga::ImageClass::Sampled { kind: naga::ScalarKind::Uint, .. },
+                    ..
+                } => SlotKind::UintTexture,
+                naga::TypeInner::Image {
+                    class:
+                        naga::ImageClass::Storage {
+                            format: naga::StorageFormat::Rgba16Float,
+                            access: naga::StorageAccess::STORE,
+                        },
+                    ..
+                } => SlotKind::WriteTexture,
                 _ => SlotKind::Texture,
             },
             other => {
@@ -380,7 +393,7 @@ fn binding_mismatches(table: &BindingTable, shader: ShaderFile, partial: bool) -
         if slot.kind != kind {
             errors.push(format!("{at}: {} declares {:?}, the shader {kind:?}", table.label, slot.kind));
         }
-        let handle = matches!(kind, SlotKind::Texture | SlotKind::DepthArray | SlotKind::Comparison);
+        let handle = !matches!(kind, SlotKind::Uniform | SlotKind::ReadOnly | SlotKind::ReadWrite);
         let needed = if handle { 0 } else { layouter[global.ty].size as u64 };
         if slot.min_size < needed {
             errors.push(format!(

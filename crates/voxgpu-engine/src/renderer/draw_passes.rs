@@ -5,6 +5,7 @@ use super::passes::Passes;
 use super::{RendererOptions, Targets};
 use crate::draw::{CountingPass, DrawSubmission, LIST_FADING, OPAQUE_LISTS};
 use crate::profiling::{render_pass, scope, stage};
+use crate::render_mode::RasterPass;
 
 /// Which of a frame's draws a [`Passes::record_draw`] records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,19 +70,38 @@ impl Passes {
         let parent_stage = if first_phase { stage::DRAW_FIRST } else { stage::DRAW };
         scope(profiler, encoder, parent_stage, |encoder, parent| {
             let mut commands = 0;
-            let (mut depth_cleared, mut color_done) = (!clears, false);
             // The first phase draws only what gives the pyramid its depth: the opaque lists.
             let rasters = options.mode.passes(options.depth_prepass);
+            let (mut depth_cleared, mut color_done) = (!clears, false);
+            // The colour target is cleared by the frame's first pass that writes it: in the first
+            // phase only a debug view's pass does (the shaded opaque pass writes the surface
+            // targets), so a second phase after none clears it.
+            let writes_color =
+                |r: &RasterPass| r.fragment(false).is_some() && !(r.shades_later() && self.shade_per_pixel);
+            let color_clears = targets.clear
+                && (phase != DrawPhase::Second
+                    || !rasters.iter().filter(|r| r.draws_fading()).any(writes_color));
+            // The surface targets are the renderer's own: cleared by a frame's first opaque pass
+            // whether or not the caller's targets are.
+            let surfaces_clear = phase != DrawPhase::Second;
             for &raster in rasters.iter().filter(|r| !first_phase || r.draws_fading()) {
                 // The pre-pass has no fragment stage and so no colour attachment; the colour is
-                // cleared by the first pass that has one, and the sky ends that pass.
+                // cleared by the first pass that writes it, and the sky ends that pass.
                 let depth_only = raster.fragment(false).is_none();
-                let first_color = !depth_only && !color_done;
+                let surfaces = raster.shades_later() && self.shade_per_pixel;
+                let first_color = !depth_only && !surfaces && !color_done;
                 color_done |= first_color;
-                let attachments = color(first_color && clears);
+                let attachments = color(first_color && color_clears);
+                let surface_attachments = self.deferred.attachments(surfaces_clear);
                 let label = if first_phase { raster.first_phase_label() } else { raster.label() };
                 let descriptor = wgpu::RenderPassDescriptor {
-                    color_attachments: if depth_only { &[] } else { &attachments },
+                    color_attachments: if depth_only {
+                        &[]
+                    } else if surfaces {
+                        &surface_attachments
+                    } else {
+                        &attachments
+                    },
                     ..pass_descriptor(label, !depth_cleared)
                 };
                 depth_cleared = true;
@@ -90,7 +110,8 @@ impl Passes {
                     let mut pass = CountingPass::new(pass);
                     pass.set_bind_group(0, draw);
                     pass.set_index_buffer(self.index_buffer());
-                    pass.set_pipeline(self.pipelines().get(raster));
+                    let (pipeline, fading) = self.pipelines().get(raster, !self.shade_per_pixel);
+                    pass.set_pipeline(pipeline);
                     for &list in raster.lists().iter().filter(|&&l| !first_phase || l != 1) {
                         // The opaque list is its distance bands, nearest first.
                         let bands: &[u32] = if list == 0 { &OPAQUE_LISTS } else { &[list] };
@@ -99,7 +120,7 @@ impl Passes {
                         }
                     }
                     // The opaque faces of nodes cross-fading between levels, dithered.
-                    if let Some(fading) = self.pipelines().fading(raster) {
+                    if let Some(fading) = fading {
                         pass.set_pipeline(fading);
                         self.draws.draw(&mut pass, submission, LIST_FADING);
                     }
@@ -111,6 +132,38 @@ impl Passes {
                     }
                     pass.commands
                 });
+                // The opaque surfaces drawn, they are shaded once per pixel and composed into
+                // the colour target: the frame's first colour pass, which the sky ends.
+                if surfaces && !first_phase {
+                    self.deferred.record_shade(encoder, profiler, parent);
+                    let first_color = !color_done;
+                    color_done = true;
+                    let attachments = color(first_color && color_clears);
+                    let descriptor = wgpu::RenderPassDescriptor {
+                        color_attachments: &attachments,
+                        ..pass_descriptor(stage::DRAW_COMPOSE, !depth_cleared)
+                    };
+                    let sky_here = first_color && options.procedural_sky;
+                    commands += render_pass(
+                        profiler,
+                        encoder,
+                        Some(parent),
+                        stage::DRAW_COMPOSE,
+                        descriptor,
+                        |pass| {
+                            let mut pass = CountingPass::new(pass);
+                            pass.set_bind_group(0, self.deferred.compose_group());
+                            pass.set_pipeline(&self.deferred.compose);
+                            pass.draw(0..3);
+                            if sky_here {
+                                pass.set_bind_group(0, draw);
+                                pass.set_pipeline(&self.pipelines().sky);
+                                pass.draw(0..3);
+                            }
+                            pass.commands
+                        },
+                    );
+                }
             }
             if options.selection.is_some() && !first_phase {
                 let attachments = color(false);

@@ -132,6 +132,7 @@ impl Renderer {
         }
         // With occlusion culling: the streams seen last frame are drawn first, the depth pyramid
         // is built from their depth, and the cull pass tests the rest against it.
+        passes.bind_deferred(&gpu.device, &self.resident, targets.depth);
         let occlusion = passes.occlusion_frame(view, options, targets.depth);
         passes.write_cull(&gpu.queue, &camera, view, options, gpu.submission, occlusion);
         let mut commands = 0;

@@ -18,6 +18,7 @@ use super::{Culling, RendererOptions};
 use crate::Capabilities;
 use crate::bindings::Resources;
 use crate::counters::CounterSources;
+use crate::deferred::Deferred;
 use crate::draw::{CullBindGroups, DrawLists, DrawSubmission, quad_indices};
 use crate::hiz::Pyramid;
 use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET, work_header};
@@ -137,6 +138,11 @@ pub(crate) struct Passes {
     pub draws: DrawLists,
     /// The depth pyramid occlusion culling tests against.
     pub pyramid: Pyramid,
+    /// The opaque surfaces' targets and their shading once per pixel.
+    pub deferred: Deferred,
+    /// This frame's opaque surfaces are shaded once per pixel (its depth target can be read);
+    /// otherwise forward, each fragment as it is drawn.
+    pub shade_per_pixel: bool,
     light: LightPass,
     shadow: ShadowPass,
     pipelines: DrawPipelines,
@@ -175,6 +181,8 @@ impl Passes {
             split_pairs: if device_type == wgpu::DeviceType::Cpu { 0 } else { crate::MESH_SPLIT_PAIRS },
             mesher: Mesher::new(device, caps.subgroups),
             pyramid: Pyramid::new(device, queue, options.size()),
+            deferred: Deferred::new(device, options.size(), options.color_format),
+            shade_per_pixel: false,
             light: LightPass::new(device, queue, registry),
             shadow: ShadowPass::new(device, &draw_layout, draws.capacity),
             draws,
@@ -277,6 +285,23 @@ impl Passes {
             .texture("shadow_map", self.shadow.map_view())
             .sampler("shadow_sampler", &self.shadow.sampler);
         self.draws.resources(self.lod.resources(resources))
+    }
+
+    /// Readies the shade pass for this frame's `depth` view: the surface targets its size, the
+    /// shade and compose bind groups made over it, unless they are. A depth target without
+    /// `TEXTURE_BINDING` usage cannot be read: that frame's opaque surfaces are shaded forward.
+    pub fn bind_deferred(&mut self, device: &wgpu::Device, resident: &Residency, depth: &wgpu::TextureView) {
+        let texture = depth.texture();
+        self.shade_per_pixel = texture.usage().contains(wgpu::TextureUsages::TEXTURE_BINDING);
+        if !self.shade_per_pixel {
+            return;
+        }
+        self.deferred.ensure(device, (texture.width(), texture.height()));
+        let key = (resident.pool.generation, self.shadow.generation);
+        if !self.deferred.is_bound(key, depth) {
+            let groups = self.deferred.make_groups(device, self.resources(resident), key, depth);
+            self.deferred.set_groups(groups);
+        }
     }
 
     fn bind(&self, device: &wgpu::Device, resident: &Residency, key: BindKey) -> Bound {

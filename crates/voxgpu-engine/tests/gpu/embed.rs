@@ -182,3 +182,63 @@ fn options_sky() -> Vec3 {
     let encode = |c: f32| if c <= 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
     Vec3::new(encode(linear.x), encode(linear.y), encode(linear.z))
 }
+
+/// The opaque surfaces shaded once per pixel (the frame's depth target can be read) and shaded
+/// forward, each fragment as it is drawn (a render-attachment-only depth target, as a game may
+/// make), are the same frame: terrain with water and trees at sunset, light and shadows on. The
+/// per-pixel path rounds the unlit colour to 8 bits before light, so a channel may differ by a
+/// step or two; a wrong position, face, node or light read differs by far more.
+#[test]
+fn a_depth_target_that_cannot_be_read_shades_forward_to_the_same_frame() {
+    let world = voxgpu_test_kit::generated(
+        &voxgpu_worlds::worldgen::WorldSource::Terrain,
+        &voxgpu_worlds::worldgen::WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 3 },
+    );
+    let camera = Camera::look_at(Vec3::new(-20.0, 100.0, -30.0), Vec3::new(40.0, 70.0, 30.0));
+    for (name, device, queue) in devices() {
+        let options = RendererOptions {
+            shadows: Some(true),
+            time_of_day: 17.2,
+            procedural_sky: false,
+            ..RendererOptions::new(W, H, 400.0)
+        };
+        let mut frames = Vec::new();
+        for depth_usage in [wgpu::TextureUsages::TEXTURE_BINDING, wgpu::TextureUsages::empty()] {
+            let mut voxels =
+                Renderer::new(&device, &queue, options.clone(), &world.registry).expect("renderer");
+            for pos in world.sorted_positions() {
+                voxels.insert_chunk(pos, Arc::clone(world.chunk(pos).expect("listed"))).expect("chunk");
+            }
+            let color = texture(
+                &device,
+                COLOR_FORMAT,
+                wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            );
+            let depth = texture(&device, DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT | depth_usage);
+            let (color_view, depth_view) =
+                (color.create_view(&Default::default()), depth.create_view(&Default::default()));
+            let targets = Targets { color: &color_view, depth: &depth_view, clear: true };
+            voxels.settle(&camera, &targets).expect("the terrain meshes");
+            frames.push(read(&device, &queue, &color));
+        }
+        let (per_pixel, forward) = (&frames[0], &frames[1]);
+        let differences: Vec<u8> = per_pixel.iter().zip(forward).map(|(a, b)| a.abs_diff(*b)).collect();
+        let largest = differences.iter().copied().max().unwrap_or(0);
+        let off = differences.iter().filter(|&&d| d > 0).count();
+        eprintln!("{name}: channels differing {off} of {} (largest {largest})", differences.len());
+        if largest > 2 {
+            let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/output");
+            std::fs::create_dir_all(&out).expect("tests/output");
+            for (frame, which) in [(per_pixel, "per-pixel"), (forward, "forward")] {
+                let image = image::RgbaImage::from_raw(W, H, frame.clone()).expect("W × H × 4 bytes");
+                image.save(out.join(format!("shading-{which}.png"))).expect("saved");
+            }
+        }
+        assert!(largest <= 2, "{name}: a channel differs by {largest}; see tests/output/shading-*.png");
+        // The frame is mostly terrain (not only sky), so the comparison covers shading.
+        let sky = (options_sky() * 255.0).round();
+        let ground =
+            per_pixel.chunks_exact(4).filter(|c| (0..3).any(|i| (c[i] as f32 - sky[i]).abs() > 40.0)).count();
+        assert!(ground > (W * H / 2) as usize, "{name}: only {ground} pixels of terrain");
+    }
+}

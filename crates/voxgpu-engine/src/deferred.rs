@@ -1,0 +1,234 @@
+//! The opaque surfaces are lit once per pixel, in compute. The opaque passes write each pixel's
+//! unlit colour and a surface key (node slot, face, skirt) into the frame's surface targets;
+//! `shade` (`shaders/shade.wgsl`) finds each pixel's position from the depth target, lights and
+//! hazes it as the forward passes would (`shaders/lighting.wgsl`) into `lit`, and `compose`
+//! (`shaders/compose.wgsl`) copies `lit` into the caller's colour target, leaving every pixel no
+//! opaque surface covers as it was. The transparent passes stay forward-shaded over it.
+//!
+//! Why: a fragment's light (four cells of the light pool, a link walk at node borders) and its
+//! shadow lookups cost the rasteriser's shader units once per drawn fragment, overdraw included;
+//! in compute they run once per pixel on every unit the adapter has.
+//!
+//! Invariants:
+//! - the surface targets and `lit` are the frame's size ([`Deferred::ensure`]); a new size
+//!   replaces them and bumps `generation`;
+//! - the bind groups are remade whenever a buffer or view they bind is replaced: the chunk pool's
+//!   and shadow pass's generations, this pass's own, and the depth view (`Deferred::bind`).
+
+use crate::bindings::{BindingTable, Resources, Slot};
+use crate::layouts::ChunkMeta;
+use crate::pipelines::{compute_pipeline, simple_pipeline};
+use crate::profiling::{compute_pass, stage};
+use crate::shaders::{COMPOSE, SHADE, shader_source};
+use wgpu_profiler::{GpuProfiler, GpuProfilerQuery};
+
+/// The surface key of a pixel no opaque surface was drawn to (`SURFACE_NONE` in
+/// `shaders/common.wgsl`): the surface key target's clear value.
+pub const SURFACE_NONE: u32 = u32::MAX;
+/// The unlit colour target: sRGB, so its 8 bits are spent as the final colour's are; the block's
+/// emission (0..15 / 15, exact in 8 bits) in alpha.
+pub const SURFACE_COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// The surface key target.
+pub const SURFACE_KEY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Uint;
+/// The shaded colour: linear, half floats (a storage format every WebGPU adapter writes).
+const LIT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
+
+const COMPUTE: wgpu::ShaderStages = wgpu::ShaderStages::COMPUTE;
+
+/// `shade.wgsl`: the surfaces, the depth, what lighting reads, and `lit`. Four storage buffers.
+pub const SHADE_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.shade",
+    shaders: &[SHADE],
+    partial_shaders: &[],
+    slots: &[
+        Slot::uniform("camera", crate::pipelines::CAMERA_BYTES),
+        Slot::read("chunks", size_of::<ChunkMeta>() as u64),
+        Slot::read("light", 4),
+        Slot::read("links", 4),
+        Slot::depth_array("shadow_map").seen_by(COMPUTE),
+        Slot::comparison("shadow_sampler").seen_by(COMPUTE),
+        Slot::texture("surface_colors").seen_by(COMPUTE),
+        Slot::uint_texture("surface_keys").seen_by(COMPUTE),
+        Slot::texture("depth").seen_by(COMPUTE),
+        Slot::write_texture("lit"),
+    ],
+};
+
+/// `compose.wgsl`: the shaded colour.
+pub const COMPOSE_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.compose",
+    shaders: &[COMPOSE],
+    partial_shaders: &[],
+    slots: &[Slot::texture("lit")],
+};
+
+/// What the bind groups were made over: the chunk pool's and the shadow pass's generations.
+pub type DeferredKey = (u64, u64);
+
+/// The surface targets, `lit`, and the two passes over them.
+pub struct Deferred {
+    /// The frame size the targets have.
+    frame: (u32, u32),
+    surface_color: wgpu::TextureView,
+    surface_key: wgpu::TextureView,
+    lit: wgpu::TextureView,
+    /// Bumped whenever the targets are replaced.
+    generation: u64,
+    shade: wgpu::ComputePipeline,
+    shade_layout: wgpu::BindGroupLayout,
+    pub compose: wgpu::RenderPipeline,
+    compose_layout: wgpu::BindGroupLayout,
+    groups: Option<Groups>,
+}
+
+/// The bind groups, and what they were made over.
+pub struct Groups {
+    depth: wgpu::TextureView,
+    key: (DeferredKey, u64),
+    shade: wgpu::BindGroup,
+    compose: wgpu::BindGroup,
+}
+
+fn target(
+    device: &wgpu::Device,
+    label: &str,
+    (width, height): (u32, u32),
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::TextureView {
+    device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage,
+            view_formats: &[],
+        })
+        .create_view(&Default::default())
+}
+
+impl Deferred {
+    /// The passes, and targets for a `frame` of pixels; `color_format` is the colour target's.
+    pub fn new(device: &wgpu::Device, frame: (u32, u32), color_format: wgpu::TextureFormat) -> Self {
+        let shade_layout = SHADE_BINDINGS.layout(device);
+        let compose_layout = COMPOSE_BINDINGS.layout(device);
+        let compose_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("voxgpu.compose"),
+            bind_group_layouts: &[Some(&compose_layout)],
+            immediate_size: 0,
+        });
+        let (surface_color, surface_key, lit) = Self::targets(device, frame);
+        Self {
+            frame,
+            surface_color,
+            surface_key,
+            lit,
+            generation: 0,
+            shade: compute_pipeline(device, "voxgpu.shade", &shade_layout, &shader_source(SHADE), "shade"),
+            shade_layout,
+            // Every pixel is written where the shaded colour has one; depth is neither tested
+            // nor written.
+            compose: simple_pipeline(
+                device,
+                &compose_pipeline_layout,
+                COMPOSE,
+                wgpu::PrimitiveTopology::TriangleList,
+                wgpu::CompareFunction::Always,
+                color_format,
+            ),
+            compose_layout,
+            groups: None,
+        }
+    }
+
+    fn targets(
+        device: &wgpu::Device,
+        frame: (u32, u32),
+    ) -> (wgpu::TextureView, wgpu::TextureView, wgpu::TextureView) {
+        let drawn = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING;
+        let stored = wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::TEXTURE_BINDING;
+        (
+            target(device, "voxgpu.surface.color", frame, SURFACE_COLOR_FORMAT, drawn),
+            target(device, "voxgpu.surface.key", frame, SURFACE_KEY_FORMAT, drawn),
+            target(device, "voxgpu.surface.lit", frame, LIT_FORMAT, stored),
+        )
+    }
+
+    /// Makes the targets a `frame` of pixels.
+    pub fn ensure(&mut self, device: &wgpu::Device, frame: (u32, u32)) {
+        if frame != self.frame {
+            (self.surface_color, self.surface_key, self.lit) = Self::targets(device, frame);
+            self.frame = frame;
+            self.generation += 1;
+        }
+    }
+
+    /// Whether the bind groups are those for `key` and `depth`.
+    pub fn is_bound(&self, key: DeferredKey, depth: &wgpu::TextureView) -> bool {
+        self.groups.as_ref().is_some_and(|g| g.key == (key, self.generation) && &g.depth == depth)
+    }
+
+    /// The bind groups over `resources` (the frame's, which name the shade pass's buffers and
+    /// the shadow map) and `depth`, made for `key`; [`Deferred::set_groups`] keeps them.
+    pub fn make_groups(
+        &self,
+        device: &wgpu::Device,
+        resources: Resources,
+        key: DeferredKey,
+        depth: &wgpu::TextureView,
+    ) -> Groups {
+        let resources = resources
+            .texture("surface_colors", &self.surface_color)
+            .texture("surface_keys", &self.surface_key)
+            .texture("depth", depth)
+            .texture("lit", &self.lit);
+        let shade = SHADE_BINDINGS.bind_group(device, &self.shade_layout, &resources);
+        let compose = COMPOSE_BINDINGS.bind_group(device, &self.compose_layout, &resources);
+        Groups { depth: depth.clone(), key: (key, self.generation), shade, compose }
+    }
+
+    pub fn set_groups(&mut self, groups: Groups) {
+        self.groups = Some(groups);
+    }
+
+    /// The colour attachments of an opaque pass: the surface targets, cleared (the colour to 0,
+    /// the key to [`SURFACE_NONE`]) when `clear`.
+    pub fn attachments(&self, clear: bool) -> [Option<wgpu::RenderPassColorAttachment<'_>>; 2] {
+        let attachment = |view, color| {
+            Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: if clear { wgpu::LoadOp::Clear(color) } else { wgpu::LoadOp::Load },
+                    store: wgpu::StoreOp::Store,
+                },
+            })
+        };
+        let none = wgpu::Color { r: f64::from(SURFACE_NONE), g: 0.0, b: 0.0, a: 0.0 };
+        [attachment(&self.surface_color, wgpu::Color::TRANSPARENT), attachment(&self.surface_key, none)]
+    }
+
+    /// Records the shade pass under `parent`. Needs [`Deferred::bind`] for this frame's depth.
+    pub fn record_shade(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &GpuProfiler,
+        parent: &GpuProfilerQuery,
+    ) {
+        let groups = self.groups.as_ref().expect("bound before the frame's draws");
+        compute_pass(profiler, encoder, Some(parent), stage::DRAW_SHADE, |pass| {
+            pass.set_pipeline(&self.shade);
+            pass.set_bind_group(0, &groups.shade, &[]);
+            pass.dispatch_workgroups(self.frame.0.div_ceil(8), self.frame.1.div_ceil(8), 1);
+        });
+    }
+
+    /// The compose pass's bind group.
+    pub fn compose_group(&self) -> &wgpu::BindGroup {
+        &self.groups.as_ref().expect("bound before the frame's draws").compose
+    }
+}
