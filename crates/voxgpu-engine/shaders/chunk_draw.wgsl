@@ -345,8 +345,8 @@ fn shade(in: VertexOut) -> vec4<f32> {
     return vec4<f32>(atmosphere(color, in.anchored - camera.eye), rgba.a);
 }
 
-// An opaque surface's fragment, lit later by shade.wgsl once per pixel: its unlit colour with
-// its block's emission in alpha, and its surface key (common.wgsl's surface_key).
+// An opaque surface's fragment, lit later by shade.wgsl once per pixel: its unlit colour (times
+// UNLIT_SCALE) with its block's emission in alpha, and its surface key (common.wgsl's surface_key).
 struct SurfaceOut {
     @location(0) color: vec4<f32>,
     @location(1) key: u32,
@@ -363,7 +363,7 @@ fn fs_opaque(in: VertexOut) -> SurfaceOut {
         discard;
     }
     let key = surface_key(in.slot_mip >> 3u, face_of(in), skirt_of(in));
-    return SurfaceOut(vec4<f32>(color.rgb, emission(in)), key);
+    return SurfaceOut(vec4<f32>(color.rgb * UNLIT_SCALE, emission(in)), key);
 }
 
 // An opaque fragment shaded here, into the colour target: the shaded opaque passes' variant for

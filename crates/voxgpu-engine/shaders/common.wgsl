@@ -355,7 +355,8 @@ struct Camera {
     sky_color: vec3<f32>,
     // Distance from the eye in blocks where the haze reaches the sky.
     fog_end: f32,
-    // Clip space to view directions in world axes (the view's rotation alone), for the sky.
+    // Clip space to view directions in world axes (the view's rotation alone): the sky's view
+    // rays, and shade.wgsl's positions from depth (measured from the eye).
     inv_rotation_proj: mat4x4<f32>,
     // The selected block's min corner measured from `anchor` (xyz) and 1 in w when one is
     // selected.
@@ -502,8 +503,12 @@ fn face_normal(face: u32) -> vec3<f32> {
 
 // An opaque surface's key in the frame's surface target (chunk_draw.wgsl's fs_opaque writes it,
 // shade.wgsl reads it): the node's slot in bits 4.., 1 for a skirt in bit 3, the face in 0..2.
-// SURFACE_NONE (a face of 7, which no face has) where no surface of the frame was drawn.
-const SURFACE_NONE: u32 = 0xffffffffu;
+// SURFACE_NONE (slot 0 with a face of 7, which no face has) where no surface of the frame was
+// drawn.
+const SURFACE_NONE: u32 = 7u;
+// The unlit colour is stored times this, so the brightest (a white block's 1 times its jitter of
+// up to 1.06) stays below 1 in its 8-bit target; shade.wgsl divides it out.
+const UNLIT_SCALE: f32 = 0.9375;
 fn surface_key(slot: u32, face: u32, skirt: u32) -> u32 {
     return (slot << 4u) | (skirt << 3u) | face;
 }

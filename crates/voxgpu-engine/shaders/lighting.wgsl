@@ -1,5 +1,5 @@
 // Light, shadow and haze of a point on a surface: shared by the forward-shaded passes
-// (chunk_draw.wgsl: the transparent quads, the light view) and the opaque surfaces' shading pass
+// (chunk_draw.wgsl: the transparent quads, the light view, fs_opaque_forward) and the opaque surfaces' shading pass
 // (shade.wgsl), which both read them the same way.
 //
 // Reads the globals its includer declares under these names: camera, light (the light pool,

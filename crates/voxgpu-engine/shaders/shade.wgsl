@@ -5,7 +5,7 @@
 //
 // Reads:  camera, chunks (each slot's origin, level and mip), light and links (the light in
 //         front of each surface), shadow_map and shadow_sampler (the sun's shadows),
-//         surface_colors (unlit RGB, the block's emission in alpha), surface_keys, depth.
+//         surface_colors (unlit RGB times UNLIT_SCALE, the block's emission in alpha), surface_keys, depth.
 // Writes: lit, every pixel: the shaded colour (linear RGB, alpha 1), or 0 where no opaque
 //         surface was drawn (compose.wgsl then leaves the pixel as it is).
 // Dispatch: (width / 8, height / 8) workgroups of 8 × 8, one invocation per pixel.
@@ -49,6 +49,6 @@ fn shade(@builtin(global_invocation_id) id: vec3<u32>) {
     let record = chunks[slot];
     let point = SurfacePoint(camera.eye + to_surface, key & 7u, slot, record.lod - record.node_level, record.lod, record.origin);
     let surface = textureLoad(surface_colors, id.xy, 0);
-    let color = surface.rgb * lighting(point, surface.a);
+    let color = surface.rgb / UNLIT_SCALE * lighting(point, surface.a);
     textureStore(lit, id.xy, vec4<f32>(atmosphere(color, to_surface), 1.0));
 }

@@ -2,7 +2,7 @@
 // drawn (depth still at its clear value, 0 in reverse-Z). The gradient of common.wgsl
 // `sky_gradient` (which the haze fades distant surfaces to, so the terrain's end is the sky
 // behind it) and the sun's disc, both following the time of day (Camera.sun); the sun also lights the faces
-// (chunk_draw.wgsl `lighting`).
+// (lighting.wgsl `lighting`).
 //
 // Reads:  camera (inverse of the projection and the view's rotation, sky colour). The sky
 //         depends on where the camera looks, never on where it is.

@@ -109,6 +109,10 @@ pub fn required_limits(adapter: &wgpu::Limits) -> Result<wgpu::Limits, String> {
             adapter.max_storage_buffers_per_shader_stage
         ));
     }
+    // The shade pass writes the opaque surfaces' shaded colour to a storage texture.
+    if adapter.max_storage_textures_per_shader_stage < 1 {
+        return Err("a storage texture per shader stage for shading the surfaces (it offers none)".into());
+    }
     if adapter.max_compute_workgroup_storage_size < super::MESH_WORKGROUP_BYTES {
         return Err(format!(
             "{} bytes of compute workgroup memory for the mesher (it offers {})",
@@ -124,6 +128,7 @@ pub fn required_limits(adapter: &wgpu::Limits) -> Result<wgpu::Limits, String> {
         max_storage_buffer_binding_size: adapter.max_storage_buffer_binding_size,
         max_buffer_size: adapter.max_buffer_size,
         max_texture_dimension_2d: adapter.max_texture_dimension_2d,
+        max_storage_textures_per_shader_stage: defaults.max_storage_textures_per_shader_stage.max(1),
         ..defaults
     })
 }

@@ -13,7 +13,7 @@
 //! - the surface targets and `lit` are the frame's size ([`Deferred::ensure`]); a new size
 //!   replaces them and bumps `generation`;
 //! - the bind groups are remade whenever a buffer or view they bind is replaced: the chunk pool's
-//!   and shadow pass's generations, this pass's own, and the depth view (`Deferred::bind`).
+//!   and shadow pass's generations, this pass's own, and the depth view (`Deferred::is_bound`).
 
 use crate::bindings::{BindingTable, Resources, Slot};
 use crate::layouts::ChunkMeta;
@@ -23,10 +23,12 @@ use crate::shaders::{COMPOSE, SHADE, shader_source};
 use wgpu_profiler::{GpuProfiler, GpuProfilerQuery};
 
 /// The surface key of a pixel no opaque surface was drawn to (`SURFACE_NONE` in
-/// `shaders/common.wgsl`): the surface key target's clear value.
-pub const SURFACE_NONE: u32 = u32::MAX;
-/// The unlit colour target: sRGB, so its 8 bits are spent as the final colour's are; the block's
-/// emission (0..15 / 15, exact in 8 bits) in alpha.
+/// `shaders/common.wgsl`): the surface key target's clear value. Face 7, which no face has; small,
+/// so every backend's clear (some pass the value as an f32) writes it exactly.
+pub const SURFACE_NONE: u32 = 7;
+/// The unlit colour target: sRGB, so its 8 bits are spent as the final colour's are, scaled by
+/// `UNLIT_SCALE` (`shaders/common.wgsl`) so a jittered white stays below 1; the block's emission
+/// (0..15 / 15, exact in 8 bits) in alpha.
 pub const SURFACE_COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// The surface key target.
 pub const SURFACE_KEY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Uint;
@@ -35,7 +37,8 @@ const LIT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 
 const COMPUTE: wgpu::ShaderStages = wgpu::ShaderStages::COMPUTE;
 
-/// `shade.wgsl`: the surfaces, the depth, what lighting reads, and `lit`. Four storage buffers.
+/// `shade.wgsl`: the surfaces, the depth, what lighting reads, and `lit`: three storage buffers
+/// and one storage texture.
 pub const SHADE_BINDINGS: BindingTable = BindingTable {
     label: "voxgpu.shade",
     shaders: &[SHADE],
@@ -212,7 +215,8 @@ impl Deferred {
         [attachment(&self.surface_color, wgpu::Color::TRANSPARENT), attachment(&self.surface_key, none)]
     }
 
-    /// Records the shade pass under `parent`. Needs [`Deferred::bind`] for this frame's depth.
+    /// Records the shade pass under `parent`. Needs [`Deferred::set_groups`] for this frame's
+    /// depth.
     pub fn record_shade(
         &self,
         encoder: &mut wgpu::CommandEncoder,

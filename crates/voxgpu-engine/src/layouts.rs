@@ -74,7 +74,8 @@ pub struct CameraUniform {
     /// Distance from the eye in blocks where the haze reaches the sky.
     pub fog_end: f32,
     /// Clip space to view directions in world axes: the inverse of the projection times the
-    /// view's rotation alone, so the sky does not depend on where the eye is.
+    /// view's rotation alone, so the sky does not depend on where the eye is; the shade pass
+    /// unprojects each pixel's depth through it to the surface's position from the eye.
     pub inv_rotation_proj: Mat4,
     /// The selected block's min corner measured from `anchor` (xyz), and 1 in w when one is
     /// selected.

@@ -13,8 +13,10 @@ pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrg
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// A depth target of `width × height` in [`DEPTH_FORMAT`], for [`crate::Targets::depth`]: what
-/// every embedder draws voxgpu's frame with. It is a render attachment only; the view keeps its
-/// texture alive. Make a new one when the frame is resized.
+/// every embedder draws voxgpu's frame with. A render attachment the passes can also read (the
+/// shade pass and the depth pyramid: a depth target without `TEXTURE_BINDING` is drawn with
+/// forward shading and no occlusion culling); the view keeps its texture alive. Make a new one
+/// when the frame is resized.
 pub fn depth_target(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
     device
         .create_texture(&wgpu::TextureDescriptor {
@@ -24,7 +26,7 @@ pub fn depth_target(device: &wgpu::Device, width: u32, height: u32) -> wgpu::Tex
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: DEPTH_FORMAT,
-            // Read by the depth pyramid (occlusion culling); copied out by tests.
+            // Read by the shade pass and the depth pyramid (occlusion culling); copied out by tests.
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::TEXTURE_BINDING
                 | wgpu::TextureUsages::COPY_SRC,

@@ -77,7 +77,8 @@ pub mod stage {
     pub const DRAW: &str = "draw";
     /// The depth-only pre-pass of the opaque quads.
     pub const DRAW_DEPTH_PREPASS: &str = "draw.depth_prepass";
-    /// The shaded opaque pass (with or without the pre-pass before it).
+    /// The opaque pass (with or without the pre-pass before it): unlit colour and surface keys, or
+    /// shaded forward where the depth target cannot be read.
     pub const DRAW_OPAQUE: &str = "draw.opaque";
     /// The opaque surfaces lit and hazed, once per pixel, in compute (`shaders/shade.wgsl`).
     pub const DRAW_SHADE: &str = "draw.shade";

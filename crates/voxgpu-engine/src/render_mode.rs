@@ -8,9 +8,10 @@ pub enum RasterPass {
     /// Depth only, of the opaque quads: the pre-pass, so the shaded pass runs its fragment
     /// shader once per pixel.
     DepthPrepass,
-    /// Shaded opaque quads; depth written.
+    /// Opaque quads (their unlit colour and surface key, for the shade pass; shaded forward
+    /// where the depth target cannot be read); depth written.
     Opaque,
-    /// Shaded opaque quads after the pre-pass: depth tested for equality, not written.
+    /// The opaque pass after the pre-pass: depth tested for equality, not written.
     OpaqueAfterPrepass,
     /// Shaded transparent quads, alpha-blended, depth tested but not written.
     Transparent,

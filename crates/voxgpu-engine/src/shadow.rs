@@ -1,6 +1,7 @@
 //! Sun shadows near the eye: two cascades of a shadow map, each an orthographic depth view from
 //! the sun over a sphere around the eye, drawn from the casters the `shadow_cull` pass lists, and
-//! read by the draw shader's `sun_visibility`.
+//! read by `sun_visibility` (`shaders/lighting.wgsl`: per pixel for opaque surfaces, per fragment
+//! for the forward-shaded ones).
 //!
 //! - **Cascades**: [`CASCADE_RADII`] blocks around the eye, [`SHADOW_MAP_SIZE`]² texels each, in
 //!   the layers of one depth texture. A cascade is fitted to a sphere, not to the view frustum,

@@ -1,5 +1,6 @@
-//! The passes part's render passes: one per raster pass of the render mode, the sky at the end
-//! of the first colour pass, the selection outline last.
+//! The passes part's render passes: one per raster pass of the render mode, after the opaque
+//! pass the shade pass and the compose pass (the opaque surfaces shaded once per pixel), the sky
+//! at the end of the first pass that writes the colour target, the selection outline last.
 
 use super::passes::Passes;
 use super::{RendererOptions, Targets};
@@ -11,9 +12,12 @@ use crate::render_mode::RasterPass;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DrawPhase {
     /// The first phase of an occlusion-culled frame: the passes that draw the opaque lists, over
-    /// the streams seen last frame; they clear the targets.
+    /// the streams seen last frame; they clear the depth and surface targets (and the colour
+    /// target, where a debug view's pass writes it).
     First,
-    /// The second phase: every pass over the rest, then the sky and the outline; nothing cleared.
+    /// The second phase: every pass over the rest, the shading of the opaque surfaces, then the
+    /// sky and the outline; the colour target is cleared by its first pass unless the first phase
+    /// wrote it.
     Second,
     /// A frame without occlusion culling: every pass over every list, clearing first.
     Only,

@@ -31,7 +31,7 @@ pub const DEFAULT_TIME_OF_DAY: f32 = 10.0;
 ///
 /// The sun rises in the east (+X) at 6:00, stands highest at noon and sets in the west at 18:00,
 /// on a path tilted 33.7° towards −Z. At 10:00 it stands 46° up, and the faces it lights (with
-/// the sky's light by face, `chunk_draw.wgsl`) take within 0.1 of the fixed shades each face
+/// the sky's light by face, `lighting.wgsl`) take within 0.1 of the fixed shades each face
 /// direction had before the renderer had a sun. The daylight is 1 while the sun is more than 14° up, falls
 /// through dusk and is 0 once it is 6° below the horizon.
 pub fn sun(hours: f32) -> glam::Vec4 {

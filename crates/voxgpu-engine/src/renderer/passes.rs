@@ -292,7 +292,9 @@ impl Passes {
     /// `TEXTURE_BINDING` usage cannot be read: that frame's opaque surfaces are shaded forward.
     pub fn bind_deferred(&mut self, device: &wgpu::Device, resident: &Residency, depth: &wgpu::TextureView) {
         let texture = depth.texture();
-        self.shade_per_pixel = texture.usage().contains(wgpu::TextureUsages::TEXTURE_BINDING);
+        self.shade_per_pixel = texture.usage().contains(wgpu::TextureUsages::TEXTURE_BINDING)
+            && texture.sample_count() == 1
+            && texture.format() == crate::DEPTH_FORMAT;
         if !self.shade_per_pixel {
             return;
         }
