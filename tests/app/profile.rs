@@ -17,7 +17,7 @@ use voxgpu_engine::{GpuContext, GpuError, Offscreen, RendererOptions, stage};
 use voxgpu_worlds::worldgen::{WorldParams, WorldSource, generate};
 
 /// Stages that are passes, so they are timed whenever timestamps exist.
-const PASS_STAGES: [&str; 12] = [
+const PASS_STAGES: [&str; 14] = [
     stage::LOD,
     stage::MIPS,
     stage::MESH_WORK_LIST,
@@ -30,6 +30,8 @@ const PASS_STAGES: [&str; 12] = [
     stage::HIZ,
     stage::CULL,
     stage::DRAW_OPAQUE,
+    stage::DRAW_SHADE,
+    stage::DRAW_COMPOSE,
     stage::DRAW_TRANSPARENT,
 ];
 

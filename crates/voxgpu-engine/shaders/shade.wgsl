@@ -8,7 +8,7 @@
 //         surface_colors (unlit RGB times UNLIT_SCALE, the block's emission in alpha), surface_keys, depth.
 // Writes: lit, every pixel: the shaded colour (linear RGB, alpha 1), or 0 where no opaque
 //         surface was drawn (compose.wgsl then leaves the pixel as it is).
-// Dispatch: (width / 8, height / 8) workgroups of 8 × 8, one invocation per pixel.
+// Dispatch: (⌈width / 8⌉, ⌈height / 8⌉) workgroups of 8 × 8, one invocation per pixel.
 
 @group(0) @binding(0) var<uniform> camera: Camera;
 @group(0) @binding(1) var<storage, read> chunks: array<ChunkMeta>;
