@@ -50,6 +50,24 @@ pub struct StreamVerdict {
     pub bits: u32,
 }
 
+/// The shadow caster pass's inputs and lists as the last frame left them
+/// ([`Inspector::shadow_casters`]): what its CPU twin ([`crate::shadow::ShadowCull::casters`])
+/// needs, and what the GPU listed.
+#[derive(Clone, Debug)]
+pub struct ShadowCasters {
+    /// The pass's uniform.
+    pub cull: crate::shadow::ShadowCull,
+    /// Each slot's record.
+    pub records: Vec<ChunkMeta>,
+    /// Each slot's six face meshes (`slot × 6 + face`).
+    pub faces: Vec<FaceMesh>,
+    /// Each cascade's list, as the GPU wrote it: the commands within the list's capacity, and
+    /// the quads its counter summed.
+    pub lists: [crate::shadow::CasterList; crate::shadow::CASCADES],
+    /// Commands each cascade's counter listed (more than `lists` holds when beyond capacity).
+    pub listed: [u32; crate::shadow::CASCADES],
+}
+
 /// What the LOD pass decided for one node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuNodeState {
@@ -345,6 +363,54 @@ impl<'a> Inspector<'a> {
             });
         }
         Ok(out)
+    }
+
+    /// The shadow caster pass's uniform, inputs and lists from the last frame that drew shadows.
+    pub fn shadow_casters(&self) -> Result<ShadowCasters, GpuError> {
+        use crate::shadow::{CASCADES, COUNT_WORDS_PER_CASCADE, CasterCommand, CasterList, ShadowCull};
+        let (device, queue, pool, _) = self.parts();
+        let shadow = &self.renderer.parts().2.shadow;
+        let count = pool.slot_count() as u64;
+        let records: Vec<ChunkMeta> = bytemuck::cast_slice(&read_buffer(
+            device,
+            queue,
+            &pool.meta.buffer,
+            0,
+            count * size_of::<ChunkMeta>() as u64,
+        )?)
+        .to_vec();
+        let faces: Vec<FaceMesh> = bytemuck::cast_slice(&read_buffer(
+            device,
+            queue,
+            &pool.faces.buffer,
+            0,
+            count * 6 * size_of::<FaceMesh>() as u64,
+        )?)
+        .to_vec();
+        let cull: ShadowCull = bytemuck::pod_read_unaligned(&read_buffer(
+            device,
+            queue,
+            &shadow.uniform,
+            0,
+            size_of::<ShadowCull>() as u64,
+        )?);
+        let counts_raw = read_buffer(device, queue, &shadow.counts, 0, shadow.counts.size())?;
+        let counts: &[u32] = bytemuck::cast_slice(&counts_raw);
+        let args_raw = read_buffer(device, queue, &shadow.args, 0, shadow.args.size())?;
+        let args: &[wgpu::util::DrawIndexedIndirectArgs] = bytemuck::cast_slice(&args_raw);
+        let mut lists: [CasterList; CASCADES] = Default::default();
+        let mut listed = [0; CASCADES];
+        for (cascade, list) in lists.iter_mut().enumerate() {
+            let words = &counts[cascade * COUNT_WORDS_PER_CASCADE as usize..];
+            listed[cascade] = words[1];
+            list.quads = words[5];
+            let region = &args[cascade * shadow.capacity as usize..][..shadow.capacity as usize];
+            list.commands = region[..(words[1] as usize).min(region.len())]
+                .iter()
+                .map(|a| CasterCommand { index_count: a.index_count, base_vertex: a.base_vertex })
+                .collect();
+        }
+        Ok(ShadowCasters { cull, records, faces, lists, listed })
     }
 
     /// The depth pyramid's texels as the GPU built them last (levels end to end,

@@ -161,7 +161,7 @@ pub mod low_level {
     pub use crate::deferred::SURFACE_NONE;
     pub use crate::draw::vis;
     pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
-    pub use crate::inspect::{GpuChunkMesh, GpuNodeState, StreamVerdict};
+    pub use crate::inspect::{GpuChunkMesh, GpuNodeState, ShadowCasters, StreamVerdict};
     pub use crate::layouts::{
         AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, DrawState, FaceMesh,
         JOB_RELEASE_ONLY, LIGHT_MASK_OFFSET, LIGHT_MASK_WORDS, LIGHT_WORDS, LodParams, MAX_FACE_PAGES,

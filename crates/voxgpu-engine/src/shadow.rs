@@ -20,6 +20,10 @@
 //!   where its depth is at most the map's (`LessEqual` comparison, filtered over 2 × 2 texels).
 //! - Only the sun's direct light is shadowed: sky light and block light are the light pool's.
 
+mod casters;
+
+pub use casters::{CasterCommand, CasterList, Verdict, commands};
+
 use glam::{DMat3, DVec3, IVec3, Mat4, Vec3, Vec4};
 use wgpu_profiler::GpuProfiler;
 
@@ -179,7 +183,7 @@ pub(crate) struct ShadowPass {
     /// [`COUNT_WORDS_PER_CASCADE`] words per cascade.
     pub counts: wgpu::Buffer,
     pub capacity: u32,
-    uniform: wgpu::Buffer,
+    pub uniform: wgpu::Buffer,
     /// Bumped whenever `args` is replaced.
     pub generation: u64,
     cull: wgpu::ComputePipeline,
@@ -216,7 +220,10 @@ fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.shadow.commands"),
         size: CASCADES as u64 * capacity as u64 * ARGS_BYTES,
-        usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        usage: wgpu::BufferUsages::INDIRECT
+            | wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     })
 }
@@ -297,7 +304,10 @@ impl ShadowPass {
             uniform: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("voxgpu.shadow.cull"),
                 size: size_of::<ShadowCull>() as u64,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                // Read back by the inspector, for the caster twin.
+                usage: wgpu::BufferUsages::UNIFORM
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }),
             generation: 0,

@@ -144,7 +144,7 @@ pub(crate) struct Passes {
     /// otherwise forward, each fragment as it is drawn.
     pub shade_per_pixel: bool,
     light: LightPass,
-    shadow: ShadowPass,
+    pub(crate) shadow: ShadowPass,
     pipelines: DrawPipelines,
     draw_layout: wgpu::BindGroupLayout,
     bound: Option<Bound>,

@@ -171,3 +171,89 @@ fn the_pillar_shades_the_floor_where_the_sun_is_behind_it_and_nowhere_else() {
         }
     }
 }
+
+/// Cameras over and inside the terrain, looking every way, at hours from morning to evening.
+fn caster_views(count: usize) -> Vec<(Camera, f32)> {
+    let mut rng = kit::Rng(17);
+    let mut coord = |range: u64, offset: f32| rng.below(range) as f32 - offset + 0.25;
+    (0..count)
+        .map(|i| {
+            let eye = Vec3::new(coord(160, 80.0), coord(120, -20.0), coord(160, 80.0));
+            let target = Vec3::new(coord(300, 150.0), coord(120, 0.0), coord(300, 150.0));
+            let camera = Camera::look_at(eye, if target == eye { eye + Vec3::X } else { target });
+            (camera, 7.0 + 10.0 * i as f32 / count as f32)
+        })
+        .collect()
+}
+
+#[test]
+fn the_caster_lists_equal_the_cpu_twin() {
+    use std::collections::BTreeMap;
+    use voxgpu_engine::shadow::{CASCADES, CasterCommand};
+    // Commands within this many blocks of flipping a test are left out of the comparison: the
+    // GPU may fuse the planes' products into other roundings.
+    const EPSILON: f32 = 1e-2;
+    let world = kit::opaque_terrain(5, 3);
+    for gpu in kit::gpu_contexts() {
+        let options = RendererOptions { fog: false, ..RendererOptions::new(160, 96, 400.0) };
+        let mut r = kit::renderer(&gpu, &world, options);
+        r.set_shadows(Some(true));
+        let (mut listed, mut uncertain) = ([0usize; CASCADES], 0usize);
+        let mut left_out = [0usize; CASCADES];
+        for (camera, hours) in caster_views(10) {
+            r.set_time_of_day(hours);
+            r.settle(&camera).expect("settles");
+            let got = r.inspect().shadow_casters().expect("caster lists");
+            let (twin, near_flip) = got.cull.casters(&got.records, &got.faces, EPSILON);
+            let sun = glam::Vec4::from_array(got.cull.sun).truncate();
+            for cascade in 0..CASCADES {
+                let what = format!("{}, {hours:.1} h, cascade {cascade}, from {:?}", gpu.summary, camera.eye);
+                let gpu_list = &got.lists[cascade];
+                assert_eq!(got.listed[cascade] as usize, gpu_list.commands.len(), "{what}: within capacity");
+                let drawn: u32 = gpu_list.commands.iter().map(|c| c.index_count / 6).sum();
+                assert_eq!(drawn, gpu_list.quads, "{what}: the quad counter sums the commands");
+                // Both as multisets, less the commands whose verdict the CPU calls too close.
+                let count = |commands: &[CasterCommand]| {
+                    let mut set = BTreeMap::<CasterCommand, i32>::new();
+                    for c in commands {
+                        *set.entry(*c).or_default() += 1;
+                    }
+                    for c in &near_flip[cascade] {
+                        set.remove(c);
+                    }
+                    set
+                };
+                let (a, b) = (count(&gpu_list.commands), count(&twin[cascade].commands));
+                assert_eq!(a, b, "{what}: the GPU's casters against the twin's");
+                listed[cascade] += b.len();
+                uncertain += near_flip[cascade].len();
+                // Streams the pass could have listed (shown, opaque quads, facing the sun) that
+                // neither list holds: what the cascade's box and the seen-shadow test left out.
+                let eligible: usize = got
+                    .records
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(slot, record)| voxgpu_core::mesh::Face::ALL.map(|face| (slot, record, face)))
+                    .filter(|&(slot, record, face)| {
+                        record.shown != 0
+                            && got.faces[slot * 6 + face as usize].opaque > 0
+                            && face.normal().as_vec3().dot(sun) > 0.0
+                    })
+                    .map(|(slot, _, face)| {
+                        voxgpu_engine::shadow::commands(&got.faces[slot * 6 + face as usize]).count()
+                    })
+                    .sum();
+                left_out[cascade] += eligible - twin[cascade].commands.len() - near_flip[cascade].len();
+            }
+        }
+        println!(
+            "{}: casters listed {listed:?}, left out {left_out:?}, {uncertain} too near to call",
+            gpu.summary
+        );
+        for cascade in 0..CASCADES {
+            assert!(listed[cascade] > 50, "{}: cascade {cascade} lists few casters: {listed:?}", gpu.summary);
+            assert!(left_out[cascade] > 50, "{}: cascade {cascade} culls few: {left_out:?}", gpu.summary);
+        }
+        assert!(uncertain * 100 < listed.iter().sum::<usize>(), "{uncertain} commands too near to call");
+    }
+}
