@@ -324,8 +324,13 @@ impl Passes {
     }
 
     /// Writes the frame's uniforms: the camera (with the shadow cascades when `shadows`), the
-    /// pass parameters, the work list header and, with `shadows`, the caster pass's. Returns the LOD parameters, which `record` writes; the cull parameters follow in `record`
+    /// pass parameters, the work list header and, with `shadows`, the caster pass's. Returns the
+    /// LOD parameters, which `record` writes; the cull parameters follow in `record`
     /// ([`Self::write_cull`]), once the depth target is known.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is one of the frame's inputs, computed by the caller from a different owner"
+    )]
     pub fn write_frame(
         &self,
         queue: &wgpu::Queue,
@@ -371,10 +376,10 @@ impl Passes {
                 _ => 0,
             },
             medium,
-            sky_flags: CameraUniform::HAZE * options.fog as u32
-                | CameraUniform::PROCEDURAL_SKY * options.procedural_sky as u32
-                | CameraUniform::LIGHT * options.light as u32
-                | CameraUniform::SHADOWS * shadows as u32,
+            sky_flags: (CameraUniform::HAZE * options.fog as u32)
+                | (CameraUniform::PROCEDURAL_SKY * options.procedural_sky as u32)
+                | (CameraUniform::LIGHT * options.light as u32)
+                | (CameraUniform::SHADOWS * shadows as u32),
         };
         queue.write_buffer(&self.camera, 0, &uniform.to_bytes());
         self.write_mesh_run(queue, params);

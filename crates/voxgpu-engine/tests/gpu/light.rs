@@ -204,7 +204,7 @@ fn light_has_no_seam_at_chunk_borders() {
         // that the view holds floor only.
         let camera = Camera::look_at(Vec3::new(32.0, 21.0, 2.0), Vec3::new(32.0, 10.0, 0.0));
         r.settle(&camera).expect("frame");
-        let image = kit::ReadImage::read_image(&mut r).expect("readback");
+        let image = kit::ReadImage::read_image(&r).expect("readback");
         let (jump, at) = largest_jump(&image);
         let dir = kit::output_dir().join("light");
         std::fs::create_dir_all(&dir).expect("output dir");

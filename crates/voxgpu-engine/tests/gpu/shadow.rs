@@ -64,7 +64,7 @@ fn pixel(camera: &Camera, p: Vec3) -> Option<(u32, u32)> {
     let ndc = Vec2::new(clip.x, clip.y) / clip.w;
     let at = Vec2::new(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5) * SIZE as f32;
     let inside = at.cmpge(Vec2::splat(2.0)).all() && at.cmplt(Vec2::splat(SIZE as f32 - 2.0)).all();
-    inside.then(|| (at.x as u32, at.y as u32))
+    inside.then_some((at.x as u32, at.y as u32))
 }
 
 fn frame(r: &mut Offscreen, camera: &Camera, shadows: bool) -> image::RgbaImage {
