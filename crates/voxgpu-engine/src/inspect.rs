@@ -365,7 +365,8 @@ impl<'a> Inspector<'a> {
         Ok(out)
     }
 
-    /// The shadow caster pass's uniform, inputs and lists from the last frame that drew shadows.
+    /// The shadow caster pass's uniform and lists as the last frame that drew shadows left them,
+    /// with the pool's records and face meshes as they are now (the same, right after a frame).
     pub fn shadow_casters(&self) -> Result<ShadowCasters, GpuError> {
         use crate::shadow::{CASCADES, COUNT_WORDS_PER_CASCADE, CasterCommand, CasterList, ShadowCull};
         let (device, queue, pool, _) = self.parts();

@@ -22,7 +22,7 @@
 
 mod casters;
 
-pub use casters::{CasterCommand, CasterList, Verdict, commands};
+pub use casters::{CasterCommand, CasterList, Rejection, Verdict, commands};
 
 use glam::{DMat3, DVec3, IVec3, Mat4, Vec3, Vec4};
 use wgpu_profiler::GpuProfiler;
