@@ -329,18 +329,22 @@ impl<'a> Inspector<'a> {
         Ok(bytemuck::cast_slice(&raw).to_vec())
     }
 
+    /// Every slot's record and its six face meshes (`slot × 6 + face`), as the pool holds them.
+    fn records_and_faces(&self) -> Result<(Vec<ChunkMeta>, Vec<FaceMesh>), GpuError> {
+        let (device, queue, pool, _) = self.parts();
+        let count = pool.slot_count() as u64;
+        let records =
+            read_buffer(device, queue, &pool.meta.buffer, 0, count * size_of::<ChunkMeta>() as u64)?;
+        let faces =
+            read_buffer(device, queue, &pool.faces.buffer, 0, count * 6 * size_of::<FaceMesh>() as u64)?;
+        Ok((bytemuck::pod_collect_to_vec(&records), bytemuck::pod_collect_to_vec(&faces)))
+    }
+
     /// The last cull pass's face streams that were candidates (drawn, in view, facing the eye,
     /// with quads): each one's box in blocks and its verdict bits, in slot order.
     pub fn occlusion_candidates(&self) -> Result<Vec<StreamVerdict>, GpuError> {
-        let (device, queue, pool, _) = self.parts();
         let words = self.visibility_words()?;
-        let count = pool.slot_count() as u64;
-        let meta_raw =
-            read_buffer(device, queue, &pool.meta.buffer, 0, count * size_of::<ChunkMeta>() as u64)?;
-        let metas: &[ChunkMeta] = bytemuck::cast_slice(&meta_raw);
-        let face_bytes = size_of::<FaceMesh>() as u64;
-        let faces_raw = read_buffer(device, queue, &pool.faces.buffer, 0, count * 6 * face_bytes)?;
-        let faces: &[FaceMesh] = bytemuck::cast_slice(&faces_raw);
+        let (metas, faces) = self.records_and_faces()?;
         let mut out = Vec::new();
         for (i, &bits) in words.iter().enumerate() {
             if bits & crate::draw::vis::CANDIDATE == 0 {
@@ -369,25 +373,9 @@ impl<'a> Inspector<'a> {
     /// with the pool's records and face meshes as they are now (the same, right after a frame).
     pub fn shadow_casters(&self) -> Result<ShadowCasters, GpuError> {
         use crate::shadow::{CASCADES, COUNT_WORDS_PER_CASCADE, CasterCommand, CasterList, ShadowCull};
-        let (device, queue, pool, _) = self.parts();
+        let (device, queue, _, _) = self.parts();
         let shadow = &self.renderer.parts().2.shadow;
-        let count = pool.slot_count() as u64;
-        let records: Vec<ChunkMeta> = bytemuck::cast_slice(&read_buffer(
-            device,
-            queue,
-            &pool.meta.buffer,
-            0,
-            count * size_of::<ChunkMeta>() as u64,
-        )?)
-        .to_vec();
-        let faces: Vec<FaceMesh> = bytemuck::cast_slice(&read_buffer(
-            device,
-            queue,
-            &pool.faces.buffer,
-            0,
-            count * 6 * size_of::<FaceMesh>() as u64,
-        )?)
-        .to_vec();
+        let (records, faces) = self.records_and_faces()?;
         let cull: ShadowCull = bytemuck::pod_read_unaligned(&read_buffer(
             device,
             queue,
