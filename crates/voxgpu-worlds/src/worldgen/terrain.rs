@@ -108,18 +108,21 @@ impl Noise {
 
     /// The tree rooted in column `(x, z)`, if one grows there.
     fn tree(&self, x: i32, z: i32) -> Option<Tree> {
-        let roll = hash(self.seed, x, z, 11);
-        if !roll.is_multiple_of(TREE_RARITY) {
-            return None;
-        }
+        let trunk = self.tree_trunk(x, z)?;
         let column = self.column(x, z);
         let ground = IVec3::new(x, column.height, z);
         let ground_carved = carves(cave_value(|c| self.cave_sample(c), ground), column.height, column.height);
         if column.top != builtin::GRASS || ground_carved {
             return None;
         }
-        let trunk = 4 + ((roll / TREE_RARITY) % 3) as i32;
         Some(Tree { root: ground + IVec3::Y, trunk })
+    }
+
+    /// The trunk height of the tree column `(x, z)`'s hash roots, if it roots one: where a tree
+    /// grows when its ground is grass and no cave opens it ([`Self::tree`]).
+    fn tree_trunk(&self, x: i32, z: i32) -> Option<i32> {
+        let roll = hash(self.seed, x, z, 11);
+        roll.is_multiple_of(TREE_RARITY).then(|| 4 + ((roll / TREE_RARITY) % 3) as i32)
     }
 }
 

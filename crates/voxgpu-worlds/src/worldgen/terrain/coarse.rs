@@ -5,29 +5,32 @@
 //! The cells are what the mip rule (`voxgpu_core::voxel::mips`) would make of the terrain, built
 //! from far less than the terrain:
 //! - Each cell stands on 4×4 **sample columns** (2×2 at level 1), one per square
-//!   `2^(L−2)` blocks wide (single block columns at levels 1 and 2). A sample is the full generator's ground at the square's centre
-//!   (height, surface and soil by height and slope, water to the sea), its slope taken from
-//!   the neighbouring samples, with the ground raised by that slope over a quarter of a square
-//!   (the mip keeps a square's highest column, not its middle one) and its materials chosen at
-//!   that height.
-//! - **Trees** stand on grass samples by a hash of the sample's place, at a measured chance that
-//!   makes leaves top coarse cells about as often as they top the mip's, as a column of leaves
-//!   from the ground to the canopy's top: at these sizes a tree is a column of cells, as the
-//!   pair rule keeps it; caves leave a column a tree tops alone, so no canopy floats.
+//!   `2^(L−2)` blocks wide (single block columns at levels 1 and 2). A sample is the full
+//!   generator's ground at the square's centre (height, surface and soil by height and by the
+//!   slope to the neighbouring samples, water to the sea).
+//! - **Cave pits**: where the full generator's cave noise carves the sample's surface block, the
+//!   ground drops to the first block the caves leave, which shows dirt or stone from above as
+//!   the open pits of full detail do.
 //! - A sample is one uniform column of its square at level `L − 2`: a cell there is solid when
 //!   any block in its height is, and shows the highest one (what the mip rule gives over a
 //!   square of identical columns). The samples then go through the mip rule itself (twice; once
 //!   at level 1), which gives the cell's solidity and the block it shows from above.
-//! - **Caves** are carved afterwards at the node's resolution, as before: a cell under the
-//!   ground turns to air when the cave noise carves at every one of its test points (2×2
-//!   positions, up to four heights, on a lattice of the cave noise).
+//! - **Trees**, up to `REAL_TREE_LEVEL`: the full generator's own trees, root by root. A sample
+//!   square they reach is rebuilt from its blocks (the uniform ground with each tree's logs and
+//!   leaves placed block for block) through the mip rule, so a canopy covers the cells it would
+//!   cover in the mip. Above that level, trees stand on grass samples by a hash of the sample's
+//!   place, at a measured chance, as a column of leaves from the ground to the canopy's top.
+//!   Caves leave a column a tree tops alone, so no canopy floats.
+//! - **Caves** are carved afterwards at the node's resolution: a cell under the ground turns to
+//!   air when the cave noise carves at every one of its test points (2×2 positions, up to four
+//!   heights, on a lattice of the cave noise).
 //!
 //! `tests/worlds/levels.rs` measures the top-visible blocks against the mip of full detail.
 
 use glam::{IVec2, IVec3};
 
 use super::caves::carves;
-use super::{CAVE_CELL, Column, Noise, SEA_LEVEL, SIZE, WORLD_HEIGHT, builtin, hash};
+use super::{CAVE_CELL, Column, LEAF_RADIUS, Noise, SEA_LEVEL, SIZE, Tree, WORLD_HEIGHT, builtin, hash};
 use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, Chunk, NodeColumn, NodeKey, cell_block, voxel_index};
 
 /// Sample columns per cell along each horizontal axis, at most (4: two mip steps).
@@ -41,10 +44,13 @@ const CANOPY_ABOVE_GROUND: i32 = 8;
 /// only where it outvotes the ground around it, so leaves top about 18% of level-3 cells, 7% at
 /// level 4 and under 3% above (`tests/worlds/levels.rs`); 5% of samples gives about that.
 const TREE_SAMPLE_CHANCE: f64 = 0.05;
-/// A sample's ground is raised by its slope over this many of its squares: the mip keeps a
-/// square's highest column, not its middle one, but raising by the whole half-square
-/// over-shoots on ridges (measured: a quarter square matches best).
-const RAISE: f32 = 0.25;
+/// Up to this level, coarse cells carry the full generator's own trees, found root by root over
+/// the node (one hash per block column: 66 thousand for a level-3 node, a quarter of a million
+/// at level 4). Above, a tree's canopy tops under 3% of cells and trees stand by chance.
+const REAL_TREE_LEVEL: u32 = 4;
+/// How far down a cave pit's floor is looked for at a time, in blocks (the interpolated cave
+/// grid costs no noise per step).
+const PIT_STEP: i32 = 1;
 
 /// The non-empty nodes of a level ≥ 1 column, bottom up.
 pub(super) fn node_column(noise: &Noise, column: NodeColumn) -> Vec<(NodeKey, Chunk)> {
@@ -118,7 +124,7 @@ impl Cells {
         let cell = 1i32 << level;
         let per_cell = SAMPLES.min(cell);
         let step = cell / per_cell;
-        let samples = Samples::new(noise, origin, step, width * per_cell);
+        let samples = Samples::new(noise, origin, step, width * per_cell, cell, level <= REAL_TREE_LEVEL);
         // The samples' level: each is one uniform column of cells `step` blocks tall.
         let sample_level = level - per_cell.trailing_zeros();
         // One flat buffer per level (each worker allocates a handful, not one per column: the
@@ -131,25 +137,25 @@ impl Cells {
             cells: vec![BlockId::AIR; side * side * sample_rows],
             tops: vec![0; side * side],
         };
+        let mut scratch = TreeScratch::default();
         for z in 0..side {
             for x in 0..side {
                 let at = (x + side * z) * sample_rows;
                 columns.tops[x + side * z] =
-                    samples.profile(x, z, step, &mut columns.cells[at..at + sample_rows]);
+                    samples.profile(x, z, &mut columns.cells[at..at + sample_rows], &mut scratch);
             }
         }
         for _ in sample_level..level {
             columns = columns.halve();
         }
         let mut out = columns;
-        out.carve_caves(noise, &samples, origin, cell, per_cell);
+        out.carve_caves(&samples, cell, per_cell);
         out
     }
 
     /// Turns cells under the ground to air where the cave noise carves at every test point.
-    fn carve_caves(&mut self, noise: &Noise, samples: &Samples, origin: IVec2, cell: i32, per_cell: i32) {
-        let highest = samples.grounds.iter().map(|c| c.height).max().unwrap_or(0);
-        let caves = CaveGrid::new(noise, origin, cell * self.width as i32, highest, cell);
+    fn carve_caves(&mut self, samples: &Samples, cell: i32, per_cell: i32) {
+        let caves = &samples.caves;
         let tests = CAVE_TESTS.min(cell);
         let half = (per_cell / 2).max(1);
         for cz in 0..self.width {
@@ -195,12 +201,24 @@ struct Samples {
     width: usize,
     /// `(width + 2)²`, margin included, x fastest.
     grounds: Vec<Column>,
-    /// Each sample's canopy top (y of its highest leaf), if a tree stands there.
+    /// Each sample's canopy top (y of its highest leaf), where a tree stands by chance: the
+    /// levels too coarse to look for the real ones.
     trees: Vec<Option<i32>>,
+    /// The full generator's trees that reach into the samples, at the levels that look for them.
+    real: Vec<Tree>,
+    /// Indices into `real` of the trees that may reach each sample, sample by sample: those of
+    /// sample `i` are `reaching[starts[i]..starts[i + 1]]` (no samples: no real trees).
+    reaching: Vec<u32>,
+    starts: Vec<u32>,
+    /// The cave noise over the node column, for the pits at the samples' surface and the caves
+    /// carved in the cells.
+    caves: CaveGrid,
 }
 
 impl Samples {
-    fn new(noise: &Noise, origin: IVec2, step: i32, width: i32) -> Self {
+    /// The samples `step` blocks apart over `width` × `width` squares from block `origin`, for
+    /// cells `cell` blocks wide; with the full generator's trees when `real_trees`.
+    fn new(noise: &Noise, origin: IVec2, step: i32, width: i32, cell: i32, real_trees: bool) -> Self {
         let span = width + 2;
         let centre = |i: i32| i * step + step / 2;
         let mut heights = Vec::with_capacity((span * span) as usize);
@@ -209,6 +227,8 @@ impl Samples {
                 heights.push(noise.height(origin.x + centre(x), origin.y + centre(z)));
             }
         }
+        let highest = heights.iter().copied().max().unwrap_or(0);
+        let caves = CaveGrid::new(noise, origin, width * step, highest, cell);
         let h = |x: i32, z: i32| heights[((x + 1) + (z + 1) * span) as usize];
         let mut grounds = Vec::with_capacity(heights.len());
         let mut trees = Vec::with_capacity(heights.len());
@@ -218,25 +238,85 @@ impl Samples {
                 let (x0, z0) = ((x - 1).max(-1), (z - 1).max(-1));
                 let neighbours = [h(x1, z), h(x0, z), h(x, z1), h(x, z0)];
                 let here = h(x, z);
-                // The per-block slope the full generator would see, and the square's highest
-                // column: the middle raised by the slope over `RAISE` of a square.
-                let slope = neighbours.iter().map(|n| (n - here).abs()).max().unwrap_or(0) as f32
-                    / step.max(1) as f32;
+                // The per-block slope the full generator would see, for the materials.
                 let per_block =
                     neighbours.map(|n| here + ((n - here) as f32 / step.max(1) as f32).round() as i32);
                 let at = origin + IVec2::new(centre(x), centre(z));
-                let highest =
-                    (here + (slope * RAISE * step as f32) as i32).min(WORLD_HEIGHT - CANOPY_ABOVE_GROUND - 1);
-                let ground = noise.classify(at.x, at.y, highest, per_block.map(|n| n + highest - here));
+                let ground = pit_floor(&caves, at, noise.classify(at.x, at.y, here, per_block));
                 let roll = hash(noise.seed, at.x, at.y, 13);
-                let tree = (ground.top == builtin::GRASS
+                let tree = (!real_trees
+                    && ground.top == builtin::GRASS
                     && ((roll >> 11) as f64 / (1u64 << 53) as f64) < TREE_SAMPLE_CHANCE)
                     .then(|| ground.height + CANOPY_ABOVE_GROUND - 1 + (roll % 3) as i32);
                 grounds.push(ground);
                 trees.push(tree);
             }
         }
-        Self { origin, step, width: width as usize, grounds, trees }
+        let mut samples = Self {
+            origin,
+            step,
+            width: width as usize,
+            grounds,
+            trees,
+            real: Vec::new(),
+            reaching: Vec::new(),
+            starts: Vec::new(),
+            caves,
+        };
+        if real_trees {
+            samples.find_real_trees(noise);
+        }
+        samples
+    }
+
+    /// The full generator's own trees whose leaves reach into the samples (margin included),
+    /// and for each, the samples it reaches. A tree's roots are the full generator's (its hash)
+    /// and its root stands on its own column's height. Whether it grows is read more cheaply
+    /// than the full generator does (five height and eight cave noise samples per rooted
+    /// column): the sample it stands in must show grass (so not a cliff, a beach, the heights or
+    /// an open pit), and the interpolated cave grid must leave its ground.
+    fn find_real_trees(&mut self, noise: &Noise) {
+        let span = self.width as i32 + 2;
+        let low = self.origin - IVec2::splat(self.step + LEAF_RADIUS);
+        let high = self.origin + IVec2::splat((self.width as i32 + 1) * self.step + LEAF_RADIUS);
+        let to_sample = |b: i32| (b + self.step).div_euclid(self.step).clamp(0, span - 1);
+        let mut touching = Vec::new();
+        for z in low.y..high.y {
+            for x in low.x..high.x {
+                let Some(trunk) = noise.tree_trunk(x, z) else { continue };
+                let at = IVec2::new(x, z) - self.origin;
+                let ground = &self.grounds[(to_sample(at.x) + to_sample(at.y) * span) as usize];
+                if ground.top != builtin::GRASS {
+                    continue;
+                }
+                let height = noise.height(x, z);
+                if carves(self.caves.value(IVec3::new(x, height, z)), height, height) {
+                    continue;
+                }
+                let t = self.real.len() as u32;
+                let reach = |d: i32| to_sample(d - LEAF_RADIUS)..=to_sample(d + LEAF_RADIUS);
+                for sz in reach(at.y) {
+                    for sx in reach(at.x) {
+                        touching.push(((sx + sz * span) as u32, t));
+                    }
+                }
+                self.real.push(Tree { root: IVec3::new(x, height + 1, z), trunk });
+            }
+        }
+        touching.sort_unstable();
+        self.reaching = touching.iter().map(|&(_, t)| t).collect();
+        self.starts = (0..=self.grounds.len() as u32)
+            .map(|i| touching.partition_point(|&(s, _)| s < i) as u32)
+            .collect();
+    }
+
+    /// The real trees whose leaves may reach into sample `index`.
+    fn trees_at(&self, index: usize) -> impl Iterator<Item = &Tree> {
+        let range = match self.starts.get(index..=index + 1) {
+            Some(&[start, end]) => start as usize..end as usize,
+            _ => 0..0,
+        };
+        self.reaching[range].iter().map(|&t| &self.real[t as usize])
     }
 
     fn index(&self, x: usize, z: usize) -> usize {
@@ -254,16 +334,125 @@ impl Samples {
 
     /// Sample `(x, z)` as a uniform column of cells `step` blocks tall, bottom up, into `out`
     /// (all air on entry). Returns how many rows from the bottom may be solid.
-    fn profile(&self, x: usize, z: usize, step: i32, out: &mut [BlockId]) -> usize {
-        let ground = self.ground(x, z);
+    fn profile(&self, x: usize, z: usize, out: &mut [BlockId], scratch: &mut TreeScratch) -> usize {
+        let (ground, step) = (self.ground(x, z), self.step);
         let canopy = self.trees[self.index(x, z)];
         let highest = ground.height.max(SEA_LEVEL).max(canopy.unwrap_or(0));
-        let top = ((highest / step + 1) as usize).min(out.len());
+        let mut top = ((highest / step + 1) as usize).min(out.len());
         for (r, cell) in out[..top].iter_mut().enumerate() {
             *cell = highest_block(ground, canopy, r as i32 * step, r as i32 * step + step - 1);
         }
+        if self.trees_at(self.index(x, z)).next().is_some() {
+            top = top.max(self.grow_real_trees(x, z, out, scratch));
+        }
         top
     }
+
+    /// Rebuilds the rows of sample `(x, z)` that real trees reach as the mip of the square's
+    /// blocks: its ground as one uniform column, the trees' leaves and logs block for block
+    /// (leaves only into air, logs over anything, as the full generator places them). Returns
+    /// how many rows from the bottom may be solid.
+    fn grow_real_trees(&self, x: usize, z: usize, out: &mut [BlockId], scratch: &mut TreeScratch) -> usize {
+        let (ground, step) = (self.ground(x, z), self.step);
+        let square = self.position(x, z) - IVec2::splat(step / 2);
+        let (mut lowest, mut highest) = (i32::MAX, i32::MIN);
+        for tree in self.trees_at(self.index(x, z)) {
+            lowest = lowest.min(tree.root.y);
+            highest = highest.max(tree.top().y + 3);
+        }
+        let (first, last) = ((lowest / step) as usize, ((highest / step) as usize).min(out.len() - 1));
+        let side = step as usize;
+        let rows = (last + 1 - first) * side;
+        let low = (first * side) as i32;
+        let blocks = &mut scratch.blocks;
+        blocks.clear();
+        blocks.resize(side * side * rows, BlockId::AIR);
+        // The uniform ground, one row of it computed and copied into every column.
+        let (first_column, rest) = blocks.split_at_mut(rows);
+        for (r, block) in first_column.iter_mut().enumerate() {
+            *block = ground.block(low + r as i32);
+        }
+        for column in rest.chunks_exact_mut(rows) {
+            column.copy_from_slice(first_column);
+        }
+        let corner = IVec3::new(square.x, low, square.y);
+        let index = |p: IVec3| {
+            let local = p - corner;
+            let inside = (0..step).contains(&local.x)
+                && (0..step).contains(&local.z)
+                && (0..rows as i32).contains(&local.y);
+            inside.then(|| (local.x as usize + side * local.z as usize) * rows + local.y as usize)
+        };
+        if scratch.canopy.is_empty() {
+            let tree = Tree { root: IVec3::ZERO, trunk: 1 };
+            scratch.canopy = tree.leaves().collect();
+        }
+        for tree in self.trees_at(self.index(x, z)) {
+            for &leaf in &scratch.canopy {
+                if let Some(i) = index(tree.top() + leaf)
+                    && blocks[i].is_air()
+                {
+                    blocks[i] = builtin::LEAVES;
+                }
+            }
+        }
+        for tree in self.trees_at(self.index(x, z)) {
+            for i in tree.logs().filter_map(index) {
+                blocks[i] = builtin::LOG;
+            }
+        }
+        // The square through the mip rule down to one column, `step` blocks a cell.
+        let (mut width, mut rows) = (side, rows);
+        while width > 1 {
+            let (half, half_rows) = (width / 2, rows / 2);
+            let next = &mut scratch.next;
+            next.clear();
+            next.resize(half * half * half_rows, BlockId::AIR);
+            let column = |x: usize, z: usize| &blocks[(x + width * z) * rows..][..rows];
+            for hz in 0..half {
+                for hx in 0..half {
+                    let (c00, c10) = (column(2 * hx, 2 * hz), column(2 * hx + 1, 2 * hz));
+                    let (c01, c11) = (column(2 * hx, 2 * hz + 1), column(2 * hx + 1, 2 * hz + 1));
+                    let out = &mut next[(hx + half * hz) * half_rows..][..half_rows];
+                    for (y, cell) in out.iter_mut().enumerate() {
+                        let (lo, hi) = (2 * y, 2 * y + 1);
+                        // Children `x | y << 1 | z << 2`, as the mip rule takes them.
+                        *cell = cell_block(&[
+                            c00[lo], c10[lo], c00[hi], c10[hi], c01[lo], c11[lo], c01[hi], c11[hi],
+                        ]);
+                    }
+                }
+            }
+            std::mem::swap(blocks, next);
+            (width, rows) = (half, half_rows);
+        }
+        out[first..=last].copy_from_slice(&blocks[..rows]);
+        last + 1
+    }
+}
+
+/// Buffers one worker reuses for every sample a real tree reaches (the generation pool's
+/// threads share two malloc arenas).
+#[derive(Default)]
+struct TreeScratch {
+    blocks: Vec<BlockId>,
+    next: Vec<BlockId>,
+    /// A canopy's leaves relative to its tree's top (`Tree::leaves`), listed once.
+    canopy: Vec<IVec3>,
+}
+
+/// `ground` with the full generator's caves opened where they reach its surface: the ground
+/// drops to the first block under it that the cave noise leaves. Not below the sea: the full
+/// generator's shore rule keeps caves out of the top of low ground.
+fn pit_floor(caves: &CaveGrid, at: IVec2, ground: Column) -> Column {
+    let mut y = ground.height;
+    while y > SEA_LEVEL + 1 && carves(caves.value(IVec3::new(at.x, y, at.y)), y, ground.height) {
+        y -= PIT_STEP;
+    }
+    if y == ground.height {
+        return ground;
+    }
+    Column { height: y, top: ground.block(y), under: ground.block(y - 1) }
 }
 
 /// The highest solid block of a sample column in heights `low..=high`: leaves over water over
