@@ -340,7 +340,11 @@ fn unlit(in: VertexOut) -> vec4<f32> {
 
 // The fragment shaded forward: lit and hazed here (the transparent pass).
 fn shade(in: VertexOut) -> vec4<f32> {
-    let rgba = unlit(in);
+    return lit(in, unlit(in));
+}
+
+// `rgba` (the fragment's unlit colour) lit and hazed. Takes no derivatives.
+fn lit(in: VertexOut, rgba: vec4<f32>) -> vec4<f32> {
     let color = rgba.rgb * lighting(surface_point(in), emission(in));
     return vec4<f32>(atmosphere(color, in.anchored - camera.eye), rgba.a);
 }
@@ -377,12 +381,16 @@ fn fs_opaque_forward(in: VertexOut) -> @location(0) vec4<f32> {
     return vec4<f32>(color.rgb, 1.0);
 }
 
-// A transparent fragment on the other level's share of a cross-fade is made fully transparent
-// rather than discarded: the pass blends and writes no depth, so it leaves the pixel as it was.
+// A transparent fragment on the other level's share of a cross-fade is discarded after its
+// texture is read (derivatives want the whole quad of pixels) and before it is lit, which is
+// most of its cost. The pass writes no depth, so the discard keeps early depth testing.
 @fragment
 fn fs_transparent(in: VertexOut) -> @location(0) vec4<f32> {
-    let color = shade(in);
-    return vec4<f32>(color.rgb, select(color.a, 0.0, faded_away(in)));
+    let rgba = unlit(in);
+    if faded_away(in) {
+        discard;
+    }
+    return lit(in, rgba);
 }
 
 // The depth pre-pass of cross-fading nodes: depth only, on the node's share of the dither.
