@@ -100,11 +100,13 @@ fn lod_of(in: VertexOut) -> u32 {
 // so the opaque pipeline has no discard and keeps early depth testing.
 override FADE_DITHER: bool = false;
 
-// Whether this fragment of a cross-fading node belongs to the other level. Each pixel's 4 × 4
-// ordered-dither threshold says which of the two levels it shows: the new one where the
-// threshold lies below the new level's share, which grows by one step of 1 / (total + 1) a frame.
-// The node fading in and the one fading out read the same threshold and the same share (they
-// began the same frame), so at every pixel exactly one of them draws.
+// Whether this fragment of a cross-fading node belongs to the other level. A 4 × 4 ordered
+// dither over 2 × 2-pixel blocks says which of the two levels each block shows: the new one where
+// the threshold lies below the new level's share, which grows by one step of 1 / (total + 1) a
+// frame. The node fading in and the one fading out read the same threshold and the same share
+// (they began the same frame), so at every pixel exactly one of them draws. A block is the quad
+// of pixels a GPU shades together, so a fragment shader may discard first: a quad is discarded
+// or kept whole, and a kept one has all four pixels for its derivatives.
 fn faded_away(in: VertexOut) -> bool {
     let left = fade_left(draw_of(in));
     if !FADE_DITHER || left == 0u {
@@ -112,7 +114,7 @@ fn faded_away(in: VertexOut) -> bool {
     }
     let total = (draw_of(in) >> DRAW_FADE_TOTAL_SHIFT) & 0xffu;
     let share = f32(total + 1u - left) / f32(total + 1u);
-    let pixel = vec2<u32>(in.clip.xy) & vec2<u32>(3u);
+    let pixel = (vec2<u32>(in.clip.xy) >> vec2<u32>(1u)) & vec2<u32>(3u);
     var bayer = array<u32, 16>(0u, 8u, 2u, 10u, 12u, 4u, 14u, 6u, 3u, 11u, 1u, 9u, 15u, 7u, 13u, 5u);
     let threshold = (f32(bayer[pixel.y * 4u + pixel.x]) + 0.5) / 16.0;
     let shows_new = threshold < share;
@@ -340,11 +342,7 @@ fn unlit(in: VertexOut) -> vec4<f32> {
 
 // The fragment shaded forward: lit and hazed here (the transparent pass).
 fn shade(in: VertexOut) -> vec4<f32> {
-    return lit(in, unlit(in));
-}
-
-// `rgba` (the fragment's unlit colour) lit and hazed. Takes no derivatives.
-fn lit(in: VertexOut, rgba: vec4<f32>) -> vec4<f32> {
+    let rgba = unlit(in);
     let color = rgba.rgb * lighting(surface_point(in), emission(in));
     return vec4<f32>(atmosphere(color, in.anchored - camera.eye), rgba.a);
 }
@@ -356,16 +354,15 @@ struct SurfaceOut {
     @location(1) key: u32,
 }
 
-// Each fragment shader shades first and discards after, so derivatives are taken while the
-// whole quad of pixels is alive. (Discarding before shading measured slower on the H200: the
-// derivative has to be taken before the discard either way.)
+// The drawing fragment shaders discard first (`faded_away` keeps or discards whole quads), so
+// the other level's share of a cross-fade costs no texture read and no light.
 
 @fragment
 fn fs_opaque(in: VertexOut) -> SurfaceOut {
-    let color = unlit(in);
     if faded_away(in) {
         discard;
     }
+    let color = unlit(in);
     let key = surface_key(in.slot_mip >> 3u, face_of(in), skirt_of(in));
     return SurfaceOut(vec4<f32>(color.rgb * UNLIT_SCALE, emission(in)), key);
 }
@@ -374,23 +371,20 @@ fn fs_opaque(in: VertexOut) -> SurfaceOut {
 // a depth target the shade pass cannot read.
 @fragment
 fn fs_opaque_forward(in: VertexOut) -> @location(0) vec4<f32> {
-    let color = shade(in);
     if faded_away(in) {
         discard;
     }
+    let color = shade(in);
     return vec4<f32>(color.rgb, 1.0);
 }
 
-// A transparent fragment on the other level's share of a cross-fade is discarded after its
-// texture is read (derivatives want the whole quad of pixels) and before it is lit, which is
-// most of its cost. The pass writes no depth, so the discard keeps early depth testing.
+// The pass writes no depth, so the discard of the other level's share keeps early depth testing.
 @fragment
 fn fs_transparent(in: VertexOut) -> @location(0) vec4<f32> {
-    let rgba = unlit(in);
     if faded_away(in) {
         discard;
     }
-    return lit(in, rgba);
+    return shade(in);
 }
 
 // The depth pre-pass of cross-fading nodes: depth only, on the node's share of the dither.
