@@ -4,8 +4,8 @@
 //!   draw submission;
 //! - **residency** (`residency.rs`): the chunk pool (every node's cells, CPU and GPU) and the
 //!   quad pool, and how the quad pool grows;
-//! - **passes** (`passes.rs`, `draw_passes.rs`): every pipeline, the per-frame uniforms, the
-//!   work and draw lists, and the bind groups over the residency's pools;
+//! - **passes** (`passes.rs`, `mesh_runs.rs`, `draw_passes.rs`): every pipeline, the per-frame
+//!   uniforms, the work and draw lists, and the bind groups over the residency's pools;
 //! - **frame loop** (`frame_loop.rs`): the frame index, the prepared and the unsubmitted frame,
 //!   the staging belt, the counter read-back and the profiler.
 //!
@@ -38,6 +38,7 @@ mod device;
 mod draw_passes;
 mod frame;
 mod frame_loop;
+mod mesh_runs;
 mod offline;
 mod offscreen;
 mod options;

@@ -13,6 +13,7 @@
 //! - the work list and draw lists are sized before the uniforms that state their sizes are
 //!   written, in the same `prepare`.
 
+use super::mesh_runs::{ReleaseRun, WorkList};
 use super::residency::Residency;
 use super::{Culling, RendererOptions};
 use crate::Capabilities;
@@ -21,11 +22,11 @@ use crate::counters::CounterSources;
 use crate::deferred::Deferred;
 use crate::draw::{CullBindGroups, DrawLists, DrawSubmission, quad_indices};
 use crate::hiz::Pyramid;
-use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams, WORK_JOBS_OFFSET, work_header};
+use crate::layouts::{CameraUniform, CullParams, LodParams, PassParams};
 use crate::light::{LightJob, LightPass};
 use crate::lod::{LodBindGroups, LodPasses};
 use crate::materials::Materials;
-use crate::mesher::{BindGroups, Collect, MAX_CHUNKS_PER_FRAME, Mesher};
+use crate::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, Mesher};
 use crate::pipelines::{DRAW_BINDINGS, DrawPipelines};
 use crate::shadow::{ShadowCull, ShadowPass};
 use voxgpu_core::camera::Camera;
@@ -51,49 +52,12 @@ pub(crate) struct OcclusionFrame {
 pub(super) struct Bound {
     key: BindKey,
     lod: LodBindGroups,
-    mesh: BindGroups,
+    pub(super) mesh: BindGroups,
     cull: CullBindGroups,
     pub draw: wgpu::BindGroup,
     shadow_cull: wgpu::BindGroup,
     /// The draw bindings with the shadow pass's lists as `args` and no shadow map.
     shadow_draw: wgpu::BindGroup,
-}
-
-/// A mesher work list: the indirect dispatch size, the asked-for count, then six jobs per
-/// listed slot.
-struct WorkList {
-    buffer: wgpu::Buffer,
-    jobs: u32,
-    /// Bumped whenever the buffer is replaced.
-    generation: u64,
-}
-
-impl WorkList {
-    fn new(device: &wgpu::Device, label: &'static str, jobs: u32) -> Self {
-        Self { buffer: work_buffer(device, label, jobs), jobs, generation: 0 }
-    }
-
-    /// Makes room for `jobs` jobs, rounded up to whole workgroups of slots and capped at
-    /// `max_jobs`.
-    fn ensure(&mut self, device: &wgpu::Device, label: &'static str, jobs: u32, max_jobs: u32) {
-        if jobs > self.jobs {
-            self.jobs = jobs.next_multiple_of(6 * 64).min(max_jobs.max(jobs));
-            self.buffer = work_buffer(device, label, self.jobs);
-            self.generation += 1;
-        }
-    }
-}
-
-fn work_buffer(device: &wgpu::Device, label: &'static str, jobs: u32) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: 4 * (WORK_JOBS_OFFSET + jobs) as u64,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::INDIRECT
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    })
 }
 
 fn uniform_buffer(device: &wgpu::Device, label: &'static str, size: u64) -> wgpu::Buffer {
@@ -114,17 +78,6 @@ fn opaque_bits(registry: &BlockRegistry) -> Vec<u32> {
     opaque
 }
 
-/// The release-only mesher runs recorded between a frame's uploads (the chunk pool's staged
-/// releases) have pass parameters and a work list of their own, apart from the frame's, which
-/// they would overwrite; both are written by copies in the encoder, so each run sees its own.
-struct ReleaseRun {
-    params: wgpu::Buffer,
-    work: WorkList,
-    /// Scopes of the release runs: never timed (a frame's profile names each stage once), and,
-    /// as every profiler's, without debug groups (`profiling::SETTINGS`).
-    profiler: wgpu_profiler::GpuProfiler,
-}
-
 pub(crate) struct Passes {
     lod: LodPasses,
     /// Skip the LOD pass: drawn nodes and their mips stay as the last frame decided
@@ -134,7 +87,7 @@ pub(crate) struct Passes {
     pub(crate) front_to_back: bool,
     /// `PassParams::split_pairs` (`Tools::set_mesh_split_pairs`).
     pub(crate) split_pairs: u32,
-    mesher: Mesher,
+    pub(super) mesher: Mesher,
     pub draws: DrawLists,
     /// The depth pyramid occlusion culling tests against.
     pub pyramid: Pyramid,
@@ -149,11 +102,11 @@ pub(crate) struct Passes {
     draw_layout: wgpu::BindGroupLayout,
     bound: Option<Bound>,
     /// [`PassParams`], written each frame.
-    params: wgpu::Buffer,
+    pub(super) params: wgpu::Buffer,
     /// [`CameraUniform`], written each frame.
     camera: wgpu::Buffer,
-    work: WorkList,
-    release: ReleaseRun,
+    pub(super) work: WorkList,
+    pub(super) release: ReleaseRun,
     opaque_bits: wgpu::Buffer,
     materials: Materials,
     index_buffer: wgpu::Buffer,
@@ -263,7 +216,7 @@ impl Passes {
 
     /// Every buffer a pass binds, by the name its shaders give it, with the frame's own pass
     /// parameters and work list.
-    fn resources<'a>(&'a self, resident: &'a Residency) -> Resources<'a> {
+    pub(super) fn resources<'a>(&'a self, resident: &'a Residency) -> Resources<'a> {
         let (pool, quads) = (&resident.pool, &resident.quads);
         let resources = Resources::new()
             .buffer("params", &self.params)
@@ -442,12 +395,6 @@ impl Passes {
         OcclusionFrame { two_phase, test: two_phase || (on && self.pyramid.built_with.is_some()) }
     }
 
-    /// Writes the pass parameters and resets the work list header: a mesher run's start.
-    pub fn write_mesh_run(&self, queue: &wgpu::Queue, params: &PassParams) {
-        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(params));
-        queue.write_buffer(&self.work.buffer, 0, bytemuck::cast_slice(&work_header(params.split_pairs)));
-    }
-
     /// Records the frame's compute passes after its uploads and before culling: LOD and mips,
     /// the mesher.
     pub fn record_compute(
@@ -520,37 +467,6 @@ impl Passes {
         self.draws.record(encoder, profiler, &self.bound().cull, params.slot_count);
     }
 
-    /// Records the mesher over the frame's work list (written by [`Self::write_mesh_run`]).
-    pub fn record_mesh(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &wgpu_profiler::GpuProfiler,
-        params: &PassParams,
-    ) {
-        let bound = self.bound();
-        let (work, slots) = (&self.work.buffer, params.slot_count);
-        self.mesher.record(encoder, profiler, &bound.mesh, work, slots, Collect::EvictedAndDirty);
-    }
-
-    /// What the uploads of a frame need to record its staged release runs: the runs' bind
-    /// groups (sized for `most_evicted` evicted slots in one run), or `None` when no run is
-    /// staged.
-    pub fn release_runs(
-        &mut self,
-        device: &wgpu::Device,
-        resident: &Residency,
-        most_evicted: Option<u32>,
-    ) -> Option<ReleaseRuns<'_>> {
-        let evicted = most_evicted?;
-        self.release.work.ensure(device, "voxgpu.release.work", 6 * evicted.max(1), u32::MAX);
-        let resources = self
-            .resources(resident)
-            .buffer("params", &self.release.params)
-            .buffer("work", &self.release.work.buffer);
-        let groups = self.mesher.bind_groups(device, &resources);
-        Some(ReleaseRuns { passes: self, groups })
-    }
-
     /// The buffers the counters are copied from.
     pub fn counter_sources<'a>(&'a self, resident: &'a Residency) -> CounterSources<'a> {
         CounterSources {
@@ -577,60 +493,5 @@ impl Passes {
     /// the frame, not the world).
     pub fn bytes(&self) -> u64 {
         self.draws.bytes() + self.shadow.bytes()
-    }
-}
-
-/// The staged release runs of one frame's uploads.
-pub(crate) struct ReleaseRuns<'a> {
-    passes: &'a Passes,
-    groups: BindGroups,
-}
-
-impl ReleaseRuns<'_> {
-    /// Records one release-only run over `slot_count` slots with `evicted` evicted ones: its
-    /// parameters and work list header written by copies through `belt`, then the mesher
-    /// collecting evicted slots only. A dirty node meshed here would be meshed before this
-    /// frame's LOD and mip passes, from stale mips, and its DIRTY consumed.
-    pub fn record(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        belt: &mut wgpu::util::StagingBelt,
-        slot_count: u32,
-        evicted: u32,
-        ambient_occlusion: bool,
-    ) {
-        let release = &self.passes.release;
-        let run = PassParams {
-            slot_count,
-            max_jobs: 6 * evicted,
-            draw_capacity: 0,
-            chunk_size: voxgpu_core::voxel::CHUNK_SIZE as u32,
-            ambient_occlusion: ambient_occlusion as u32,
-            split_pairs: self.passes.split_pairs,
-        };
-        let mut write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
-            let size = wgpu::BufferSize::new(bytes.len() as u64).expect("not empty");
-            belt.write_buffer(encoder, buffer, 0, size).copy_from_slice(bytes);
-        };
-        write(&release.params, bytemuck::bytes_of(&run));
-        write(&release.work.buffer, bytemuck::cast_slice(&work_header(run.split_pairs)));
-        let work = &release.work.buffer;
-        self.passes.mesher.record(
-            encoder,
-            &release.profiler,
-            &self.groups,
-            work,
-            slot_count,
-            Collect::Evicted,
-        );
-    }
-}
-
-impl Passes {
-    /// Closes the release runs' profiler frame after a frame's uploads recorded runs: their
-    /// scopes record nothing, and closing the frame drops them.
-    pub fn end_release_runs(&mut self) {
-        let _ = self.release.profiler.end_frame();
-        let _ = self.release.profiler.process_finished_frame(1.0);
     }
 }
