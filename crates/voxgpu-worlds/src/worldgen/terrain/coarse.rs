@@ -15,12 +15,14 @@
 //!   any block in its height is, and shows the highest one (what the mip rule gives over a
 //!   square of identical columns). The samples then go through the mip rule itself (twice; once
 //!   at level 1), which gives the cell's solidity and the block it shows from above.
-//! - **Trees**, up to `REAL_TREE_LEVEL`: the full generator's own trees, root by root. A sample
-//!   square they reach is rebuilt from its blocks (the uniform ground with each tree's logs and
-//!   leaves placed block for block) through the mip rule, so a canopy covers the cells it would
-//!   cover in the mip. Above that level, trees stand on grass samples by a hash of the sample's
-//!   place, at a measured chance, as a column of leaves from the ground to the canopy's top.
-//!   Caves leave a column a tree tops alone, so no canopy floats.
+//! - **Trees**, at levels 3 to `REAL_TREE_LEVEL`: the full generator's own trees, root by root.
+//!   A sample square they reach is rebuilt from its blocks (the uniform ground with each tree's
+//!   logs and leaves placed block for block) through the mip rule, so a canopy covers the cells
+//!   it would cover in the mip. At the other levels, trees stand on grass samples by a hash of
+//!   the sample's place, at a measured chance, as a column of leaves from the ground to the
+//!   canopy's top. Caves leave a column a tree tops alone, so no canopy floats.
+//! - A cell is a function of its place alone: the samples of the margin are decided as the
+//!   node next door decides them, so neighbouring nodes agree where they meet.
 //! - **Caves** are carved afterwards at the node's resolution: a cell under the ground turns to
 //!   air when the cave noise carves at every one of its test points (2×2 positions, up to four
 //!   heights, on a lattice of the cave noise).
@@ -44,9 +46,10 @@ const CANOPY_ABOVE_GROUND: i32 = 8;
 /// only where it outvotes the ground around it, so leaves top about 18% of level-3 cells, 7% at
 /// level 4 and under 3% above (`tests/worlds/levels.rs`); 5% of samples gives about that.
 const TREE_SAMPLE_CHANCE: f64 = 0.05;
-/// Up to this level, coarse cells carry the full generator's own trees, found root by root over
-/// the node (one hash per block column: 66 thousand for a level-3 node, a quarter of a million
-/// at level 4). Above, a tree's canopy tops under 3% of cells and trees stand by chance.
+/// Up to this level (from level 3, where a sample is as wide as a canopy's reach), coarse cells
+/// carry the full generator's own trees, found root by root over the node (one hash per block
+/// column: 66 thousand for a level-3 node, a quarter of a million at level 4). Above, a tree's
+/// canopy tops under 3% of cells and trees stand by chance.
 const REAL_TREE_LEVEL: u32 = 4;
 /// How far down a cave pit's floor is looked for at a time, in blocks (the interpolated cave
 /// grid costs no noise per step).
@@ -124,7 +127,10 @@ impl Cells {
         let cell = 1i32 << level;
         let per_cell = SAMPLES.min(cell);
         let step = cell / per_cell;
-        let samples = Samples::new(noise, origin, step, width * per_cell, cell, level <= REAL_TREE_LEVEL);
+        // Real trees need a sample at least a canopy's reach wide: then the one-sample margin
+        // holds every root whose leaves reach the node (levels 3 and up).
+        let real_trees = level <= REAL_TREE_LEVEL && step >= LEAF_RADIUS;
+        let samples = Samples::new(noise, origin, step, width * per_cell, cell, real_trees);
         // The samples' level: each is one uniform column of cells `step` blocks tall.
         let sample_level = level - per_cell.trailing_zeros();
         // One flat buffer per level (each worker allocates a handful, not one per column: the
@@ -218,25 +224,33 @@ struct Samples {
 impl Samples {
     /// The samples `step` blocks apart over `width` × `width` squares from block `origin`, for
     /// cells `cell` blocks wide; with the full generator's trees when `real_trees`.
+    ///
+    /// Every sample, margin included, is decided from its own place alone (its slope from a
+    /// second ring of heights, its pit and its trees from a cave grid that covers every point
+    /// asked of it), so a cell comes out the same whatever area is generated around it.
     fn new(noise: &Noise, origin: IVec2, step: i32, width: i32, cell: i32, real_trees: bool) -> Self {
-        let span = width + 2;
         let centre = |i: i32| i * step + step / 2;
-        let mut heights = Vec::with_capacity((span * span) as usize);
-        for z in -1..=width {
-            for x in -1..=width {
+        // Heights of the samples and of a second ring around them, for the margin's slopes.
+        let ring = width + 4;
+        let mut heights = Vec::with_capacity((ring * ring) as usize);
+        for z in -2..=width + 1 {
+            for x in -2..=width + 1 {
                 heights.push(noise.height(origin.x + centre(x), origin.y + centre(z)));
             }
         }
-        let highest = heights.iter().copied().max().unwrap_or(0);
-        let caves = CaveGrid::new(noise, origin, width * step, highest, cell);
-        let h = |x: i32, z: i32| heights[((x + 1) + (z + 1) * span) as usize];
-        let mut grounds = Vec::with_capacity(heights.len());
-        let mut trees = Vec::with_capacity(heights.len());
+        let h = |x: i32, z: i32| heights[((x + 2) + (z + 2) * ring) as usize];
+        // The roots whose leaves may reach the samples inside the margin.
+        let roots = if real_trees { tree_roots(noise, origin, width * step) } else { Vec::new() };
+        let highest = heights.iter().chain(roots.iter().map(|r| &r.2)).copied().max().unwrap_or(0);
+        let reach = IVec2::splat(step + LEAF_RADIUS);
+        let caves =
+            CaveGrid::new(noise, origin - reach, origin + IVec2::splat(width * step) + reach, highest, cell);
+        let samples = ((width + 2) * (width + 2)) as usize;
+        let mut grounds = Vec::with_capacity(samples);
+        let mut trees = Vec::with_capacity(samples);
         for z in -1..=width {
             for x in -1..=width {
-                let (x1, z1) = ((x + 1).min(width), (z + 1).min(width));
-                let (x0, z0) = ((x - 1).max(-1), (z - 1).max(-1));
-                let neighbours = [h(x1, z), h(x0, z), h(x, z1), h(x, z0)];
+                let neighbours = [h(x + 1, z), h(x - 1, z), h(x, z + 1), h(x, z - 1)];
                 let here = h(x, z);
                 // The per-block slope the full generator would see, for the materials.
                 let per_block =
@@ -263,45 +277,34 @@ impl Samples {
             starts: Vec::new(),
             caves,
         };
-        if real_trees {
-            samples.find_real_trees(noise);
-        }
+        samples.plant(&roots);
         samples
     }
 
-    /// The full generator's own trees whose leaves reach into the samples (margin included),
-    /// and for each, the samples it reaches. A tree's roots are the full generator's (its hash)
-    /// and its root stands on its own column's height. Whether it grows is read more cheaply
-    /// than the full generator does (five height and eight cave noise samples per rooted
-    /// column): the sample it stands in must show grass (so not a cliff, a beach, the heights or
-    /// an open pit), and the interpolated cave grid must leave its ground.
-    fn find_real_trees(&mut self, noise: &Noise) {
+    /// Which of the full generator's `roots` grow, and the samples each one's leaves may reach.
+    /// Whether a tree grows is read more cheaply than the full generator does (five height and
+    /// eight cave noise samples per rooted column): the sample it stands in must show grass (so
+    /// not a cliff, a beach, the heights or an open pit), and the cave grid must leave its ground.
+    fn plant(&mut self, roots: &[(i32, i32, i32, i32)]) {
         let span = self.width as i32 + 2;
-        let low = self.origin - IVec2::splat(self.step + LEAF_RADIUS);
-        let high = self.origin + IVec2::splat((self.width as i32 + 1) * self.step + LEAF_RADIUS);
-        let to_sample = |b: i32| (b + self.step).div_euclid(self.step).clamp(0, span - 1);
+        let to_sample = |b: i32| (b + self.step).div_euclid(self.step);
         let mut touching = Vec::new();
-        for z in low.y..high.y {
-            for x in low.x..high.x {
-                let Some(trunk) = noise.tree_trunk(x, z) else { continue };
-                let at = IVec2::new(x, z) - self.origin;
-                let ground = &self.grounds[(to_sample(at.x) + to_sample(at.y) * span) as usize];
-                if ground.top != builtin::GRASS {
-                    continue;
-                }
-                let height = noise.height(x, z);
-                if carves(self.caves.value(IVec3::new(x, height, z)), height, height) {
-                    continue;
-                }
-                let t = self.real.len() as u32;
-                let reach = |d: i32| to_sample(d - LEAF_RADIUS)..=to_sample(d + LEAF_RADIUS);
-                for sz in reach(at.y) {
-                    for sx in reach(at.x) {
-                        touching.push(((sx + sz * span) as u32, t));
-                    }
-                }
-                self.real.push(Tree { root: IVec3::new(x, height + 1, z), trunk });
+        for &(x, z, trunk, height) in roots {
+            let at = IVec2::new(x, z) - self.origin;
+            let ground = &self.grounds[(to_sample(at.x) + to_sample(at.y) * span) as usize];
+            if ground.top != builtin::GRASS
+                || carves(self.caves.value(IVec3::new(x, height, z)), height, height)
+            {
+                continue;
             }
+            let t = self.real.len() as u32;
+            let reach = |d: i32| to_sample(d - LEAF_RADIUS).max(0)..=to_sample(d + LEAF_RADIUS).min(span - 1);
+            for sz in reach(at.y) {
+                for sx in reach(at.x) {
+                    touching.push(((sx + sz * span) as u32, t));
+                }
+            }
+            self.real.push(Tree { root: IVec3::new(x, height + 1, z), trunk });
         }
         touching.sort_unstable();
         self.reaching = touching.iter().map(|&(_, t)| t).collect();
@@ -441,9 +444,25 @@ struct TreeScratch {
     canopy: Vec<IVec3>,
 }
 
+/// The full generator's tree roots whose leaves reach `width` × `width` blocks from `origin`:
+/// `(x, z, trunk, ground height)` of each column its hash roots a tree in (one hash per column;
+/// whether the tree grows is decided from the samples).
+fn tree_roots(noise: &Noise, origin: IVec2, width: i32) -> Vec<(i32, i32, i32, i32)> {
+    let mut roots = Vec::new();
+    for z in origin.y - LEAF_RADIUS..origin.y + width + LEAF_RADIUS {
+        for x in origin.x - LEAF_RADIUS..origin.x + width + LEAF_RADIUS {
+            if let Some(trunk) = noise.tree_trunk(x, z) {
+                roots.push((x, z, trunk, noise.height(x, z)));
+            }
+        }
+    }
+    roots
+}
+
 /// `ground` with the full generator's caves opened where they reach its surface: the ground
-/// drops to the first block under it that the cave noise leaves. Not below the sea: the full
-/// generator's shore rule keeps caves out of the top of low ground.
+/// drops to the first block under it that the cave noise leaves, but not below the sea: a
+/// `Column` under the sea level is under water, and a pit on high ground is dry, so its floor
+/// stops just above the sea.
 fn pit_floor(caves: &CaveGrid, at: IVec2, ground: Column) -> Column {
     let mut y = ground.height;
     while y > SEA_LEVEL + 1 && carves(caves.value(IVec3::new(at.x, y, at.y)), y, ground.height) {
@@ -481,13 +500,15 @@ struct CaveGrid {
 }
 
 impl CaveGrid {
-    fn new(noise: &Noise, origin: IVec2, blocks: i32, highest: i32, cell: i32) -> Self {
+    /// The grid over blocks `low..high` (x and z) and heights up to `highest`.
+    fn new(noise: &Noise, low: IVec2, high: IVec2, highest: i32, cell: i32) -> Self {
         let spacing = cell.max(CAVE_CELL);
         // On the lattice of that spacing, so one cell column alone samples the same points as
         // its whole node column.
-        let origin =
-            IVec3::new(origin.x.div_euclid(spacing) * spacing, 0, origin.y.div_euclid(spacing) * spacing);
-        let size = IVec3::new(blocks / spacing + 3, highest / spacing + 2, blocks / spacing + 3);
+        let first = low.div_euclid(IVec2::splat(spacing));
+        let points = (high - IVec2::ONE).div_euclid(IVec2::splat(spacing)) - first + 2;
+        let origin = IVec3::new(first.x * spacing, 0, first.y * spacing);
+        let size = IVec3::new(points.x, highest / spacing + 2, points.y);
         let mut samples = Vec::with_capacity((size.x * size.y * size.z) as usize);
         for z in 0..size.z {
             for y in 0..size.y {
