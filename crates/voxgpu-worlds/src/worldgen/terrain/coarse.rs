@@ -85,6 +85,7 @@ pub(super) fn cell_column(noise: &Noise, level: u32, cell: IVec2) -> Vec<BlockId
 }
 
 /// A square of `width` × `width` cell columns, each `rows` cells from y 0 up.
+#[derive(Default)]
 struct Cells {
     width: usize,
     rows: usize,
@@ -101,25 +102,45 @@ impl Cells {
     /// One mip step: the square half as wide and half as tall, by the mip rule over each
     /// 2×2×2 group of cells.
     fn halve(&self) -> Self {
+        let mut out = Self::default();
+        self.halve_into(&mut out);
+        out
+    }
+
+    /// [`Self::halve`] into `out`, reusing its buffers.
+    fn halve_into(&self, out: &mut Self) {
         let (width, rows) = (self.width / 2, (self.rows / 2).max(1));
-        let mut cells = vec![BlockId::AIR; width * width * rows];
-        let mut tops = vec![0; width * width];
+        out.cells.clear();
+        out.cells.resize(width * width * rows, BlockId::AIR);
+        out.tops.clear();
+        out.tops.resize(width * width, 0);
+        (out.width, out.rows) = (width, rows);
+        let at = |column: &[BlockId], y: usize| column.get(y).copied().unwrap_or(BlockId::AIR);
         for z in 0..width {
             for x in 0..width {
                 let below =
                     (0..4).map(|c| self.tops[2 * x + (c & 1) + self.width * (2 * z + (c >> 1))]).max();
                 let top = below.unwrap_or(0).div_ceil(2).min(rows);
-                tops[x + width * z] = top;
-                for y in 0..top {
-                    let below: [BlockId; 8] = std::array::from_fn(|c| {
-                        let column = self.column(2 * x + (c & 1), 2 * z + (c >> 2));
-                        column.get(2 * y + (c >> 1 & 1)).copied().unwrap_or(BlockId::AIR)
-                    });
-                    cells[(x + width * z) * rows + y] = cell_block(&below);
+                out.tops[x + width * z] = top;
+                let (c00, c10) = (self.column(2 * x, 2 * z), self.column(2 * x + 1, 2 * z));
+                let (c01, c11) = (self.column(2 * x, 2 * z + 1), self.column(2 * x + 1, 2 * z + 1));
+                let cells = &mut out.cells[(x + width * z) * rows..][..top];
+                for (y, cell) in cells.iter_mut().enumerate() {
+                    let (lo, hi) = (2 * y, 2 * y + 1);
+                    // Children `x | y << 1 | z << 2`, as the mip rule takes them.
+                    *cell = cell_block(&[
+                        at(c00, lo),
+                        at(c10, lo),
+                        at(c00, hi),
+                        at(c10, hi),
+                        at(c01, lo),
+                        at(c11, lo),
+                        at(c01, hi),
+                        at(c11, hi),
+                    ]);
                 }
             }
         }
-        Self { width, rows, cells, tops }
     }
 
     /// The cells of level `level` over `width` × `width` cell columns from block `origin`.
@@ -367,7 +388,11 @@ impl Samples {
         let side = step as usize;
         let rows = (last + 1 - first) * side;
         let low = (first * side) as i32;
-        let blocks = &mut scratch.blocks;
+        let square_blocks = &mut scratch.blocks;
+        (square_blocks.width, square_blocks.rows) = (side, rows);
+        square_blocks.tops.clear();
+        square_blocks.tops.resize(side * side, rows);
+        let blocks = &mut square_blocks.cells;
         blocks.clear();
         blocks.resize(side * side * rows, BlockId::AIR);
         // The uniform ground, one row of it computed and copied into every column.
@@ -405,31 +430,11 @@ impl Samples {
             }
         }
         // The square through the mip rule down to one column, `step` blocks a cell.
-        let (mut width, mut rows) = (side, rows);
-        while width > 1 {
-            let (half, half_rows) = (width / 2, rows / 2);
-            let next = &mut scratch.next;
-            next.clear();
-            next.resize(half * half * half_rows, BlockId::AIR);
-            let column = |x: usize, z: usize| &blocks[(x + width * z) * rows..][..rows];
-            for hz in 0..half {
-                for hx in 0..half {
-                    let (c00, c10) = (column(2 * hx, 2 * hz), column(2 * hx + 1, 2 * hz));
-                    let (c01, c11) = (column(2 * hx, 2 * hz + 1), column(2 * hx + 1, 2 * hz + 1));
-                    let out = &mut next[(hx + half * hz) * half_rows..][..half_rows];
-                    for (y, cell) in out.iter_mut().enumerate() {
-                        let (lo, hi) = (2 * y, 2 * y + 1);
-                        // Children `x | y << 1 | z << 2`, as the mip rule takes them.
-                        *cell = cell_block(&[
-                            c00[lo], c10[lo], c00[hi], c10[hi], c01[lo], c11[lo], c01[hi], c11[hi],
-                        ]);
-                    }
-                }
-            }
-            std::mem::swap(blocks, next);
-            (width, rows) = (half, half_rows);
+        while scratch.blocks.width > 1 {
+            scratch.blocks.halve_into(&mut scratch.next);
+            std::mem::swap(&mut scratch.blocks, &mut scratch.next);
         }
-        out[first..=last].copy_from_slice(&blocks[..rows]);
+        out[first..=last].copy_from_slice(scratch.blocks.column(0, 0));
         last + 1
     }
 }
@@ -438,8 +443,8 @@ impl Samples {
 /// threads share two malloc arenas).
 #[derive(Default)]
 struct TreeScratch {
-    blocks: Vec<BlockId>,
-    next: Vec<BlockId>,
+    blocks: Cells,
+    next: Cells,
     /// A canopy's leaves relative to its tree's top (`Tree::leaves`), listed once.
     canopy: Vec<IVec3>,
 }
