@@ -100,19 +100,29 @@ fn opted_out() -> bool {
     std::env::var("VOXGPU_SKIP_BROWSER").as_deref() == Ok("1")
 }
 
-#[test]
-fn browser_viewer_streams_and_draws_its_golden_image() {
-    if opted_out() {
-        eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
-        return;
-    }
+/// Nodes as the page's digest lists them: level, position, hash of the voxels.
+type Nodes = Vec<(u32, [i32; 3], u64)>;
+
+/// What a page showed once it settled.
+struct Page {
+    status: serde_json::Value,
+    shot: image::RgbaImage,
+    nodes: Nodes,
+    /// What the console reported as errors.
+    console_errors: Vec<String>,
+}
+
+/// Opens the site at `index.html?{query}`, waits until the world has settled and 30 more
+/// frames are drawn (or the page reports an error), and takes the picture and the nodes. On a
+/// timeout the page is saved as `tests/output/{name}-timeout.png`.
+fn open_page(query: &str, name: &str) -> Page {
     let chromium = browser::chromium()
         .expect("no Chromium found: apt-get install chromium-headless-shell, set VOXGPU_CHROMIUM, or opt out with VOXGPU_SKIP_BROWSER=1");
     let site = browser::build_site();
     let wasm = std::fs::metadata(site.join("pkg/voxgpu_web_bg.wasm")).expect("the wasm module").len();
     let url = browser::serve(site);
     let mut page = Browser::start(&chromium, WIDTH, HEIGHT);
-    page.navigate(&format!("{url}/index.html?{}", view()));
+    page.navigate(&format!("{url}/index.html?{query}"));
     let status = page.wait_for(STATUS, timeout(), settled);
     // The page's own controls (the file picker) are not part of the frame.
     page.evaluate("document.getElementById('open').style.display = 'none'");
@@ -121,24 +131,35 @@ fn browser_viewer_streams_and_draws_its_golden_image() {
     let status = status.unwrap_or_else(|e| {
         let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/output");
         std::fs::create_dir_all(&out).expect("create tests/output");
-        shot.save(out.join("web_terrain-timeout.png")).expect("write the page");
-        panic!("{e}; the page is in tests/output/web_terrain-timeout.png")
+        shot.save(out.join(format!("{name}-timeout.png"))).expect("write the page");
+        panic!("{e}; the page is in tests/output/{name}-timeout.png")
     });
-    eprintln!("browser status: {status}; wasm {wasm} bytes");
-    assert_eq!(status["errors"], serde_json::json!([]), "the page reported errors");
-    assert_eq!(status["draw_submission"], "instanced", "the browser draws through the instanced path");
-    let browser_nodes: Vec<(u32, [i32; 3], u64)> =
+    eprintln!("browser status ({query}): {status}; wasm {wasm} bytes");
+    let nodes =
         serde_json::from_str::<Vec<(u32, i32, i32, i32, u64)>>(digest.as_str().expect("a digest string"))
             .expect("the digest is JSON")
             .into_iter()
             .map(|(level, x, y, z, hash)| (level, [x, y, z], hash))
             .collect();
+    Page { status, shot, nodes, console_errors: page.errors.clone() }
+}
+
+#[test]
+fn browser_viewer_streams_and_draws_its_golden_image() {
+    if opted_out() {
+        eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
+        return;
+    }
+    let Page { status, shot, nodes: browser_nodes, console_errors } = open_page(&view(), "web_terrain");
+    assert_eq!(status["errors"], serde_json::json!([]), "the page reported errors");
+    assert_eq!(status["draw_submission"], "instanced", "the browser draws through the instanced path");
+    assert!(status["workers"].as_u64().unwrap_or(0) >= 1, "terrain is generated in web workers");
     assert_eq!(
         browser_nodes,
         native_nodes(),
         "the browser streamed other nodes, or other voxels, than native code does"
     );
-    assert!(page.errors.is_empty(), "the console reported errors: {:?}", page.errors);
+    assert!(console_errors.is_empty(), "the console reported errors: {console_errors:?}");
     assert_eq!(shot.dimensions(), (WIDTH, HEIGHT), "the screenshot is the page at device pixel ratio 1");
     // The canvas fills the page; a blank or unconfigured canvas shows the page's background.
     kit::compare_golden(&crate::golden_dir(), "web_terrain", "web_terrain", &shot, true)
@@ -153,4 +174,27 @@ fn browser_viewer_streams_and_draws_its_golden_image() {
         let against = kit::flip(&native_image, &shot);
         eprintln!("browser against native        {against} (reported only)");
     }
+}
+
+/// A world source that panics in its worker, on every attempt, fails only its column: the page
+/// lives on without an error, the worker is replaced after each panic, and every other node is
+/// the one native streaming makes.
+#[test]
+fn a_column_that_panics_in_its_worker_fails_alone() {
+    if opted_out() {
+        eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
+        return;
+    }
+    let native = native_nodes();
+    let (_, [x, _, z], _) = *native.iter().find(|(level, ..)| *level == 0).expect("chunks in view");
+    let Page { status, nodes, console_errors, .. } =
+        open_page(&format!("{VIEW}&panic-column=0,{x},{z}"), "web_panic");
+    assert_eq!(status["errors"], serde_json::json!([]), "the page reported errors");
+    assert!(console_errors.is_empty(), "the console reported errors: {console_errors:?}");
+    let attempts = StreamSettings::new(4).attempts;
+    assert_eq!(status["failed_columns"], 1, "one column failed, after its attempts");
+    assert_eq!(status["workers_replaced"], attempts, "a worker is replaced after each panic");
+    let expected: Nodes =
+        native.into_iter().filter(|(level, p, _)| !(*level == 0 && p[0] == x && p[2] == z)).collect();
+    assert_eq!(nodes, expected, "every other node is native streaming's");
 }

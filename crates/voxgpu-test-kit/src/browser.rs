@@ -28,7 +28,7 @@ fn root() -> PathBuf {
 }
 
 /// Builds the web viewer (release, wasm32) and its JavaScript bindings, and lays out the site
-/// (`web/index.html` and `pkg/`) in `target/web/site`. Its own target directory keeps the build
+/// (`web/index.html`, `web/worker.js` and `pkg/`) in `target/web/site`. Its own target directory keeps the build
 /// clear of the lock of the `cargo test` that runs this.
 pub fn build_site() -> PathBuf {
     let target = root().join("target/web");
@@ -64,7 +64,9 @@ pub fn build_site() -> PathBuf {
     );
     let site = target.join("site");
     std::fs::create_dir_all(&site).expect("create the site folder");
-    std::fs::copy(root().join("web/index.html"), site.join("index.html")).expect("copy index.html");
+    for page in ["index.html", "worker.js"] {
+        std::fs::copy(root().join("web").join(page), site.join(page)).expect("copy the site's pages");
+    }
     let status = Command::new("wasm-bindgen")
         .args(["--target", "web", "--no-typescript", "--out-dir"])
         .arg(site.join("pkg"))

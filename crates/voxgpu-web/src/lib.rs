@@ -4,11 +4,12 @@
 //! a device with [`voxgpu_engine::required_limits`] (requested explicitly, and reported on the
 //! page when refused), a surface on the canvas, the renderer drawing straight into the canvas's
 //! texture through an sRGB view, and the world: terrain streamed around the camera (generated
-//! on the page's thread within a time budget per frame, as the browser has no threads here), or
+//! in web workers, `workers.rs`), or
 //! a `.vox` model opened with the file picker or dropped on the page. Each animation frame
 //! (`app.rs`): input moves the camera, the streamer takes up to its budget, and the renderer
 //! records its compute and draw passes into one encoder, which is submitted and presented.
-//! Input and page wiring are in `input.rs` and `page.rs`.
+//! Input and page wiring are in `input.rs` and `page.rs`; the workers run this same module
+//! (`web/worker.js` calls [`init_worker`] and [`generate_column`]).
 //!
 //! The page's URL sets the world and view (`page::Params`), so a test can ask for a fixed view,
 //! and [`status`] reports frames, settling, timings and errors as JSON.
@@ -19,6 +20,7 @@ mod app;
 mod input;
 mod page;
 mod present;
+mod workers;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -26,6 +28,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 pub use page::status;
+pub use workers::{generate_column, init_worker, worker_panic};
 
 /// The resident nodes and a hash of each one's voxels, as JSON (`App::world_digest`); empty
 /// before the viewer has started.
@@ -39,12 +42,13 @@ thread_local! {
     static APP: RefCell<Option<Rc<RefCell<app::App>>>> = const { RefCell::new(None) };
 }
 
-/// Starts the viewer on the page's canvas. Errors (no WebGPU, limits refused, a bad URL
-/// parameter) are shown on the page and returned to the caller.
+/// Starts the viewer on the page's canvas; `module` is this build's compiled
+/// `WebAssembly.Module`, which the generation workers instantiate. Errors (no WebGPU, limits
+/// refused, a bad URL parameter) are shown on the page and returned to the caller.
 #[wasm_bindgen]
-pub async fn start() -> Result<(), JsValue> {
+pub async fn start(module: JsValue) -> Result<(), JsValue> {
     std::panic::set_hook(Box::new(|info| page::fail(&format!("panic: {info}"))));
-    match app::App::open().await {
+    match app::App::open(module).await {
         Ok(app) => {
             let app = Rc::new(RefCell::new(app));
             input::listen(&app)?;

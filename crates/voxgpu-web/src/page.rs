@@ -7,11 +7,15 @@ use glam::Vec3;
 use wasm_bindgen::prelude::*;
 use web_sys::UrlSearchParams;
 
+use crate::workers::MAX_WORKERS;
+use voxgpu_core::voxel::{MAX_NODE_LEVEL, NodeColumn};
 use voxgpu_engine::{DrawSubmission, RenderMode};
 
 /// What the page's URL asks for: `?world=terrain&seed=1&view=8&camera=x,y,z&target=x,y,z`,
-/// `&budget=8` (milliseconds of generation per frame), `&draw=instanced|capped`, `&mode=lod`
-/// (a render mode's name) and `&present=canvas|copy`.
+/// `&workers=N` (generation workers; 0 generates on the page's thread for up to `&budget=8`
+/// milliseconds a frame), `&draw=instanced|capped`, `&mode=lod` (a render mode's name),
+/// `&present=canvas|copy`, and the test hook `&panic-column=L,x,z` (generating that node column
+/// panics in its worker).
 pub struct Params {
     pub world: String,
     pub seed: u64,
@@ -19,8 +23,14 @@ pub struct Params {
     pub view_distance: u32,
     pub camera: Option<Vec3>,
     pub target: Option<Vec3>,
-    /// Milliseconds of terrain generation per frame at most (at least one column a frame).
+    /// Web workers generating terrain; `None`: one fewer than the machine's logical cores
+    /// (at least one). 0: generation runs on the page's thread instead, `budget_ms` a frame.
+    pub workers: Option<u32>,
+    /// Milliseconds of terrain generation per frame at most on the page's thread (at least one
+    /// column a frame), with no workers.
     pub budget_ms: f64,
+    /// The test hook for a failing source: the node column whose generation panics.
+    pub panic_column: Option<NodeColumn>,
     pub draw: Option<DrawSubmission>,
     /// `mode=filled|wireframe|filled-wireframe|lod|chunks|quad-size`: the render mode to start in.
     pub mode: RenderMode,
@@ -70,7 +80,23 @@ impl Params {
             view_distance: number("view", 8.0, 1.0, MAX_VIEW_DISTANCE as f64)? as u32,
             camera: vec3("camera")?,
             target: vec3("target")?,
+            workers: match get("workers") {
+                None => None,
+                Some(_) => Some(number("workers", 0.0, 0.0, MAX_WORKERS as f64)? as u32),
+            },
             budget_ms: number("budget", 8.0, 0.0, 1000.0)?,
+            panic_column: match get("panic-column") {
+                None => None,
+                Some(v) => {
+                    let parts: Vec<i32> = v.split(',').filter_map(|p| p.trim().parse().ok()).collect();
+                    match parts[..] {
+                        [level, x, z] if (0..=MAX_NODE_LEVEL as i32).contains(&level) => {
+                            Some(NodeColumn { level: level as u32, xz: glam::IVec2::new(x, z) })
+                        }
+                        _ => return Err(format!("URL parameter panic-column={v:?} is not level,x,z")),
+                    }
+                }
+            },
             draw,
             mode: match get("mode") {
                 None => RenderMode::Filled,
@@ -117,33 +143,47 @@ pub struct Status {
     pub quads: u64,
     pub face_jobs: u32,
     pub missing_columns: usize,
+    /// Generation workers started (0: generation on the page's thread), replaced after a panic,
+    /// and columns given up on after their last attempt (drawn as absent).
+    pub workers: usize,
+    pub workers_replaced: u32,
+    pub failed_columns: usize,
+    /// The CPU side of each frame before the world settled (while streaming), at most
+    /// `STREAMING_SAMPLES`.
+    pub streaming_cpu_ms: Vec<f64>,
     /// WebGPU errors and panics, in order.
     pub errors: Vec<String>,
 }
 
 /// Samples of frame and GPU time kept after settling.
 pub const SAMPLES: usize = 240;
+/// Samples of the page's CPU time per frame kept while streaming.
+pub const STREAMING_SAMPLES: usize = 4096;
 
 thread_local! {
     pub static STATUS: RefCell<Status> = RefCell::new(Status::default());
 }
 
 /// The viewer's state as JSON: `frames`, `first_frame_ms`, `settled_frame`, `settled_ms`,
-/// `frame_ms`, `gpu_ms`, `timestamp_ms` and `cpu_ms` (medians after settling) and `samples`, the last frame's `resident`,
-/// `quads`, `face_jobs` and `missing_columns`, `adapter`, `draw_submission`, `errors`.
+/// `frame_ms`, `gpu_ms`, `timestamp_ms` and `cpu_ms` (medians after settling) and `samples`,
+/// `streaming_cpu_ms` and `streaming_cpu_p95_ms` (the page's CPU time per frame before settling,
+/// median and 95th percentile) and `streaming_frames`, the last frame's `resident`, `quads`,
+/// `face_jobs` and `missing_columns`, `workers`, `workers_replaced`, `failed_columns`, `adapter`,
+/// `draw_submission`, `errors`.
 #[wasm_bindgen]
 pub fn status() -> String {
     STATUS.with(|s| {
         let s = s.borrow();
-        let median = |v: &[f64]| {
+        let quantile = |v: &[f64], q: f64| {
             let mut v = v.to_vec();
             v.sort_by(f64::total_cmp);
-            v.get(v.len() / 2).copied()
+            v.get(((v.len() as f64 * q) as usize).min(v.len().saturating_sub(1))).copied()
         };
+        let median = |v: &[f64]| quantile(v, 0.5);
         let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
         let errors: Vec<String> = s.errors.iter().map(|e| json_string(e)).collect();
         format!(
-            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
+            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
             s.frames,
             num(s.first_frame_ms),
             s.settled.map_or("null".into(), |(f, _)| f.to_string()),
@@ -157,6 +197,12 @@ pub fn status() -> String {
             s.quads,
             s.face_jobs,
             s.missing_columns,
+            num(median(&s.streaming_cpu_ms)),
+            num(quantile(&s.streaming_cpu_ms, 0.95)),
+            s.streaming_cpu_ms.len(),
+            s.workers,
+            s.workers_replaced,
+            s.failed_columns,
             json_string(&s.adapter),
             json_string(&s.draw_submission),
             errors.join(",")

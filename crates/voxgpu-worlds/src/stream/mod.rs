@@ -10,8 +10,9 @@
 //!   per update, and pending re-meshes are deduplicated. It talks to the renderer through
 //!   [`ChunkSink`], and tells it when a column is complete, which lets children replace their
 //!   parent.
-//! - [`GenerationPool`] runs generation jobs on worker threads, or on the caller's thread within
-//!   a time budget per update where there are no threads (the browser). A job is an owned
+//! - [`GenerationPool`] runs generation jobs on worker threads, on workers someone else owns (a
+//!   [`JobRunner`]: the browser's web workers, which return each column as bytes, [`wire`]), or
+//!   on the caller's thread within a time budget per update. A job is an owned
 //!   snapshot (a column and a token); its result comes back through a channel. Queued jobs of
 //!   columns no longer wanted are cancelled before they start.
 //! - **A failing source** (an error, or a panic where panics unwind: not in the browser, whose
@@ -26,11 +27,12 @@
 
 mod manager;
 pub mod plan;
+pub mod wire;
 mod workers;
 
 pub use manager::{ChunkManager, StreamSettings, UpdateReport};
 pub use voxgpu_core::ChunkSink;
-pub use workers::{ColumnSource, GenerationPool, SourceError};
+pub use workers::{ColumnSource, GenerationPool, JobRunner, SourceError};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -86,6 +88,11 @@ impl Streamer {
     /// (at least one column when any is wanted): for platforms without threads.
     pub fn inline(settings: StreamSettings, source: Arc<ColumnSource>, budget: Duration) -> Self {
         Self::with_pool(settings, GenerationPool::inline(source, budget))
+    }
+
+    /// Generation by `runner` (the browser's web workers).
+    pub fn with_runner(settings: StreamSettings, runner: Box<dyn JobRunner>) -> Self {
+        Self::with_pool(settings, GenerationPool::runner(runner))
     }
 
     fn with_pool(settings: StreamSettings, pool: GenerationPool) -> Self {

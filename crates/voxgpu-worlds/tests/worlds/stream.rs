@@ -1,18 +1,21 @@
 //! The chunk manager against a recording fake (no GPU): residency follows the camera, budgets
 //! hold, bursts re-mesh each neighbour once, late and superseded results are dropped, tokens never
-//! repeat; and the worker pool generates what the one-shot generator does.
+//! repeat; and the worker pool, and a runner that passes columns as bytes (as the browser's
+//! workers do), generate what the one-shot generator does.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
 use glam::{IVec2, IVec3, Vec3};
 use voxgpu_core::voxel::blocks as ids;
 use voxgpu_core::voxel::{Chunk, ChunkPos, NodeColumn, NodeKey};
-use voxgpu_worlds::stream::plan;
 use voxgpu_worlds::stream::{
-    ChunkManager, ChunkSink, Finished, GenerationPool, Job, StreamSettings, next_token,
+    ChunkManager, ChunkSink, Finished, GenerationPool, Job, JobRunner, StreamSettings, next_token,
 };
+use voxgpu_worlds::stream::{plan, wire};
 use voxgpu_worlds::worldgen::{TerrainColumns, WorldParams, WorldSource, columns_in_view, generate};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -385,4 +388,85 @@ fn a_node_budget_drops_the_farthest_columns_for_their_size_and_keeps_every_paren
         .map(urgency)
         .fold(f32::INFINITY, f32::min);
     assert!(top_kept <= top_dropped + 1e-3, "top level kept up to {top_kept}, dropped from {top_dropped}");
+}
+
+/// A runner like the browser's web workers: room for `room` jobs at once, each column generated
+/// and sent back as bytes, answered on the next `results`.
+struct BytesRunner {
+    room: usize,
+    columns: TerrainColumns,
+    started: Rc<RefCell<Vec<Job>>>,
+    answered: Vec<(Job, Vec<u8>)>,
+}
+
+impl JobRunner for BytesRunner {
+    fn room(&self) -> usize {
+        self.room - self.answered.len()
+    }
+
+    fn start(&mut self, job: Job) {
+        assert!(self.room() > 0, "a job was started with no room");
+        self.started.borrow_mut().push(job);
+        self.answered.push((job, wire::encode_column(&self.columns.node_column(job.column))));
+    }
+
+    fn results(&mut self) -> Vec<Finished> {
+        std::mem::take(&mut self.answered)
+            .into_iter()
+            .map(|(job, bytes)| Finished {
+                column: job.column,
+                token: job.token,
+                chunks: wire::decode_column(job.column, &bytes)
+                    .map(|nodes| nodes.into_iter().map(|(k, c)| (k, Arc::new(c))).collect()),
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_runner_gets_jobs_as_it_has_room_and_never_a_cancelled_one() {
+    let params = WorldParams { seed: 9, center: IVec3::ZERO, view_distance: 2 };
+    let world = generate(&WorldSource::Terrain, &params).unwrap();
+    let started = Rc::new(RefCell::new(Vec::new()));
+    let runner = BytesRunner {
+        room: 2,
+        columns: TerrainColumns::new(9),
+        started: Rc::clone(&started),
+        answered: Vec::new(),
+    };
+    let mut pool = GenerationPool::runner(Box::new(runner));
+    let jobs: Vec<Job> = columns_in_view(params.center, 2)
+        .into_iter()
+        .map(|column| Job { column: NodeColumn::new(0, column), token: next_token() })
+        .collect();
+    pool.submit(jobs.iter().copied());
+    assert_eq!(*started.borrow(), jobs[..2], "the runner takes jobs in order, as it has room");
+    assert_eq!(pool.queued(), jobs.len() - 2);
+    let cancelled = jobs[3];
+    assert_eq!(pool.cancel(&HashSet::from([cancelled.token])), 1);
+    let mut results = Vec::new();
+    while results.len() < jobs.len() - 1 {
+        let arrived = pool.try_results();
+        assert!(!arrived.is_empty(), "the pool stalled with {} jobs queued", pool.queued());
+        results.extend(arrived);
+    }
+    assert_eq!(pool.queued(), 0);
+    assert!(pool.try_results().is_empty());
+    let mut expected: Vec<Job> = jobs.iter().copied().filter(|j| *j != cancelled).collect();
+    assert_eq!(*started.borrow(), expected, "each job started once, in order, the cancelled one never");
+    let mut chunks = 0;
+    for finished in results {
+        let at = expected.iter().position(|j| j.column == finished.column).expect("a job's column");
+        assert_eq!(finished.token, expected.swap_remove(at).token);
+        for (pos, chunk) in finished.chunks.expect("terrain never fails") {
+            let pos = pos.as_chunk().expect("level 0");
+            assert_eq!(world.chunk(pos).map(|c| &**c), Some(&*chunk), "{pos:?}");
+            chunks += 1;
+        }
+    }
+    let cancelled_chunks = world
+        .chunks()
+        .filter(|(p, _)| p.0.x == cancelled.column.xz.x && p.0.z == cancelled.column.xz.y)
+        .count();
+    assert_eq!(chunks, world.len() - cancelled_chunks);
 }
