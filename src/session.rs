@@ -19,11 +19,6 @@ use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldError, WorldParams, Wor
 /// terrain, which streams level-of-detail nodes beyond 8 chunks.
 pub const MAX_FULL_DETAIL_VIEW: u32 = 64;
 
-/// GPU bytes one resident node is budgeted at: its voxel slot (75,008 bytes), its light (37,580:
-/// every level and the open-column mask), its records (3,232) and 12 KiB of quad pages (six
-/// faces' last pages partly filled; terrain nodes average under 2 KiB of quads).
-pub const NODE_BUDGET_BYTES: u64 = 75_008 + 37_580 + 3_232 + 12 * 1024;
-
 /// Everything opening a session can fail with; each prints as one line.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
@@ -113,11 +108,9 @@ impl WorldConfig {
     pub fn streamer(&self, renderer: &Offscreen, overlay: Arc<RwLock<Overlay>>) -> Streamer {
         let columns = TerrainColumns::new(self.seed);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let budget = self.gpu_memory_budget_mib as u64 * 1024 * 1024 / NODE_BUDGET_BYTES;
-        let max_nodes = budget.min(renderer.resident().max_nodes() * 9 / 10) as usize;
         let settings = StreamSettings {
             lod: renderer.options().lod,
-            max_nodes: Some(max_nodes),
+            max_nodes: Some(renderer.resident().node_budget(self.gpu_memory_budget_mib)),
             ..StreamSettings::new(self.view_distance)
         };
         let edit = move |xz, generated| overlay.read().expect("overlay lock").apply(xz, generated);

@@ -23,6 +23,7 @@ use glam::Vec3;
 use crate::session::{SessionError, WorldConfig};
 use voxgpu_core::lod::LodSettings;
 use voxgpu_engine::{Culling, DrawSubmission, GpuError, RendererOptions};
+use voxgpu_worlds::stream::plan::parse_view_distance;
 use voxgpu_worlds::worldgen::{WorldError, WorldSource};
 
 /// Largest image side `render` accepts: 8192² RGBA is 256 MiB of readback already.
@@ -90,10 +91,7 @@ pub struct WorldArgs {
     pub store: Option<PathBuf>,
 }
 
-/// The default `--gpu-memory-budget`, in MiB: what the horizon needs with room to spare (wgpu
-/// does not report an adapter's memory size).
-pub const DEFAULT_GPU_BUDGET_MIB: u32 = 2048;
-pub use crate::session::NODE_BUDGET_BYTES;
+pub use voxgpu_engine::{DEFAULT_GPU_BUDGET_MIB, NODE_BUDGET_BYTES};
 
 /// The view distance, in chunks, where `--view-distance` is not given.
 pub const DEFAULT_VIEW_DISTANCE: u32 = 8;
@@ -114,25 +112,6 @@ impl WorldArgs {
             store: self.store.clone(),
         }
     }
-}
-
-/// `--view-distance`: chunks (`N`, `Nc`) or blocks (`Nb`), 1..=2048 chunks.
-fn parse_view_distance(s: &str) -> Result<u32, String> {
-    let (number, blocks) = match s.strip_suffix('b') {
-        Some(n) => (n, true),
-        None => (s.strip_suffix('c').unwrap_or(s), false),
-    };
-    let bad = || {
-        format!(
-            "{s:?} is not a view distance: give chunks (8, 8c) or blocks (8192b), up to {MAX_VIEW_DISTANCE} chunks (65536b)"
-        )
-    };
-    let value: u64 = number.parse().map_err(|_| bad())?;
-    let chunks = if blocks { value.div_ceil(voxgpu_core::voxel::CHUNK_SIZE as u64) } else { value };
-    if !(1..=MAX_VIEW_DISTANCE as u64).contains(&chunks) {
-        return Err(bad());
-    }
-    Ok(chunks as u32)
 }
 
 /// The picture's size and viewpoint, shared by `render` and the viewer.

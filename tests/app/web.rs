@@ -18,6 +18,7 @@ use kit::browser::{self, Browser};
 use voxgpu_core::fly::FlyCamera;
 use voxgpu_core::voxel::{BlockRegistry, CHUNK_SIZE, Chunk, NodeColumn, NodeKey, digest};
 use voxgpu_engine::{Offscreen, RendererOptions};
+use voxgpu_core::lod::LodSettings;
 use voxgpu_worlds::stream::{ChunkSink, StreamSettings, Streamer};
 use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldParams, WorldSource};
 
@@ -32,21 +33,38 @@ fn view() -> String {
     std::env::var("VOXGPU_WEB_VIEW").unwrap_or(VIEW.into())
 }
 
+/// A far view: 4,096 blocks (node levels 0 to 4, level 1 from 32 blocks), as
+/// `?view=4096b&lod-distance=32` asks for it.
+const FAR_VIEW: &str = "world=terrain&seed=1&view=4096b&lod-distance=32&present=copy";
+const FAR_CHUNKS: u32 = 128;
+const FAR_LOD_DISTANCE: f32 = 32.0;
+
 /// The page's world natively: terrain of seed 1 streamed at 4 chunks around the default camera,
 /// generated on two threads; and that camera, as the viewer makes it.
 fn native_world() -> (Streamer, voxgpu_core::camera::Camera) {
-    let params = WorldParams { seed: 1, center: glam::IVec3::ZERO, view_distance: 4 };
+    native_world_at(4, LodSettings::default())
+}
+
+/// The same at `view_distance` chunks with `lod`.
+fn native_world_at(view_distance: u32, lod: LodSettings) -> (Streamer, voxgpu_core::camera::Camera) {
+    let params = WorldParams { seed: 1, center: glam::IVec3::ZERO, view_distance };
     let ground = worldgen::generate(&WorldSource::Terrain, &WorldParams { view_distance: 1, ..params })
         .expect("terrain");
     let (eye, target) = worldgen::default_view(&WorldSource::Terrain, &ground, &params);
     let columns = TerrainColumns::new(1);
-    let streamer = Streamer::new(StreamSettings::new(4), 2, Arc::new(move |c| Ok(columns.node_column(c))));
+    let settings = StreamSettings { lod, ..StreamSettings::new(view_distance) };
+    let streamer = Streamer::new(settings, 2, Arc::new(move |c| Ok(columns.node_column(c))));
     (streamer, FlyCamera::looking_at(eye, target).camera())
 }
 
 /// The nodes native streaming makes resident for the page's view, each with the hash of its
 /// voxels, sorted.
-fn native_nodes() -> Vec<(u32, [i32; 3], u64)> {
+fn native_nodes() -> Nodes {
+    nodes_of(native_world())
+}
+
+/// The nodes `world` makes resident once settled around its camera.
+fn nodes_of((mut streamer, camera): (Streamer, voxgpu_core::camera::Camera)) -> Nodes {
     #[derive(Default)]
     struct Resident(BTreeMap<NodeKey, u64>);
     impl ChunkSink for Resident {
@@ -61,7 +79,6 @@ fn native_nodes() -> Vec<(u32, [i32; 3], u64)> {
         fn mark_dirty(&mut self, _: NodeKey) {}
         fn column_ready(&mut self, _: NodeColumn, _: bool) {}
     }
-    let (mut streamer, camera) = native_world();
     let mut resident = Resident::default();
     streamer.settle(camera.eye, &mut resident).expect("infallible");
     resident.0.into_iter().map(|(k, hash)| (k.level, k.pos.to_array(), hash)).collect()
@@ -176,19 +193,24 @@ fn browser_viewer_streams_and_draws_its_golden_image() {
     }
 }
 
-/// A world source that panics in its worker, on every attempt, fails only its column: the page
-/// lives on without an error, the worker is replaced after each panic, and every other node is
-/// the one native streaming makes.
+/// A far view (`view` in blocks, `lod-distance`), where a world source panics in its worker on
+/// every attempt at one chunk column: the page lives on without an error, the worker is replaced
+/// after each panic, the column fails alone, and every other node, of every level, is the one
+/// native streaming makes with the same settings.
 #[test]
-fn a_column_that_panics_in_its_worker_fails_alone() {
+fn a_far_view_streams_native_nodes_and_a_column_that_panics_in_its_worker_fails_alone() {
     if opted_out() {
         eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
         return;
     }
-    let native = native_nodes();
+    let lod = LodSettings::default().with_first_distance(FAR_LOD_DISTANCE).expect("a distance");
+    let native = nodes_of(native_world_at(FAR_CHUNKS, lod));
+    let top = native.iter().map(|(level, ..)| *level).max();
+    assert!(top >= Some(4), "the far view reaches node level {top:?}");
     let (_, [x, _, z], _) = *native.iter().find(|(level, ..)| *level == 0).expect("chunks in view");
     let Page { status, nodes, console_errors, .. } =
-        open_page(&format!("{VIEW}&panic-column=0,{x},{z}"), "web_panic");
+        open_page(&format!("{FAR_VIEW}&panic-column=0,{x},{z}"), "web_panic");
+    assert_eq!(status["view_distance"], FAR_CHUNKS, "view=4096b is 128 chunks");
     assert_eq!(status["errors"], serde_json::json!([]), "the page reported errors");
     assert!(console_errors.is_empty(), "the console reported errors: {console_errors:?}");
     let attempts = StreamSettings::new(4).attempts;

@@ -124,8 +124,9 @@ pub use quad_pool::PAGE_QUADS;
 pub use readback::Pixels;
 pub use render_mode::{RasterPass, RenderMode};
 pub use renderer::{
-    Culling, DEFAULT_FOG_DENSITY, DEFAULT_TIME_OF_DAY, FrameStats, MIN_FOG_DENSITY, Offscreen, Renderer,
-    RendererOptions, Residency, Targets, haze_amount, haze_exponent, sun,
+    Culling, DEFAULT_FOG_DENSITY, DEFAULT_GPU_BUDGET_MIB, DEFAULT_TIME_OF_DAY, FrameStats, MIN_FOG_DENSITY,
+    NODE_BUDGET_BYTES, Offscreen, Renderer, RendererOptions, Residency, Targets, haze_amount, haze_exponent,
+    sun,
 };
 
 /// The engine's internals that its tests and tools reach into: the GPU record layouts shared

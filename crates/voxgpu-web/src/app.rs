@@ -63,7 +63,24 @@ pub struct App {
     message: String,
     /// The generation workers' count of replacements, while they stream.
     workers_replaced: Option<Rc<RefCell<u32>>>,
+    /// View distance in chunks: the URL's, or the adapter's default.
+    view_distance: u32,
 }
+
+/// The view distance, in chunks, where the URL gives none: the horizon (2,048 blocks) on an
+/// adapter that is not a fallback (software) adapter and binds at least 1 GiB of storage, 8
+/// chunks elsewhere. Browsers report WebGPU adapters as `Cpu` (the fallback adapter) or
+/// `Other`, never as discrete.
+fn default_view_distance(adapter: &wgpu::Adapter) -> u32 {
+    let fallback = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+    let large = adapter.limits().max_storage_buffer_binding_size >= 1 << 30;
+    if !fallback && large { HORIZON_VIEW_DISTANCE } else { SMALL_VIEW_DISTANCE }
+}
+
+/// The page's view distance on a GPU, in chunks: 2,048 blocks.
+const HORIZON_VIEW_DISTANCE: u32 = 64;
+/// The page's view distance on a fallback adapter, in chunks.
+const SMALL_VIEW_DISTANCE: u32 = 8;
 
 /// Generation workers by default: one fewer than the logical cores the browser reports (the
 /// page's thread keeps one), at least one.
@@ -153,8 +170,8 @@ impl App {
                 "URL parameter world: open a .vox file with the file picker or drop it on the page".into()
             );
         }
-        let world_params =
-            WorldParams { seed: params.seed, center: IVec3::ZERO, view_distance: params.view_distance };
+        let view_distance = params.view_distance.unwrap_or_else(|| default_view_distance(&adapter));
+        let world_params = WorldParams { seed: params.seed, center: IVec3::ZERO, view_distance };
         // Terrain streams; the other sources are small and built whole. Of streamed terrain only
         // the ground under the camera is built here, to place the camera.
         let streamed = source == WorldSource::Terrain;
@@ -165,11 +182,12 @@ impl App {
         if (target - eye).length_squared() < 1e-6 {
             return Err("URL parameters: target must differ from camera".into());
         }
-        let options = Self::options(&params, width, height, present.format());
+        let options = Self::options(&params, view_distance, width, height, present.format());
         let renderer = Renderer::new(&device, &queue, options, &world.registry).map_err(|e| e.to_string())?;
         STATUS.with(|s| {
             let mut s = s.borrow_mut();
             s.adapter = name;
+            s.view_distance = view_distance;
             s.draw_submission = renderer.inspect().submission().name().into();
         });
         let mut app = Self {
@@ -192,6 +210,7 @@ impl App {
             screenshot_next: false,
             message: String::new(),
             workers_replaced: None,
+            view_distance,
             params,
         };
         if streamed {
@@ -204,16 +223,19 @@ impl App {
         Ok(app)
     }
 
-    fn options(params: &Params, width: u32, height: u32, format: wgpu::TextureFormat) -> RendererOptions {
+    fn options(
+        params: &Params,
+        view_distance: u32,
+        width: u32,
+        height: u32,
+        format: wgpu::TextureFormat,
+    ) -> RendererOptions {
         RendererOptions {
             color_format: format,
             draw_submission: params.draw,
             mode: params.mode,
-            ..RendererOptions::new(
-                width,
-                height,
-                voxgpu_worlds::worldgen::loaded_radius(params.view_distance),
-            )
+            lod: params.lod,
+            ..RendererOptions::new(width, height, voxgpu_worlds::worldgen::loaded_radius(view_distance))
         }
     }
 
@@ -223,9 +245,8 @@ impl App {
     fn stream_terrain(&mut self, module: JsValue) {
         let settings = StreamSettings {
             lod: self.renderer.options().lod,
-            // The adapter's voxel pool bounds the nodes, with a tenth to spare for the estimate.
-            max_nodes: Some((self.renderer.resident().max_nodes() * 9 / 10) as usize),
-            ..StreamSettings::new(self.params.view_distance)
+            max_nodes: Some(self.renderer.resident().node_budget(self.params.budget_mib)),
+            ..StreamSettings::new(self.view_distance)
         };
         let count = self.params.workers.unwrap_or_else(default_workers);
         let workers = match count {
@@ -253,7 +274,8 @@ impl App {
 
     /// Replaces what is shown with `world`, whole, on a renderer with its blocks.
     fn show_world(&mut self, world: World) -> Result<(), String> {
-        let options = Self::options(&self.params, self.size.0, self.size.1, self.present.format());
+        let options =
+            Self::options(&self.params, self.view_distance, self.size.0, self.size.1, self.present.format());
         let mut renderer =
             Renderer::new(&self.device, &self.queue, options, &world.registry).map_err(|e| e.to_string())?;
         for (pos, chunk) in world.chunks() {
@@ -491,7 +513,7 @@ impl App {
             "{fps:.0} fps ({:.1} ms)\nGPU {gpu}\n{adapter} (webgpu), draws: {submission}\nworld {} at view distance {} chunks\nposition {:.1} {:.1} {:.1} chunk {} {} {}\nmode {}, LOD {}{}\nnodes {} (per level {:?}), {} visible\nquads {} ({} skirts), {} draw commands\nGPU buffers {:.1} MiB\nspeed {:.0} blocks/s, block {}\n{}",
             self.play.clock.frame_ms(),
             self.world_name,
-            self.params.view_distance,
+            self.view_distance,
             p.x,
             p.y,
             p.z,

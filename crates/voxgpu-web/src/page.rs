@@ -8,19 +8,28 @@ use wasm_bindgen::prelude::*;
 use web_sys::UrlSearchParams;
 
 use crate::workers::MAX_WORKERS;
+use voxgpu_core::lod::LodSettings;
 use voxgpu_core::voxel::{MAX_NODE_LEVEL, NodeColumn};
-use voxgpu_engine::{DrawSubmission, RenderMode};
+use voxgpu_engine::{DEFAULT_GPU_BUDGET_MIB, DrawSubmission, RenderMode};
+use voxgpu_worlds::stream::plan::parse_view_distance;
 
-/// What the page's URL asks for: `?world=terrain&seed=1&view=8&camera=x,y,z&target=x,y,z`,
-/// `&workers=N` (generation workers; 0 generates on the page's thread for up to `&budget=8`
-/// milliseconds a frame), `&draw=instanced|capped`, `&mode=lod` (a render mode's name),
+/// What the page's URL asks for: `?world=terrain&seed=1&view=8&camera=x,y,z&target=x,y,z`
+/// (`view` in chunks, `8c`, or blocks, `4096b`, as the desktop's `--view-distance`),
+/// `&budget-mib=2048` (GPU memory for streamed nodes, as `--gpu-memory-budget`),
+/// `&lod-distance=128` (blocks to where level 1 begins, as `--lod-distance`), `&workers=N`
+/// (generation workers; 0 generates on the page's thread for up to `&budget=8` milliseconds a
+/// frame), `&draw=instanced|capped`, `&mode=lod` (a render mode's name),
 /// `&present=canvas|copy`, and the test hook `&panic-column=L,x,z` (generating that node column
 /// panics in its worker).
 pub struct Params {
     pub world: String,
     pub seed: u64,
-    /// View distance in chunks.
-    pub view_distance: u32,
+    /// View distance in chunks; `None`: chosen by the adapter (`app.rs`).
+    pub view_distance: Option<u32>,
+    /// GPU memory for streamed nodes, in MiB.
+    pub budget_mib: u32,
+    /// Levels of detail, with level 1 from `lod-distance` blocks.
+    pub lod: LodSettings,
     pub camera: Option<Vec3>,
     pub target: Option<Vec3>,
     /// Web workers generating terrain; `None`: one fewer than the machine's logical cores
@@ -38,9 +47,6 @@ pub struct Params {
     /// (present.rs says when that is needed).
     pub present_copy: bool,
 }
-
-/// The largest `view` a page accepts, in chunks: the horizon the native viewer reaches.
-const MAX_VIEW_DISTANCE: u32 = 2048;
 
 impl Params {
     pub fn from_url() -> Result<Self, String> {
@@ -77,7 +83,17 @@ impl Params {
         Ok(Self {
             world: get("world").unwrap_or_else(|| "terrain".into()),
             seed: number("seed", 1.0, 0.0, u32::MAX as f64)? as u64,
-            view_distance: number("view", 8.0, 1.0, MAX_VIEW_DISTANCE as f64)? as u32,
+            view_distance: match get("view") {
+                None => None,
+                Some(v) => Some(parse_view_distance(&v).map_err(|e| format!("URL parameter view: {e}"))?),
+            },
+            budget_mib: number("budget-mib", DEFAULT_GPU_BUDGET_MIB as f64, 16.0, (1 << 20) as f64)? as u32,
+            lod: {
+                let d = number("lod-distance", LodSettings::default().first_distance() as f64, 8.0, 1.0e6)?;
+                LodSettings::default()
+                    .with_first_distance(d as f32)
+                    .map_err(|e| format!("URL parameter lod-distance: {e}"))?
+            },
             camera: vec3("camera")?,
             target: vec3("target")?,
             workers: match get("workers") {
@@ -136,6 +152,8 @@ pub struct Status {
     /// draw call among them).
     pub cpu_ms: Vec<f64>,
     pub adapter: String,
+    /// The view distance in chunks, as given or chosen for the adapter.
+    pub view_distance: u32,
     pub draw_submission: String,
     /// The last frame's resident nodes, quads drawn and face jobs (GPU counts, a frame or two
     /// old), and the columns still to stream.
@@ -168,7 +186,7 @@ thread_local! {
 /// `frame_ms`, `gpu_ms`, `timestamp_ms` and `cpu_ms` (medians after settling) and `samples`,
 /// `streaming_cpu_ms` and `streaming_cpu_p95_ms` (the page's CPU time per frame before settling,
 /// median and 95th percentile) and `streaming_frames`, the last frame's `resident`, `quads`,
-/// `face_jobs` and `missing_columns`, `workers`, `workers_replaced`, `failed_columns`, `adapter`,
+/// `face_jobs` and `missing_columns`, `view_distance`, `workers`, `workers_replaced`, `failed_columns`, `adapter`,
 /// `draw_submission`, `errors`.
 #[wasm_bindgen]
 pub fn status() -> String {
@@ -183,7 +201,7 @@ pub fn status() -> String {
         let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
         let errors: Vec<String> = s.errors.iter().map(|e| json_string(e)).collect();
         format!(
-            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
+            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"view_distance\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
             s.frames,
             num(s.first_frame_ms),
             s.settled.map_or("null".into(), |(f, _)| f.to_string()),
@@ -200,6 +218,7 @@ pub fn status() -> String {
             num(median(&s.streaming_cpu_ms)),
             num(quantile(&s.streaming_cpu_ms, 0.95)),
             s.streaming_cpu_ms.len(),
+            s.view_distance,
             s.workers,
             s.workers_replaced,
             s.failed_columns,

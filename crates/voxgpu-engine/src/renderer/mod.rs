@@ -52,7 +52,7 @@ pub use options::{
     Culling, DEFAULT_FOG_DENSITY, DEFAULT_TIME_OF_DAY, FrameStats, MIN_FOG_DENSITY, RendererOptions,
     haze_amount, haze_exponent, sun,
 };
-pub use residency::Residency;
+pub use residency::{DEFAULT_GPU_BUDGET_MIB, NODE_BUDGET_BYTES, Residency};
 
 use std::sync::Arc;
 

@@ -20,6 +20,15 @@ use crate::counters::GpuCounters;
 use crate::quad_pool::QuadPool;
 use voxgpu_core::voxel::{BlockId, Chunk, ChunkPos, NodeKey};
 
+/// GPU bytes one resident node is budgeted at: its voxel slot (75,008 bytes), its light (37,580:
+/// every level and the open-column mask), its records (3,232) and 12 KiB of quad pages (six
+/// faces' last pages partly filled; terrain nodes average under 2 KiB of quads).
+pub const NODE_BUDGET_BYTES: u64 = 75_008 + 37_580 + 3_232 + 12 * 1024;
+
+/// The GPU memory budget for streamed nodes when none is given, in MiB: what the horizon needs
+/// with room to spare (wgpu does not report an adapter's memory size).
+pub const DEFAULT_GPU_BUDGET_MIB: u32 = 2048;
+
 /// The renderer's resident nodes as it holds them (edits included), with the pools that hold
 /// them on the GPU. [`super::Renderer::resident`] reads it.
 pub struct Residency {
@@ -127,6 +136,14 @@ impl Residency {
     /// The most nodes the voxel pool can hold on this device (one storage binding).
     pub fn max_nodes(&self) -> u64 {
         self.max_nodes
+    }
+
+    /// The most nodes a streamer may keep resident within `budget_mib` MiB of GPU memory
+    /// ([`NODE_BUDGET_BYTES`] each), and within the voxel pool with a tenth to spare for the
+    /// estimate.
+    pub fn node_budget(&self, budget_mib: u32) -> usize {
+        let budget = u64::from(budget_mib) * 1024 * 1024 / NODE_BUDGET_BYTES;
+        budget.min(self.max_nodes * 9 / 10) as usize
     }
 
     /// Bytes of the voxel pool, its per-slot records and the mega quad buffer with its page

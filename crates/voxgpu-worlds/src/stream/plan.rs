@@ -29,6 +29,26 @@ pub const EYE_SLACK: f32 = 32.0;
 /// The largest view distance, in chunks: 65,536 blocks.
 pub const MAX_VIEW_CHUNKS: u32 = 2048;
 
+/// A view distance as a user writes it: chunks (`8`, `8c`) or blocks (`8192b`, rounded up to
+/// whole chunks), 1 to [`MAX_VIEW_CHUNKS`] chunks; the chunks, or why it is not one.
+pub fn parse_view_distance(s: &str) -> Result<u32, String> {
+    let (number, blocks) = match s.strip_suffix('b') {
+        Some(n) => (n, true),
+        None => (s.strip_suffix('c').unwrap_or(s), false),
+    };
+    let bad = || {
+        format!(
+            "{s:?} is not a view distance: give chunks (8, 8c) or blocks (8192b), up to {MAX_VIEW_CHUNKS} chunks (65536b)"
+        )
+    };
+    let value: u64 = number.parse().map_err(|_| bad())?;
+    let chunks = if blocks { value.div_ceil(voxgpu_core::voxel::CHUNK_SIZE as u64) } else { value };
+    if !(1..=MAX_VIEW_CHUNKS as u64).contains(&chunks) {
+        return Err(bad());
+    }
+    Ok(chunks as u32)
+}
+
 /// The coarsest node level for a view distance of `view_distance` chunks.
 pub fn top_level(view_distance: u32) -> u32 {
     let mut level = 0;
@@ -98,6 +118,18 @@ mod tests {
         assert_eq!(top_level(256), 5);
         assert_eq!(top_level(1024), 7);
         assert_eq!(top_level(MAX_VIEW_CHUNKS), MAX_TOP_LEVEL);
+    }
+
+    #[test]
+    fn view_distances_read_as_chunks_or_blocks() {
+        assert_eq!(parse_view_distance("8"), Ok(8));
+        assert_eq!(parse_view_distance("8c"), Ok(8));
+        assert_eq!(parse_view_distance("4096b"), Ok(128));
+        assert_eq!(parse_view_distance("33b"), Ok(2), "blocks round up to whole chunks");
+        assert_eq!(parse_view_distance("65536b"), Ok(MAX_VIEW_CHUNKS));
+        for bad in ["0", "0b", "2049", "65537b", "", "b", "-4", "4.5", "4k", "1e3"] {
+            assert!(parse_view_distance(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
