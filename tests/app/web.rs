@@ -16,9 +16,9 @@ use std::sync::Arc;
 
 use kit::browser::{self, Browser};
 use voxgpu_core::fly::FlyCamera;
+use voxgpu_core::lod::LodSettings;
 use voxgpu_core::voxel::{BlockRegistry, CHUNK_SIZE, Chunk, NodeColumn, NodeKey, digest};
 use voxgpu_engine::{Offscreen, RendererOptions};
-use voxgpu_core::lod::LodSettings;
 use voxgpu_worlds::stream::{ChunkSink, StreamSettings, Streamer};
 use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldParams, WorldSource};
 
@@ -129,36 +129,43 @@ struct Page {
     console_errors: Vec<String>,
 }
 
-/// Opens the site at `index.html?{query}`, waits until the world has settled and 30 more
-/// frames are drawn (or the page reports an error), and takes the picture and the nodes. On a
-/// timeout the page is saved as `tests/output/{name}-timeout.png`.
-fn open_page(query: &str, name: &str) -> Page {
+/// Opens the site at `index.html?{query}` and waits as [`settle`] does; the page stays open.
+fn open_page(query: &str, name: &str) -> (Browser, Page) {
     let chromium = browser::chromium()
         .expect("no Chromium found: apt-get install chromium-headless-shell, set VOXGPU_CHROMIUM, or opt out with VOXGPU_SKIP_BROWSER=1");
     let site = browser::build_site();
     let wasm = std::fs::metadata(site.join("pkg/voxgpu_web_bg.wasm")).expect("the wasm module").len();
     let url = browser::serve(site);
-    let mut page = Browser::start(&chromium, WIDTH, HEIGHT);
-    page.navigate(&format!("{url}/index.html?{query}"));
-    let status = page.wait_for(STATUS, timeout(), settled);
-    // The page's own controls (the file picker) are not part of the frame.
-    page.evaluate("document.getElementById('open').style.display = 'none'");
-    let shot = page.screenshot();
-    let digest = page.evaluate("window.voxgpuWorldDigest()");
+    let mut browser = Browser::start(&chromium, WIDTH, HEIGHT);
+    browser.navigate(&format!("{url}/index.html?{query}"));
+    eprintln!("browser page {query}; wasm {wasm} bytes");
+    let page = settle(&mut browser, name, settled);
+    (browser, page)
+}
+
+/// Waits until `done` holds for the page's status (the world settled and 30 more frames drawn,
+/// for [`settled`]; or the page reported an error), and takes the picture and the nodes. On a
+/// timeout the page is saved as `tests/output/{name}-timeout.png`.
+fn settle(browser: &mut Browser, name: &str, done: fn(&serde_json::Value) -> bool) -> Page {
+    let status = browser.wait_for(STATUS, timeout(), done);
+    // The page's own controls (the file picker) and its messages are not part of the frame.
+    browser.evaluate("for (const id of ['open', 'overlay']) document.getElementById(id).style.display = 'none'");
+    let shot = browser.screenshot();
+    let digest = browser.evaluate("window.voxgpuWorldDigest()");
     let status = status.unwrap_or_else(|e| {
         let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/output");
         std::fs::create_dir_all(&out).expect("create tests/output");
         shot.save(out.join(format!("{name}-timeout.png"))).expect("write the page");
         panic!("{e}; the page is in tests/output/{name}-timeout.png")
     });
-    eprintln!("browser status ({query}): {status}; wasm {wasm} bytes");
+    eprintln!("browser status ({name}): {status}");
     let nodes =
         serde_json::from_str::<Vec<(u32, i32, i32, i32, u64)>>(digest.as_str().expect("a digest string"))
             .expect("the digest is JSON")
             .into_iter()
             .map(|(level, x, y, z, hash)| (level, [x, y, z], hash))
             .collect();
-    Page { status, shot, nodes, console_errors: page.errors.clone() }
+    Page { status, shot, nodes, console_errors: browser.errors.clone() }
 }
 
 #[test]
@@ -167,7 +174,8 @@ fn browser_viewer_streams_and_draws_its_golden_image() {
         eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
         return;
     }
-    let Page { status, shot, nodes: browser_nodes, console_errors } = open_page(&view(), "web_terrain");
+    let (mut browser, page) = open_page(&view(), "web_terrain");
+    let Page { status, shot, nodes: browser_nodes, console_errors } = page;
     assert_eq!(status["errors"], serde_json::json!([]), "the page reported errors");
     assert_eq!(status["draw_submission"], "instanced", "the browser draws through the instanced path");
     assert!(status["workers"].as_u64().unwrap_or(0) >= 1, "terrain is generated in web workers");
@@ -181,6 +189,27 @@ fn browser_viewer_streams_and_draws_its_golden_image() {
     // The canvas fills the page; a blank or unconfigured canvas shows the page's background.
     kit::compare_golden(&crate::golden_dir(), "web_terrain", "web_terrain", &shot, true)
         .unwrap_or_else(|e| panic!("{e}"));
+
+    // A lost device: the page replaces it, rebuilds the renderer from the nodes it holds and
+    // settles on the same picture and the same nodes, with no error.
+    browser.evaluate("window.voxgpuLoseDevice()");
+    let recovered =
+        settle(&mut browser, "web_recovered", |s| s["recoveries"].as_u64().unwrap_or(0) >= 1 && settled(s));
+    assert_eq!(recovered.status["errors"], serde_json::json!([]), "the page reported errors");
+    assert_eq!(recovered.status["recoveries"], 1, "one lost device, replaced");
+    assert!(
+        recovered.console_errors.is_empty(),
+        "the console reported errors: {:?}",
+        recovered.console_errors
+    );
+    assert_eq!(recovered.nodes, browser_nodes, "the recovered renderer holds the same nodes");
+    let message = browser.evaluate("document.getElementById('overlay').textContent");
+    assert!(
+        message.as_str().is_some_and(|m| m.contains("device was lost") && m.contains("recovered with 170 nodes")),
+        "the page says what happened: {message}"
+    );
+    kit::compare_golden(&crate::golden_dir(), "web_terrain", "web_terrain_recovered", &recovered.shot, false)
+        .unwrap_or_else(|e| panic!("after the device was lost: {e}"));
 
     // What the native renderer draws of the same streamed world from the same camera, on the
     // first software adapter: reported, not asserted. SwiftShader rasterises edges differently
@@ -208,7 +237,7 @@ fn a_far_view_streams_native_nodes_and_a_column_that_panics_in_its_worker_fails_
     let top = native.iter().map(|(level, ..)| *level).max();
     assert!(top >= Some(4), "the far view reaches node level {top:?}");
     let (_, [x, _, z], _) = *native.iter().find(|(level, ..)| *level == 0).expect("chunks in view");
-    let Page { status, nodes, console_errors, .. } =
+    let (_, Page { status, nodes, console_errors, .. }) =
         open_page(&format!("{FAR_VIEW}&panic-column=0,{x},{z}"), "web_panic");
     assert_eq!(status["view_distance"], FAR_CHUNKS, "view=4096b is 128 chunks");
     assert_eq!(status["errors"], serde_json::json!([]), "the page reported errors");

@@ -35,6 +35,14 @@ const QUIET_FRAMES: u32 = 8;
 const MAX_FRAMES_IN_FLIGHT: u32 = 2;
 /// Frames submitted whose work the GPU has not finished (the queue's callbacks count down).
 static IN_FLIGHT: AtomicU32 = AtomicU32::new(0);
+/// The device's generation: how many lost devices were replaced (or are being replaced). A
+/// callback of an older device counts nothing down and reports no loss.
+static DEVICE: AtomicU32 = AtomicU32::new(0);
+
+thread_local! {
+    /// Why the device was lost, set by its callback and taken by the next frame.
+    static LOST: RefCell<Option<String>> = const { RefCell::new(None) };
+}
 
 pub struct App {
     canvas: HtmlCanvasElement,
@@ -65,6 +73,9 @@ pub struct App {
     workers_replaced: Option<Rc<RefCell<u32>>>,
     /// View distance in chunks: the URL's, or the adapter's default.
     view_distance: u32,
+    instance: wgpu::Instance,
+    /// A new device is being asked for, the old one lost: frames wait.
+    recovering: bool,
 }
 
 /// The view distance, in chunks, where the URL gives none: the horizon (2,048 blocks) on an
@@ -81,6 +92,57 @@ fn default_view_distance(adapter: &wgpu::Adapter) -> u32 {
 const HORIZON_VIEW_DISTANCE: u32 = 64;
 /// The page's view distance on a fallback adapter, in chunks.
 const SMALL_VIEW_DISTANCE: u32 = 8;
+
+/// An adapter, and a device with what the renderer needs, on `instance` (compatible with
+/// `surface` when there is one). An error on the device is shown on the page; its loss is noted
+/// for the next frame, which replaces it (`App::recover`), while `generation` is still
+/// [`DEVICE`]'s (the loss of a device already replaced is not news).
+async fn open_device(
+    instance: &wgpu::Instance,
+    surface: Option<&wgpu::Surface<'static>>,
+    generation: u32,
+) -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), String> {
+    let adapter = instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            compatible_surface: surface,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| format!("no WebGPU adapter ({e}): this browser lacks WebGPU or has it disabled"))?;
+    let name = adapter_name(&adapter);
+    // WebGPU's defaults are not enough for the mesher (storage buffers per stage, workgroup
+    // memory): ask for what it needs, and say so when the adapter offers less.
+    let limits = required_limits(&adapter.limits())
+        .map_err(|missing| format!("{name} cannot run voxgpu: it lacks {missing}"))?;
+    let (device, queue) = adapter
+        .request_device(&wgpu::DeviceDescriptor {
+            label: Some("voxgpu.web"),
+            required_features: adapter.features() & OPTIONAL_FEATURES,
+            required_limits: limits.clone(),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| {
+            format!(
+                "the browser refused a device with {} storage buffers per stage and {} bytes of workgroup memory: {e}",
+                limits.max_storage_buffers_per_shader_stage, limits.max_compute_workgroup_storage_size
+            )
+        })?;
+    device.on_uncaptured_error(Arc::new(|error| page::fail(&format!("WebGPU error: {error}"))));
+    device.set_device_lost_callback(move |reason, message| {
+        if DEVICE.load(Ordering::Relaxed) == generation {
+            LOST.with(|lost| *lost.borrow_mut() = Some(format!("{reason:?}: {message}")));
+        }
+    });
+    Ok((adapter, device, queue))
+}
+
+/// The adapter's name; browsers report little, and wgpu leaves it empty there.
+fn adapter_name(adapter: &wgpu::Adapter) -> String {
+    let info = adapter.get_info();
+    if info.name.is_empty() { "WebGPU adapter".to_string() } else { info.name }
+}
 
 /// Generation workers by default: one fewer than the logical cores the browser reports (the
 /// page's thread keeps one), at least one.
@@ -124,40 +186,8 @@ impl App {
                     .map_err(|e| format!("cannot draw into the canvas with WebGPU: {e}"))?,
             ),
         };
-        let adapter = instance
-            .request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                compatible_surface: surface.as_ref(),
-                ..Default::default()
-            })
-            .await
-            .map_err(|e| format!("no WebGPU adapter ({e}): this browser lacks WebGPU or has it disabled"))?;
-        let info = adapter.get_info();
-        // Browsers report little about the adapter; wgpu leaves the name empty there.
-        let name = if info.name.is_empty() { "WebGPU adapter".to_string() } else { info.name.clone() };
-        // WebGPU's defaults are not enough for the mesher (storage buffers per stage, workgroup
-        // memory): ask for what it needs, and say so when the adapter offers less.
-        let limits = required_limits(&adapter.limits())
-            .map_err(|missing| format!("{name} cannot run voxgpu: it lacks {missing}"))?;
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("voxgpu.web"),
-                required_features: adapter.features() & OPTIONAL_FEATURES,
-                required_limits: limits.clone(),
-                ..Default::default()
-            })
-            .await
-            .map_err(|e| {
-                format!(
-                    "the browser refused a device with {} storage buffers per stage and {} bytes of workgroup memory: {e}",
-                    limits.max_storage_buffers_per_shader_stage, limits.max_compute_workgroup_storage_size
-                )
-            })?;
-        device.on_uncaptured_error(Arc::new(|error| page::fail(&format!("WebGPU error: {error}"))));
-        // A lost device ends the page's rendering; it says so rather than freezing.
-        device.set_device_lost_callback(|reason, message| {
-            page::fail(&format!("the WebGPU device was lost ({reason:?}): {message}; reload the page"))
-        });
+        let (adapter, device, queue) = open_device(&instance, surface.as_ref(), 0).await?;
+        let name = adapter_name(&adapter);
         let present = match surface {
             Some(surface) => Present::canvas(surface, &adapter, &device, (width, height))?,
             None => Present::copy(&canvas, &device, (width, height))?,
@@ -192,6 +222,8 @@ impl App {
         });
         let mut app = Self {
             depth: depth_target(&device, width, height),
+            instance,
+            recovering: false,
             canvas,
             present,
             size: (width, height),
@@ -384,6 +416,19 @@ impl App {
     }
 
     fn frame(&mut self, now: f64) -> Result<(), String> {
+        if self.recovering {
+            return Ok(());
+        }
+        if let Some(reason) = LOST.with(|lost| lost.borrow_mut().take()) {
+            self.recovering = true;
+            let generation = DEVICE.fetch_add(1, Ordering::Relaxed) + 1;
+            let instance = self.instance.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let device = open_device(&instance, None, generation).await;
+                crate::with_app(|app| app.recover(&reason, device));
+            });
+            return Ok(());
+        }
         if IN_FLIGHT.load(Ordering::Relaxed) >= MAX_FRAMES_IN_FLIGHT {
             return Ok(());
         }
@@ -419,7 +464,11 @@ impl App {
         let settled = self.track(now, step.interval_ms, page::now_ms() - started);
         IN_FLIGHT.fetch_add(1, Ordering::Relaxed);
         let submitted = page::now_ms();
+        let device = DEVICE.load(Ordering::Relaxed);
         self.queue.on_submitted_work_done(move || {
+            if DEVICE.load(Ordering::Relaxed) != device {
+                return;
+            }
             IN_FLIGHT.fetch_sub(1, Ordering::Relaxed);
             if settled {
                 STATUS.with(|s| {
@@ -436,6 +485,48 @@ impl App {
         }
         self.update_overlay(now);
         Ok(())
+    }
+
+    /// Destroys the device (the test hook for a lost device, `lose_device`), noting the loss
+    /// first: a destroyed device's mapped buffers are gone at once, so no frame may read them
+    /// back before the loss is handled.
+    pub fn lose_device(&self) {
+        LOST.with(|lost| *lost.borrow_mut() = Some("destroyed by the page".into()));
+        self.device.destroy();
+    }
+
+    /// After the device was lost: the renderer rebuilt on `device` from the nodes it keeps on
+    /// the CPU (edits included), the presentation and depth made again; the camera, mode,
+    /// streaming and workers carry on. The world settles again (the status says so), and the
+    /// loss is counted. With no new device the page says why and stops.
+    fn recover(&mut self, reason: &str, device: Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), String>) {
+        let rebuilt = device.and_then(|(_, device, queue)| {
+            self.renderer.recover(&device, &queue).map_err(|e| e.to_string())?;
+            Ok((device, queue))
+        });
+        let (device, queue) = match rebuilt {
+            Ok(pair) => pair,
+            Err(e) => {
+                page::fail(&format!("the WebGPU device was lost ({reason}) and could not be replaced: {e}"));
+                return;
+            }
+        };
+        let (width, height) = self.size;
+        self.present.resize(&device, width, height);
+        self.depth = depth_target(&device, width, height);
+        IN_FLIGHT.store(0, Ordering::Relaxed);
+        (self.device, self.queue) = (device, queue);
+        self.recovering = false;
+        self.quiet_frames = 0;
+        self.message = format!(
+            "the WebGPU device was lost ({reason}); recovered with {} nodes",
+            self.renderer.resident().len()
+        );
+        STATUS.with(|s| {
+            let mut s = s.borrow_mut();
+            s.recoveries += 1;
+            s.settled = None;
+        });
     }
 
     /// Counts the frame for the status (`cpu_ms`: its CPU time up to submission); returns

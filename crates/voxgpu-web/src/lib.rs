@@ -42,6 +42,25 @@ thread_local! {
     static APP: RefCell<Option<Rc<RefCell<app::App>>>> = const { RefCell::new(None) };
 }
 
+/// Runs `f` on the running viewer, if there is one (not while it is borrowed: callers run from
+/// the browser's event loop, between frames).
+pub(crate) fn with_app(f: impl FnOnce(&mut app::App)) {
+    APP.with(|slot| {
+        if let Some(app) = slot.borrow().as_ref()
+            && let Ok(mut app) = app.try_borrow_mut()
+        {
+            f(&mut app);
+        }
+    });
+}
+
+/// The test hook for a lost device: destroys the viewer's WebGPU device, as a driver reset
+/// would lose it. The next frame replaces it (`App::recover`).
+#[wasm_bindgen]
+pub fn lose_device() {
+    with_app(|app| app.lose_device());
+}
+
 /// Starts the viewer on the page's canvas; `module` is this build's compiled
 /// `WebAssembly.Module`, which the generation workers instantiate. Errors (no WebGPU, limits
 /// refused, a bad URL parameter) are shown on the page and returned to the caller.

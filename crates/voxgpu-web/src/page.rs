@@ -166,6 +166,8 @@ pub struct Status {
     pub workers: usize,
     pub workers_replaced: u32,
     pub failed_columns: usize,
+    /// Lost devices replaced.
+    pub recoveries: u32,
     /// The CPU side of each frame before the world settled (while streaming), at most
     /// `STREAMING_SAMPLES`.
     pub streaming_cpu_ms: Vec<f64>,
@@ -186,7 +188,7 @@ thread_local! {
 /// `frame_ms`, `gpu_ms`, `timestamp_ms` and `cpu_ms` (medians after settling) and `samples`,
 /// `streaming_cpu_ms` and `streaming_cpu_p95_ms` (the page's CPU time per frame before settling,
 /// median and 95th percentile) and `streaming_frames`, the last frame's `resident`, `quads`,
-/// `face_jobs` and `missing_columns`, `view_distance`, `workers`, `workers_replaced`, `failed_columns`, `adapter`,
+/// `face_jobs` and `missing_columns`, `view_distance`, `workers`, `workers_replaced`, `failed_columns`, `recoveries`, `adapter`,
 /// `draw_submission`, `errors`.
 #[wasm_bindgen]
 pub fn status() -> String {
@@ -201,7 +203,7 @@ pub fn status() -> String {
         let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
         let errors: Vec<String> = s.errors.iter().map(|e| json_string(e)).collect();
         format!(
-            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"view_distance\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
+            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"view_distance\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"recoveries\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
             s.frames,
             num(s.first_frame_ms),
             s.settled.map_or("null".into(), |(f, _)| f.to_string()),
@@ -222,6 +224,7 @@ pub fn status() -> String {
             s.workers,
             s.workers_replaced,
             s.failed_columns,
+            s.recoveries,
             json_string(&s.adapter),
             json_string(&s.draw_submission),
             errors.join(",")
