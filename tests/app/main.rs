@@ -11,6 +11,7 @@ mod store_sources;
 mod store_viewer;
 mod viewer;
 mod web;
+mod web_input;
 
 use std::path::{Path, PathBuf};
 

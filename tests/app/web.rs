@@ -99,38 +99,38 @@ fn native_frame() -> Option<image::RgbaImage> {
 }
 
 /// The page's status, parsed.
-const STATUS: &str = "window.voxgpuStatus ? JSON.parse(window.voxgpuStatus()) : null";
+pub(crate) const STATUS: &str = "window.voxgpuStatus ? JSON.parse(window.voxgpuStatus()) : null";
 
-fn timeout() -> Duration {
+pub(crate) fn timeout() -> Duration {
     Duration::from_secs(std::env::var("VOXGPU_WEB_TIMEOUT").ok().and_then(|s| s.parse().ok()).unwrap_or(300))
 }
 
 /// Done once settled and drawing, or as soon as the page reports an error.
-fn settled(s: &serde_json::Value) -> bool {
+pub(crate) fn settled(s: &serde_json::Value) -> bool {
     s["errors"].as_array().is_some_and(|e| !e.is_empty())
         || s["settled_frame"]
             .as_u64()
             .is_some_and(|f| s["frames"].as_u64().unwrap_or(0) >= f + FRAMES_AFTER_SETTLING)
 }
 
-fn opted_out() -> bool {
+pub(crate) fn opted_out() -> bool {
     std::env::var("VOXGPU_SKIP_BROWSER").as_deref() == Ok("1")
 }
 
 /// Nodes as the page's digest lists them: level, position, hash of the voxels.
-type Nodes = Vec<(u32, [i32; 3], u64)>;
+pub(crate) type Nodes = Vec<(u32, [i32; 3], u64)>;
 
 /// What a page showed once it settled.
-struct Page {
-    status: serde_json::Value,
-    shot: image::RgbaImage,
-    nodes: Nodes,
+pub(crate) struct Page {
+    pub status: serde_json::Value,
+    pub shot: image::RgbaImage,
+    pub nodes: Nodes,
     /// What the console reported as errors.
-    console_errors: Vec<String>,
+    pub console_errors: Vec<String>,
 }
 
 /// Opens the site at `index.html?{query}` and waits as [`settle`] does; the page stays open.
-fn open_page(query: &str, name: &str) -> (Browser, Page) {
+pub(crate) fn open_page(query: &str, name: &str) -> (Browser, Page) {
     let chromium = browser::chromium()
         .expect("no Chromium found: apt-get install chromium-headless-shell, set VOXGPU_CHROMIUM, or opt out with VOXGPU_SKIP_BROWSER=1");
     let site = browser::build_site();
@@ -146,10 +146,11 @@ fn open_page(query: &str, name: &str) -> (Browser, Page) {
 /// Waits until `done` holds for the page's status (the world settled and 30 more frames drawn,
 /// for [`settled`]; or the page reported an error), and takes the picture and the nodes. On a
 /// timeout the page is saved as `tests/output/{name}-timeout.png`.
-fn settle(browser: &mut Browser, name: &str, done: fn(&serde_json::Value) -> bool) -> Page {
+pub(crate) fn settle(browser: &mut Browser, name: &str, done: fn(&serde_json::Value) -> bool) -> Page {
     let status = browser.wait_for(STATUS, timeout(), done);
     // The page's own controls (the file picker) and its messages are not part of the frame.
-    browser.evaluate("for (const id of ['open', 'overlay']) document.getElementById(id).style.display = 'none'");
+    browser
+        .evaluate("for (const id of ['open', 'overlay']) document.getElementById(id).style.display = 'none'");
     let shot = browser.screenshot();
     let digest = browser.evaluate("window.voxgpuWorldDigest()");
     let status = status.unwrap_or_else(|e| {
@@ -205,7 +206,9 @@ fn browser_viewer_streams_and_draws_its_golden_image() {
     assert_eq!(recovered.nodes, browser_nodes, "the recovered renderer holds the same nodes");
     let message = browser.evaluate("document.getElementById('overlay').textContent");
     assert!(
-        message.as_str().is_some_and(|m| m.contains("device was lost") && m.contains("recovered with 170 nodes")),
+        message
+            .as_str()
+            .is_some_and(|m| m.contains("device was lost") && m.contains("recovered with 170 nodes")),
         "the page says what happened: {message}"
     );
     kit::compare_golden(&crate::golden_dir(), "web_terrain", "web_terrain_recovered", &recovered.shot, false)

@@ -281,6 +281,57 @@ impl Browser {
         }
     }
 
+    /// A key pressed (`down`) or let go, by its DOM `code` (`KeyW`, `Digit3`, `F1`), as the
+    /// keyboard would send it.
+    pub fn key(&mut self, code: &str, down: bool) {
+        let (key, virtual_code) = key_names(code);
+        self.call(
+            "Input.dispatchKeyEvent",
+            json!({
+                "type": if down { "keyDown" } else { "keyUp" },
+                "code": code,
+                "key": key,
+                "windowsVirtualKeyCode": virtual_code,
+            }),
+        );
+    }
+
+    /// A key pressed and let go.
+    pub fn press(&mut self, code: &str) {
+        self.key(code, true);
+        self.key(code, false);
+    }
+
+    /// A click of `button` (`left`, `right`) at `(x, y)`.
+    pub fn click(&mut self, x: f64, y: f64, button: &str) {
+        for kind in ["mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": kind, "x": x, "y": y, "button": button, "clickCount": 1 }),
+            );
+        }
+    }
+
+    /// The viewport resized to `width` × `height` CSS pixels at device pixel ratio 1.
+    pub fn resize(&mut self, width: u32, height: u32) {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+        );
+    }
+
+    /// Gives the file at `path` to the `<input type="file">` matching `selector`, as the file
+    /// picker would (the page sees its `change` event).
+    pub fn choose_file(&mut self, selector: &str, path: &Path) {
+        let root = self.call("DOM.getDocument", json!({}))["root"]["nodeId"].clone();
+        let node =
+            self.call("DOM.querySelector", json!({ "nodeId": root, "selector": selector }))["nodeId"].clone();
+        self.call(
+            "DOM.setFileInputFiles",
+            json!({ "nodeId": node, "files": [path.to_str().expect("a UTF-8 path")] }),
+        );
+    }
+
     pub fn navigate(&mut self, url: &str) {
         self.call("Page.navigate", json!({ "url": url }));
     }
@@ -338,5 +389,27 @@ impl Drop for Process {
         let _ = self.0.kill();
         let _ = self.0.wait();
         let _ = std::fs::remove_dir_all(&self.1);
+    }
+}
+
+/// The `key` and Windows virtual key code DevTools wants with a DOM key `code`.
+fn key_names(code: &str) -> (String, u32) {
+    if let Some(letter) = code.strip_prefix("Key") {
+        let c = letter.chars().next().expect("a letter");
+        return (c.to_ascii_lowercase().to_string(), c as u32);
+    }
+    if let Some(digit) = code.strip_prefix("Digit") {
+        let c = digit.chars().next().expect("a digit");
+        return (c.to_string(), c as u32);
+    }
+    if let Some(n) = code.strip_prefix('F').and_then(|n| n.parse::<u32>().ok()) {
+        return (code.to_string(), 111 + n);
+    }
+    match code {
+        "Space" => (" ".into(), 32),
+        "ShiftLeft" => ("Shift".into(), 16),
+        "ControlLeft" => ("Control".into(), 17),
+        "Escape" => ("Escape".into(), 27),
+        other => panic!("no key names for {other}"),
     }
 }

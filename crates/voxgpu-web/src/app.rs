@@ -73,6 +73,8 @@ pub struct App {
     workers_replaced: Option<Rc<RefCell<u32>>>,
     /// View distance in chunks: the URL's, or the adapter's default.
     view_distance: u32,
+    /// The last block placed or removed, for the status.
+    last_edit: Option<voxgpu_play::Edit>,
     instance: wgpu::Instance,
     /// A new device is being asked for, the old one lost: frames wait.
     recovering: bool,
@@ -242,6 +244,7 @@ impl App {
             screenshot_next: false,
             message: String::new(),
             workers_replaced: None,
+            last_edit: None,
             view_distance,
             params,
         };
@@ -399,6 +402,7 @@ impl App {
         };
         match self.play.click(button, &mut self.renderer, self.streamer.as_ref()) {
             Ok(voxgpu_play::Click::Grab) => self.canvas.request_pointer_lock(),
+            Ok(voxgpu_play::Click::Edited(edit)) => self.last_edit = Some(edit),
             Ok(_) => {}
             Err(e) => page::fail(&e.to_string()),
         }
@@ -487,6 +491,13 @@ impl App {
         Ok(())
     }
 
+    /// The block at world position `at` as the renderer holds it; `None` where nothing is
+    /// resident.
+    pub fn block_at(&self, at: IVec3) -> Option<u16> {
+        let (pos, _) = voxgpu_core::voxel::ChunkPos::from_block(at);
+        self.renderer.resident().chunk(pos).map(|_| self.renderer.resident().block(at).0)
+    }
+
     /// Destroys the device (the test hook for a lost device, `lose_device`), noting the loss
     /// first: a destroyed device's mapped buffers are gone at once, so no frame may read them
     /// back before the loss is handled.
@@ -544,6 +555,16 @@ impl App {
             if let Some(replaced) = &self.workers_replaced {
                 s.workers_replaced = *replaced.borrow();
             }
+            let fly = &self.play.fly;
+            s.camera = [fly.position.x, fly.position.y, fly.position.z, fly.yaw, fly.pitch];
+            s.grabbed = self.play.grabbed;
+            s.selected = self.play.selected_name().to_string();
+            s.mode = self.renderer.options().mode.name().to_string();
+            s.overlay = self.overlay;
+            s.size = self.size;
+            s.world.clone_from(&self.world_name);
+            s.message.clone_from(&self.message);
+            s.last_edit = self.last_edit.map(|e| [e.at.x, e.at.y, e.at.z, i32::from(e.block.0)]);
             if s.settled.is_none() && s.streaming_cpu_ms.len() < STREAMING_SAMPLES {
                 s.streaming_cpu_ms.push(cpu_ms);
             }

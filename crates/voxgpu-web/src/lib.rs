@@ -54,6 +54,15 @@ pub(crate) fn with_app(f: impl FnOnce(&mut app::App)) {
     });
 }
 
+/// The block id at world position `(x, y, z)` as the viewer holds it, -1 where nothing is
+/// resident: a test reads edits back with it.
+#[wasm_bindgen]
+pub fn block_at(x: i32, y: i32, z: i32) -> i32 {
+    let mut block = -1;
+    with_app(|app| block = app.block_at(glam::IVec3::new(x, y, z)).map_or(-1, i32::from));
+    block
+}
+
 /// The test hook for a lost device: destroys the viewer's WebGPU device, as a driver reset
 /// would lose it. The next frame replaces it (`App::recover`).
 #[wasm_bindgen]

@@ -168,6 +168,19 @@ pub struct Status {
     pub failed_columns: usize,
     /// Lost devices replaced.
     pub recoveries: u32,
+    /// What the viewer shows and holds, as of the last frame: the camera (`x, y, z, yaw,
+    /// pitch`), whether the pointer is captured, the selected block's name, the render mode's
+    /// name, whether the F3 overlay is on, the frame's size, the world's name, the last message
+    /// and the last edit (`x, y, z, block id`).
+    pub camera: [f32; 5],
+    pub grabbed: bool,
+    pub selected: String,
+    pub mode: String,
+    pub overlay: bool,
+    pub size: (u32, u32),
+    pub world: String,
+    pub message: String,
+    pub last_edit: Option<[i32; 4]>,
     /// The CPU side of each frame before the world settled (while streaming), at most
     /// `STREAMING_SAMPLES`.
     pub streaming_cpu_ms: Vec<f64>,
@@ -188,7 +201,8 @@ thread_local! {
 /// `frame_ms`, `gpu_ms`, `timestamp_ms` and `cpu_ms` (medians after settling) and `samples`,
 /// `streaming_cpu_ms` and `streaming_cpu_p95_ms` (the page's CPU time per frame before settling,
 /// median and 95th percentile) and `streaming_frames`, the last frame's `resident`, `quads`,
-/// `face_jobs` and `missing_columns`, `view_distance`, `workers`, `workers_replaced`, `failed_columns`, `recoveries`, `adapter`,
+/// `face_jobs` and `missing_columns`, `view_distance`, `workers`, `workers_replaced`, `failed_columns`, `recoveries`, `camera`, `grabbed`, `selected`, `mode`,
+/// `overlay`, `size`, `world`, `message`, `last_edit`, `adapter`,
 /// `draw_submission`, `errors`.
 #[wasm_bindgen]
 pub fn status() -> String {
@@ -203,7 +217,7 @@ pub fn status() -> String {
         let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
         let errors: Vec<String> = s.errors.iter().map(|e| json_string(e)).collect();
         format!(
-            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"view_distance\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"recoveries\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
+            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"view_distance\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"recoveries\":{},\"camera\":[{}],\"grabbed\":{},\"selected\":{},\"mode\":{},\"overlay\":{},\"size\":[{},{}],\"world\":{},\"message\":{},\"last_edit\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
             s.frames,
             num(s.first_frame_ms),
             s.settled.map_or("null".into(), |(f, _)| f.to_string()),
@@ -225,6 +239,16 @@ pub fn status() -> String {
             s.workers_replaced,
             s.failed_columns,
             s.recoveries,
+            s.camera.map(|v| format!("{v}")).join(","),
+            s.grabbed,
+            json_string(&s.selected),
+            json_string(&s.mode),
+            s.overlay,
+            s.size.0,
+            s.size.1,
+            json_string(&s.world),
+            json_string(&s.message),
+            s.last_edit.map_or("null".into(), |e| format!("[{},{},{},{}]", e[0], e[1], e[2], e[3])),
             json_string(&s.adapter),
             json_string(&s.draw_submission),
             errors.join(",")
