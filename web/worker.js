@@ -10,7 +10,7 @@ onmessage = async ({ data }) => {
     ready = init({ module_or_path: data.module }).then(init_worker);
     return;
   }
-  const { token, seed, level, x, z, panic } = data;
+  const { token, seed, level, x, z, edited, panic } = data;
   try {
     await ready;
   } catch (e) {
@@ -18,7 +18,7 @@ onmessage = async ({ data }) => {
     return;
   }
   try {
-    const bytes = generate_column(seed, level, x, z, panic);
+    const bytes = generate_column(seed, level, x, z, edited, panic);
     postMessage({ token, bytes: bytes.buffer }, [bytes.buffer]);
   } catch (e) {
     // A trap (a panic aborts) leaves this instance unusable: the page replaces the worker.

@@ -17,6 +17,7 @@ use voxgpu_core::voxel::BlockRegistry;
 use voxgpu_engine::RenderMode;
 use voxgpu_play::LOOK_PER_PIXEL;
 use voxgpu_test_kit::browser::Browser;
+use voxgpu_worlds::worldgen::{self, WorldParams, WorldSource};
 
 /// A flat world of 2 chunks, the camera 5 blocks over the grass (its top is y = 15) looking at
 /// a block 4 blocks ahead of it: within reach of the crosshair.
@@ -136,6 +137,44 @@ fn keys_mouse_clicks_resize_and_files_drive_the_page() {
     assert!(overlay.as_str().is_some_and(|t| t.contains("fps") && t.contains("world flat")), "{overlay}");
     b.press("F3");
 
+    // F5: the model being edited downloads as a `.vox` file, which opens with the placed block.
+    let downloads = std::env::temp_dir().join(format!("voxgpu-downloads-{}", std::process::id()));
+    std::fs::create_dir_all(&downloads).expect("a download folder");
+    b.allow_downloads(&downloads);
+    b.press("F5");
+    let s = b
+        .wait_for(STATUS, timeout(), |s| s["message"].as_str().is_some_and(|m| m.starts_with("exported")))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let file = (0..300)
+        .find_map(|_| {
+            let found = std::fs::read_dir(&downloads)
+                .ok()?
+                .flatten()
+                .map(|e| e.path())
+                .find(|p| p.extension().is_some_and(|e| e == "vox"));
+            if found.is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            found
+        })
+        .unwrap_or_else(|| panic!("no .vox downloaded: {}", s["message"]));
+    let bytes = std::fs::read(&file).expect("the download");
+    let model =
+        voxgpu_worlds::worldgen::vox::from_bytes(&bytes, &file).expect("the download is a .vox model");
+    assert!(!model.is_empty(), "the model holds the world's blocks");
+    let _ = std::fs::remove_dir_all(&downloads);
+
+    // Reloaded, the page restores the edits from the browser's storage.
+    let url = b.evaluate("location.href").as_str().expect("the page's address").to_string();
+    b.navigate(&url);
+    let restored = settle(&mut b, "web_input_restored", settled);
+    assert_eq!(restored.status["errors"], serde_json::json!([]), "the page reported errors");
+    assert_eq!(block_at(&mut b, placed), 3, "the placed block is back after a reload");
+    if removed != placed {
+        assert_eq!(block_at(&mut b, removed), 0, "the removed block stays removed");
+    }
+    assert_eq!(restored.status["message"], "restored the edits of 1 chunk");
+
     // A smaller page: the frame follows at the new size.
     b.resize(320, 200);
     b.wait_for(STATUS, timeout(), |s| s["size"] == serde_json::json!([320, 200]))
@@ -166,5 +205,39 @@ fn keys_mouse_clicks_resize_and_files_drive_the_page() {
     assert!(!message.is_empty() && !message.contains('\n'), "one line: {message:?}");
     assert_eq!(s["world"], "sample.vox", "the model stays");
     assert_eq!(s["errors"], serde_json::json!([]), "a bad file is not a page error");
+    assert!(b.errors.is_empty(), "the console reported errors: {:?}", b.errors);
+}
+
+/// Terrain streamed by the workers: a block removed there is gone again after a reload, because
+/// the kept chunk goes with the column's job to the worker that generates it.
+#[test]
+fn an_edit_to_streamed_terrain_is_kept_across_a_reload() {
+    if opted_out() {
+        eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
+        return;
+    }
+    // The camera 4 blocks over the ground at (8, 8), looking 4 blocks ahead and down.
+    let params = WorldParams { seed: 1, center: glam::IVec3::ZERO, view_distance: 1 };
+    let world = worldgen::generate(&WorldSource::Terrain, &params).expect("terrain");
+    let ground = (0..256).rev().find(|&y| !world.block(glam::IVec3::new(8, y, 8)).is_air()).expect("ground");
+    let query = format!(
+        "world=terrain&seed=1&view=2&camera=8.5,{},8.5&target=8.5,{},12.5&present=copy",
+        ground as f32 + 4.5,
+        ground as f32 + 0.5
+    );
+    let (mut b, page) = open_page(&query, "web_terrain_edit");
+    assert!(page.status["workers"].as_u64().unwrap_or(0) >= 1, "the workers generate");
+    b.click(CENTRE.0, CENTRE.1, "left");
+    assert_eq!(frames(&mut b, 3)["grabbed"], true, "the first click locks the pointer");
+    b.click(0.0, 0.0, "left");
+    let (removed, block) = last_edit(&frames(&mut b, 6)).expect("a block within reach is removed");
+    assert_eq!(block, 0);
+    assert_eq!(block_at(&mut b, removed), 0);
+    let url = b.evaluate("location.href").as_str().expect("the page's address").to_string();
+    b.navigate(&url);
+    let restored = settle(&mut b, "web_terrain_edit_restored", settled);
+    assert_eq!(restored.status["errors"], serde_json::json!([]), "the page reported errors");
+    assert_eq!(restored.status["message"], "restored the edits of 1 chunk");
+    assert_eq!(block_at(&mut b, removed), 0, "the removed block stays removed after a reload");
     assert!(b.errors.is_empty(), "the console reported errors: {:?}", b.errors);
 }

@@ -5,8 +5,9 @@ use voxgpu_core::camera::Camera;
 use voxgpu_core::fly::{FlyCamera, FlyInput};
 use voxgpu_core::keys::{HeldKeys, Key, KeyEvent};
 use voxgpu_core::lod::LodSettings;
-use voxgpu_core::voxel::BlockId;
+use voxgpu_core::voxel::{BlockId, ChunkPos};
 use voxgpu_engine::{Culling, GpuError, RenderMode};
+use voxgpu_worlds::worldgen::{Exported, WorldError, solid_bounds, vox_bytes};
 
 use crate::clock::FrameClock;
 use crate::controls::{Controls, Residency, may_edit};
@@ -256,6 +257,27 @@ impl Play {
         let input = self.held.input(extra, std::mem::take(&mut self.look));
         self.fly.update(&input, dt);
         self.fly.camera()
+    }
+
+    /// The model being edited as `.vox` bytes (F5), edits included: every resident chunk of a
+    /// bounded world, or of `terrain` the 3×3 chunk columns around the camera (all of terrain
+    /// would not fit a model).
+    pub fn export_model(
+        &self,
+        resident: &voxgpu_engine::Residency,
+        registry: &voxgpu_core::voxel::BlockRegistry,
+        terrain: bool,
+    ) -> Result<(Vec<u8>, Exported), WorldError> {
+        let around = ChunkPos::from_block(self.fly.position.floor().as_ivec3()).0.0;
+        let mut world = voxgpu_core::voxel::World::new(registry.clone());
+        for (pos, chunk) in resident.chunks() {
+            let near = (pos.0.x - around.x).abs() <= 1 && (pos.0.z - around.z).abs() <= 1;
+            if !terrain || near {
+                world.insert(pos, (**chunk).clone());
+            }
+        }
+        let (min, max) = solid_bounds(&world).ok_or(WorldError::ExportEmpty { min: [0; 3], max: [0; 3] })?;
+        vox_bytes(&world, min, max)
     }
 
     /// Outlines the block `camera` points at within reach, where `shown`; otherwise nothing.

@@ -312,6 +312,14 @@ impl Browser {
         }
     }
 
+    /// Downloads go to `dir` without asking.
+    pub fn allow_downloads(&mut self, dir: &Path) {
+        self.call_browser(
+            "Browser.setDownloadBehavior",
+            json!({ "behavior": "allow", "downloadPath": dir.to_str().expect("a UTF-8 path") }),
+        );
+    }
+
     /// The viewport resized to `width` × `height` CSS pixels at device pixel ratio 1.
     pub fn resize(&mut self, width: u32, height: u32) {
         self.call(

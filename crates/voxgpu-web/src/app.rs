@@ -3,10 +3,11 @@
 //! and the status a test reads.
 
 use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::rc::Rc;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use glam::IVec3;
@@ -16,15 +17,16 @@ use web_sys::HtmlCanvasElement;
 
 use crate::page::{self, Params, SAMPLES, STATUS, STREAMING_SAMPLES};
 use crate::present::Present;
+use crate::storage::EditStore;
 use crate::workers::{MAX_WORKERS, WebWorkers};
 use voxgpu_core::fly::FlyInput;
-use voxgpu_core::voxel::{CHUNK_SIZE, NodeKey, World};
+use voxgpu_core::voxel::{BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, NodeKey, World};
 use voxgpu_engine::{
     FrameStats, OPTIONAL_FEATURES, Renderer, RendererOptions, Targets, depth_target, required_limits,
 };
 use voxgpu_play::{Button, Play, Request};
 use voxgpu_worlds::stream::{StreamSettings, Streamer};
-use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldParams, WorldSource};
+use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldParams, WorldSource, with_edited_chunks};
 
 /// Frames with nothing meshed, after streaming is complete, before the world counts as settled.
 /// GPU counters arrive a frame or two late.
@@ -75,6 +77,14 @@ pub struct App {
     view_distance: u32,
     /// The last block placed or removed, for the status.
     last_edit: Option<voxgpu_play::Edit>,
+    /// The world's blocks.
+    registry: BlockRegistry,
+    /// Every chunk edited in this world, as it is now (kept, and applied to what is generated).
+    edited: EditedChunks,
+    /// Chunks edited since the last frame, to keep.
+    unsaved: BTreeSet<ChunkPos>,
+    /// Where edits are kept: none for a `.vox` model, or where the browser keeps nothing.
+    store: Option<EditStore>,
     instance: wgpu::Instance,
     /// A new device is being asked for, the old one lost: frames wait.
     recovering: bool,
@@ -245,9 +255,26 @@ impl App {
             message: String::new(),
             workers_replaced: None,
             last_edit: None,
+            registry: world.registry.clone(),
+            edited: EditedChunks::default(),
+            unsaved: BTreeSet::new(),
+            store: None,
             view_distance,
             params,
         };
+        match EditStore::open(&format!("{source}:{}", app.params.seed)).await {
+            Ok((store, kept)) => {
+                if !kept.is_empty() {
+                    let n = kept.len();
+                    app.message = format!("restored the edits of {n} chunk{}", if n == 1 { "" } else { "s" });
+                }
+                let mut edited = app.edited.write().unwrap_or_else(|e| e.into_inner());
+                edited.extend(kept.into_iter().map(|(pos, chunk)| (pos, Arc::new(chunk))));
+                drop(edited);
+                app.store = Some(store);
+            }
+            Err(e) => app.message = format!("edits will not be kept: {e}"),
+        }
         if streamed {
             app.stream_terrain(module);
         } else {
@@ -286,9 +313,15 @@ impl App {
         let count = self.params.workers.unwrap_or_else(default_workers);
         let workers = match count {
             0 => None,
-            _ => WebWorkers::new(count, self.params.seed as u32, module, self.params.panic_column)
-                .map_err(|e| self.message = format!("{e}: generating on the page's thread"))
-                .ok(),
+            _ => WebWorkers::new(
+                count,
+                self.params.seed as u32,
+                module,
+                Arc::clone(&self.edited),
+                self.params.panic_column,
+            )
+            .map_err(|e| self.message = format!("{e}: generating on the page's thread"))
+            .ok(),
         };
         self.streamer = Some(match workers {
             Some(workers) => {
@@ -299,7 +332,22 @@ impl App {
             None => {
                 let columns = TerrainColumns::new(self.params.seed);
                 let budget = Duration::from_secs_f64(self.params.budget_ms / 1000.0);
-                Streamer::inline(settings, Arc::new(move |c| Ok(columns.node_column(c))), budget)
+                let edited = Arc::clone(&self.edited);
+                let source = move |c| {
+                    // The generator wants an edit that owns what it reads: a copy of the map's
+                    // handles (chunks are shared, not copied).
+                    let edited: Vec<(ChunkPos, Arc<Chunk>)> = edited
+                        .read()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .iter()
+                        .map(|(p, c)| (*p, Arc::clone(c)))
+                        .collect();
+                    Ok(columns.node_column_with(c, &move |xz, generated| {
+                        let here = edited.iter().filter(|(p, _)| p.0.x == xz.x && p.0.z == xz.y);
+                        with_edited_chunks(generated, here.map(|(p, c)| (*p, &**c)))
+                    }))
+                };
+                Streamer::inline(settings, Arc::new(source), budget)
             }
         });
         self.play.set_block_names(
@@ -316,12 +364,16 @@ impl App {
         for (pos, chunk) in world.chunks() {
             renderer.insert_chunk(pos, Arc::clone(chunk)).map_err(|e| e.to_string())?;
         }
+        for (pos, chunk) in self.edited.read().unwrap_or_else(|e| e.into_inner()).iter() {
+            renderer.insert_chunk(*pos, Arc::clone(chunk)).map_err(|e| e.to_string())?;
+        }
         let _ = renderer.tools().set_profiling(true);
         renderer.set_mode(self.renderer.options().mode);
         self.renderer = renderer;
         self.streamer = None;
         self.workers_replaced = None;
         self.play.set_block_names(world.registry.iter().map(|(_, b)| b.name.clone()).collect());
+        self.registry = world.registry;
         self.quiet_frames = 0;
         STATUS.with(|s| s.borrow_mut().settled = None);
         Ok(())
@@ -334,6 +386,10 @@ impl App {
                 let source = WorldSource::Vox(name.into());
                 let params = WorldParams { seed: 0, center: IVec3::ZERO, view_distance: 0 };
                 let (eye, target) = worldgen::default_view(&source, &world, &params);
+                // A model's edits are not kept: its name says too little of which model it is.
+                self.store = None;
+                self.unsaved.clear();
+                self.edited.write().unwrap_or_else(|e| e.into_inner()).clear();
                 if let Err(e) = self.show_world(world) {
                     page::fail(&e);
                     return;
@@ -385,7 +441,7 @@ impl App {
         match self.play.key(code, pressed, repeat, &mut self.renderer) {
             Some(Request::Screenshot) => self.screenshot_next = true,
             Some(Request::ToggleOverlay) => self.overlay = !self.overlay,
-            Some(Request::Export) => self.message = "F5 (.vox export) is in the desktop viewer only".into(),
+            Some(Request::Export) => self.export(),
             // The browser lets the pointer go on Escape itself.
             Some(Request::ReleaseCursor) | None => {}
         }
@@ -402,7 +458,10 @@ impl App {
         };
         match self.play.click(button, &mut self.renderer, self.streamer.as_ref()) {
             Ok(voxgpu_play::Click::Grab) => self.canvas.request_pointer_lock(),
-            Ok(voxgpu_play::Click::Edited(edit)) => self.last_edit = Some(edit),
+            Ok(voxgpu_play::Click::Edited(edit)) => {
+                self.unsaved.insert(ChunkPos::from_block(edit.at).0);
+                self.last_edit = Some(edit);
+            }
             Ok(_) => {}
             Err(e) => page::fail(&e.to_string()),
         }
@@ -447,6 +506,7 @@ impl App {
             self.missing = report.missing;
             STATUS.with(|s| s.borrow_mut().failed_columns += report.failed);
         }
+        self.keep_edits();
         // The outline shows only while the pointer is locked (without it, clicks do not edit).
         self.play.select(&mut self.renderer, &camera, self.play.grabbed);
 
@@ -489,6 +549,47 @@ impl App {
         }
         self.update_overlay(now);
         Ok(())
+    }
+
+    /// Keeps the chunks edited since the last frame: in the edits generation applies, and in
+    /// the page's storage, in one transaction.
+    fn keep_edits(&mut self) {
+        if self.unsaved.is_empty() {
+            return;
+        }
+        let chunks: Vec<(ChunkPos, Arc<Chunk>)> = std::mem::take(&mut self.unsaved)
+            .into_iter()
+            .map(|pos| {
+                let chunk = self.renderer.resident().chunk(pos).cloned();
+                (pos, chunk.unwrap_or_else(|| Arc::new(Chunk::empty())))
+            })
+            .collect();
+        self.edited.write().unwrap_or_else(|e| e.into_inner()).extend(chunks.iter().cloned());
+        if let Some(store) = &self.store {
+            store.write(&chunks, |e| crate::with_app(|app| app.message = e));
+        }
+    }
+
+    /// F5: the model being edited downloaded as a `.vox` file (the play layer's export, as the
+    /// desktop viewer writes it).
+    fn export(&mut self) {
+        let terrain = self.streamer.is_some();
+        match self.play.export_model(self.renderer.resident(), &self.registry, terrain) {
+            Ok((bytes, exported)) => {
+                let frame = STATUS.with(|s| s.borrow().frames);
+                let name = format!("voxgpu-{frame}.vox");
+                match download(&name, &bytes) {
+                    Ok(()) => {
+                        self.message = format!(
+                            "exported {} voxels in {} colours to {name}",
+                            exported.voxels, exported.colours
+                        )
+                    }
+                    Err(e) => self.message = format!("cannot download {name}: {e}"),
+                }
+            }
+            Err(e) => self.message = e.to_string(),
+        }
     }
 
     /// The block at world position `at` as the renderer holds it; `None` where nothing is
@@ -648,6 +749,24 @@ impl App {
         );
         element.set_text_content(Some(&text));
     }
+}
+
+/// Every chunk edited in a world, by position, as it is now: read by generation (workers and
+/// the page's own) to put edits into what it generates.
+pub type EditedChunks = Arc<RwLock<HashMap<ChunkPos, Arc<Chunk>>>>;
+
+/// Offers `bytes` as a download named `name`.
+fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).map_err(page::js_message)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(page::js_message)?;
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let link: web_sys::HtmlAnchorElement =
+        document.create_element("a").map_err(page::js_message)?.unchecked_into();
+    link.set_href(&url);
+    link.set_download(name);
+    link.click();
+    web_sys::Url::revoke_object_url(&url).map_err(page::js_message)
 }
 
 fn request_frame(callback: &Closure<dyn FnMut(f64)>) {

@@ -20,6 +20,7 @@ mod app;
 mod input;
 mod page;
 mod present;
+mod storage;
 mod workers;
 
 use std::cell::RefCell;

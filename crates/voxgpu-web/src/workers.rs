@@ -22,11 +22,12 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
+use crate::app::EditedChunks;
 use crate::page;
-use voxgpu_core::voxel::NodeColumn;
-use voxgpu_worlds::stream::wire::{decode_column, encode_column};
+use voxgpu_core::voxel::{Chunk, ChunkPos, NodeColumn, NodeKey};
+use voxgpu_worlds::stream::wire::{decode_column, decode_nodes, encode_column};
 use voxgpu_worlds::stream::{Finished, Job, JobRunner};
-use voxgpu_worlds::worldgen::TerrainColumns;
+use voxgpu_worlds::worldgen::{EXACT_LEVELS, TerrainColumns, with_edited_chunks};
 
 /// Jobs a worker holds at once: one it generates and one waiting behind it.
 const JOBS_PER_WORKER: usize = 2;
@@ -52,19 +53,38 @@ pub fn init_worker() {
 }
 
 /// In a worker: the nodes of terrain column `level`, `(x, z)` of seed `seed`, as bytes
-/// (`wire::encode_column`). `panic` makes it panic instead: the test hook for a failing source
-/// (`?panic-column=`).
+/// (`wire::encode_column`), with `edited` (the edited chunks under it, as `wire` bytes) in
+/// place of the chunks generated there. `panic` makes it panic instead: the test hook for a
+/// failing source (`?panic-column=`).
 #[wasm_bindgen]
-pub fn generate_column(seed: u32, level: u32, x: i32, z: i32, panic: bool) -> Vec<u8> {
+pub fn generate_column(
+    seed: u32,
+    level: u32,
+    x: i32,
+    z: i32,
+    edited: Option<Vec<u8>>,
+    panic: bool,
+) -> Result<Vec<u8>, JsValue> {
     assert!(!panic, "the test hook's panic in column {level} {x} {z}");
     let column = NodeColumn { level, xz: glam::IVec2::new(x, z) };
+    let edited: Vec<(ChunkPos, Chunk)> = match edited {
+        None => Vec::new(),
+        Some(bytes) => decode_nodes(&bytes)
+            .map_err(|e| JsValue::from_str(&format!("edited chunks: {e}")))?
+            .into_iter()
+            .filter_map(|(key, chunk)| key.as_chunk().map(|pos| (pos, chunk)))
+            .collect(),
+    };
     TERRAIN.with(|slot| {
         let mut slot = slot.borrow_mut();
         if slot.as_ref().is_none_or(|(s, _)| *s != seed) {
             *slot = Some((seed, TerrainColumns::new(u64::from(seed))));
         }
         let terrain = &slot.as_ref().expect("set above").1;
-        encode_column(&terrain.node_column(column))
+        Ok(encode_column(&terrain.node_column_with(column, &move |xz, generated| {
+            let here = edited.iter().filter(|(p, _)| p.0.x == xz.x && p.0.z == xz.y);
+            with_edited_chunks(generated, here.map(|(p, c)| (*p, c)))
+        })))
     })
 }
 
@@ -96,6 +116,8 @@ enum Message {
 /// The page's side of the generation workers.
 pub struct WebWorkers {
     seed: u32,
+    /// The world's edited chunks, handed with each job to the worker.
+    edited: EditedChunks,
     /// The compiled module, handed to each new worker.
     module: JsValue,
     /// Column whose generation panics (the test hook).
@@ -113,10 +135,12 @@ impl WebWorkers {
         count: u32,
         seed: u32,
         module: JsValue,
+        edited: EditedChunks,
         panic_column: Option<NodeColumn>,
     ) -> Result<Self, String> {
         let mut workers = Self {
             seed,
+            edited,
             module,
             panic_column,
             slots: Vec::new(),
@@ -174,8 +198,29 @@ impl WebWorkers {
         set(&message, "x", &JsValue::from(job.column.xz.x));
         set(&message, "z", &JsValue::from(job.column.xz.y));
         set(&message, "panic", &JsValue::from_bool(self.panic_column == Some(job.column)));
+        if let Some(edited) = self.edited_under(job.column) {
+            set(&message, "edited", &js_sys::Uint8Array::from(&edited[..]));
+        }
         // A worker that cannot take a message has failed; its error event follows.
         let _ = self.slots[slot].worker.post_message(&message);
+    }
+
+    /// The edited chunks under `column` as `wire` bytes, where it is built from chunks (levels up
+    /// to `EXACT_LEVELS`; coarser levels are generated from the noise and see no edits) and any
+    /// were edited.
+    fn edited_under(&self, column: NodeColumn) -> Option<Vec<u8>> {
+        if column.level > EXACT_LEVELS {
+            return None;
+        }
+        let low = column.xz * (1 << column.level);
+        let high = low + glam::IVec2::splat(1 << column.level);
+        let edited = self.edited.read().unwrap_or_else(|e| e.into_inner());
+        let under: Vec<(NodeKey, Chunk)> = edited
+            .iter()
+            .filter(|(p, _)| (low.x..high.x).contains(&p.0.x) && (low.y..high.y).contains(&p.0.z))
+            .map(|(p, c)| (NodeKey::chunk(*p), (**c).clone()))
+            .collect();
+        (!under.is_empty()).then(|| encode_column(&under))
     }
 
     /// Replaces worker `index` after a panic, handing its remaining jobs to the new one.

@@ -2,7 +2,6 @@
 //! edited exported as `.vox` (F5).
 
 use super::Viewer;
-use voxgpu_core::voxel::ChunkPos;
 
 impl Viewer {
     /// Commits this frame's edits to the store, in one transaction, and prints them once they
@@ -35,16 +34,12 @@ impl Viewer {
         &self,
         path: &std::path::Path,
     ) -> Result<voxgpu_worlds::worldgen::Exported, voxgpu_worlds::worldgen::WorldError> {
-        let around = ChunkPos::from_block(self.play.camera().eye.floor().as_ivec3()).0.0;
-        let mut world = voxgpu_core::voxel::World::new(self.registry.clone());
-        for (pos, chunk) in self.renderer.resident().chunks() {
-            let near = (pos.0.x - around.x).abs() <= 1 && (pos.0.z - around.z).abs() <= 1;
-            if !self.terrain || near {
-                world.insert(pos, (**chunk).clone());
-            }
-        }
-        let (min, max) = voxgpu_worlds::worldgen::solid_bounds(&world)
-            .ok_or(voxgpu_worlds::worldgen::WorldError::ExportEmpty { min: [0; 3], max: [0; 3] })?;
-        voxgpu_worlds::worldgen::export_vox(&world, min, max, path)
+        let (bytes, exported) =
+            self.play.export_model(self.renderer.resident(), &self.registry, self.terrain)?;
+        std::fs::write(path, bytes).map_err(|e| voxgpu_worlds::worldgen::WorldError::ExportWrite {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        Ok(exported)
     }
 }

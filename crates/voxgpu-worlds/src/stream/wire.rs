@@ -32,6 +32,16 @@ pub fn encode_column(nodes: &[(NodeKey, Chunk)]) -> Vec<u8> {
 /// The nodes of `column` from their bytes; `Err` says why the bytes are not that column's nodes
 /// (a wrong length, a node of another column, a level out of range). Never panics.
 pub fn decode_column(column: NodeColumn, bytes: &[u8]) -> Result<Vec<(NodeKey, Chunk)>, String> {
+    decode(bytes, Some(column))
+}
+
+/// Nodes of any columns from [`encode_column`]'s bytes (edited chunks handed to a worker);
+/// `Err` says why they are not. Never panics.
+pub fn decode_nodes(bytes: &[u8]) -> Result<Vec<(NodeKey, Chunk)>, String> {
+    decode(bytes, None)
+}
+
+fn decode(bytes: &[u8], column: Option<NodeColumn>) -> Result<Vec<(NodeKey, Chunk)>, String> {
     let Some((count, mut rest)) = bytes.split_first_chunk::<4>() else {
         return Err(format!("a column of {} bytes, too short for its node count", bytes.len()));
     };
@@ -45,7 +55,12 @@ pub fn decode_column(column: NodeColumn, bytes: &[u8]) -> Result<Vec<(NodeKey, C
         let level = u32::from_le_bytes(word(header, 0));
         let pos = IVec3::from_array(std::array::from_fn(|i| i32::from_le_bytes(word(header, i + 1))));
         let key = NodeKey { level, pos };
-        if level > MAX_NODE_LEVEL || key.column() != column {
+        if level > MAX_NODE_LEVEL {
+            return Err(format!("node {level} {pos}: no such level"));
+        }
+        if let Some(column) = column
+            && key.column() != column
+        {
             return Err(format!("node {level} {pos} is not in column {} {}", column.level, column.xz));
         }
         let (ids, after) = after.split_at(IDS);

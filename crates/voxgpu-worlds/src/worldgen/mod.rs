@@ -14,8 +14,8 @@ use glam::{IVec2, IVec3, Vec3};
 use voxgpu_core::voxel::blocks as builtin;
 use voxgpu_core::voxel::{CHUNK_SIZE, World};
 
-pub use terrain::{ChunkColumnEdit, TerrainColumns};
-pub use vox::{Exported, export_vox, sample_model, solid_bounds};
+pub use terrain::{ChunkColumnEdit, EXACT_LEVELS, TerrainColumns, with_edited_chunks};
+pub use vox::{Exported, export_vox, sample_model, solid_bounds, vox_bytes};
 
 /// Largest extent, per axis and in blocks, of an imported model once placed in the world.
 ///

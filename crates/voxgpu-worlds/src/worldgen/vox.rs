@@ -18,7 +18,7 @@ mod sample;
 #[cfg(test)]
 mod tests;
 
-pub use export::{Exported, export_vox, solid_bounds};
+pub use export::{Exported, export_vox, solid_bounds, vox_bytes};
 pub use sample::{sample_model, write_spread_models};
 
 /// Palette slots a `.vox` voxel can name: file indices 1..=255, `Voxel::i` 0..=254.

@@ -16,7 +16,7 @@ use std::path::Path;
 use dot_vox::{Color, DotVoxData, Material, Model, SceneNode, Size, Voxel};
 use glam::IVec3;
 
-use super::sample::{shape, transform, write};
+use super::sample::{shape, transform};
 use super::{PALETTE_SLOTS, WorldError};
 use crate::worldgen::MAX_MODEL_EXTENT;
 use voxgpu_core::voxel::{BlockId, CHUNK_SIZE, Opacity, World};
@@ -56,6 +56,15 @@ pub fn solid_bounds(world: &World) -> Option<(IVec3, IVec3)> {
 
 /// Writes the blocks of `world` in `[min, max)` to `path` as a MagicaVoxel file.
 pub fn export_vox(world: &World, min: IVec3, max: IVec3, path: &Path) -> Result<Exported, WorldError> {
+    let (bytes, exported) = vox_bytes(world, min, max)?;
+    std::fs::write(path, bytes)
+        .map_err(|source| WorldError::ExportWrite { path: path.to_path_buf(), reason: source.to_string() })?;
+    Ok(exported)
+}
+
+/// [`export_vox`]'s file as bytes, for a caller that keeps them or hands them on (a browser's
+/// download).
+pub fn vox_bytes(world: &World, min: IVec3, max: IVec3) -> Result<(Vec<u8>, Exported), WorldError> {
     let size = max - min;
     if size.min_element() <= 0 || size.max_element() > MAX_MODEL_EXTENT {
         return Err(WorldError::ExportRegion { size: size.to_array(), max: MAX_MODEL_EXTENT });
@@ -171,9 +180,9 @@ pub fn export_vox(world: &World, min: IVec3, max: IVec3, path: &Path) -> Result<
         layers: vec![dot_vox::Layer { attributes: Default::default() }],
     };
     let exported = Exported { voxels: voxels_written, colours: slots.len(), models: data.models.len() };
-    write(path, &data)
-        .map_err(|source| WorldError::ExportWrite { path: path.to_path_buf(), reason: source.to_string() })?;
-    Ok(exported)
+    let mut bytes = Vec::new();
+    data.write_vox(&mut bytes).expect("writing into memory cannot fail");
+    Ok((bytes, exported))
 }
 
 #[cfg(test)]
