@@ -15,9 +15,7 @@ use voxgpu_engine::{GpuContext, GpuError, Offscreen, RendererOptions};
 use voxgpu_worlds::stream::{StreamSettings, Streamer, UpdateReport};
 use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldError, WorldParams, WorldSource};
 
-/// Largest view distance, in chunks, of a world generated whole at full detail: every source but
-/// terrain, which streams level-of-detail nodes beyond 8 chunks.
-pub const MAX_FULL_DETAIL_VIEW: u32 = 64;
+pub use voxgpu_worlds::worldgen::MAX_FULL_DETAIL_VIEW;
 
 /// Everything opening a session can fail with; each prints as one line.
 #[derive(Debug, thiserror::Error)]

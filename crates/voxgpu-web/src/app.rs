@@ -3,7 +3,7 @@
 //! and the status a test reads.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -26,7 +26,9 @@ use voxgpu_engine::{
 };
 use voxgpu_play::{Button, Play, Request};
 use voxgpu_worlds::stream::{StreamSettings, Streamer};
-use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldParams, WorldSource, with_edited_chunks};
+use voxgpu_worlds::worldgen::{
+    self, MAX_FULL_DETAIL_VIEW, TerrainColumns, WorldParams, WorldSource, with_edited_chunks,
+};
 
 /// Frames with nothing meshed, after streaming is complete, before the world counts as settled.
 /// GPU counters arrive a frame or two late.
@@ -81,8 +83,8 @@ pub struct App {
     registry: BlockRegistry,
     /// Every chunk edited in this world, as it is now (kept, and applied to what is generated).
     edited: EditedChunks,
-    /// Chunks edited since the last frame, to keep.
-    unsaved: BTreeSet<ChunkPos>,
+    /// Chunks edited since the last frame, as each edit left them, to keep.
+    unsaved: BTreeMap<ChunkPos, Arc<Chunk>>,
     /// Where edits are kept: none for a `.vox` model, or where the browser keeps nothing.
     store: Option<EditStore>,
     instance: wgpu::Instance,
@@ -90,9 +92,9 @@ pub struct App {
     recovering: bool,
 }
 
-/// The view distance, in chunks, where the URL gives none: the horizon (2,048 blocks) on an
-/// adapter that is not a fallback (software) adapter and binds at least 1 GiB of storage, 8
-/// chunks elsewhere. Browsers report WebGPU adapters as `Cpu` (the fallback adapter) or
+/// Streamed terrain's view distance, in chunks, where the URL gives none: the horizon (2,048
+/// blocks) on an adapter that is not a fallback (software) adapter and binds at least 1 GiB of
+/// storage, 8 chunks elsewhere (and for every built world). Browsers report WebGPU adapters as `Cpu` (the fallback adapter) or
 /// `Other`, never as discrete.
 fn default_view_distance(adapter: &wgpu::Adapter) -> u32 {
     let fallback = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
@@ -141,7 +143,11 @@ async fn open_device(
                 limits.max_storage_buffers_per_shader_stage, limits.max_compute_workgroup_storage_size
             )
         })?;
-    device.on_uncaptured_error(Arc::new(|error| page::fail(&format!("WebGPU error: {error}"))));
+    device.on_uncaptured_error(Arc::new(move |error| {
+        if DEVICE.load(Ordering::Relaxed) == generation {
+            page::fail(&format!("WebGPU error: {error}"));
+        }
+    }));
     device.set_device_lost_callback(move |reason, message| {
         if DEVICE.load(Ordering::Relaxed) == generation {
             LOST.with(|lost| *lost.borrow_mut() = Some(format!("{reason:?}: {message}")));
@@ -212,11 +218,20 @@ impl App {
                 "URL parameter world: open a .vox file with the file picker or drop it on the page".into()
             );
         }
-        let view_distance = params.view_distance.unwrap_or_else(|| default_view_distance(&adapter));
+        let streamed = source == WorldSource::Terrain;
+        let view_distance = match params.view_distance {
+            Some(v) if !streamed && v > MAX_FULL_DETAIL_VIEW => {
+                return Err(format!(
+                    "URL parameter view: {v} chunks, but only terrain streams; world={source} is built whole, up to {MAX_FULL_DETAIL_VIEW} chunks"
+                ));
+            }
+            Some(v) => v,
+            None if streamed => default_view_distance(&adapter),
+            None => SMALL_VIEW_DISTANCE,
+        };
         let world_params = WorldParams { seed: params.seed, center: IVec3::ZERO, view_distance };
         // Terrain streams; the other sources are small and built whole. Of streamed terrain only
         // the ground under the camera is built here, to place the camera.
-        let streamed = source == WorldSource::Terrain;
         let built = if streamed { WorldParams { view_distance: 1, ..world_params } } else { world_params };
         let world = worldgen::generate(&source, &built).map_err(|e| e.to_string())?;
         let (eye, target) = worldgen::default_view(&source, &world, &world_params);
@@ -257,7 +272,7 @@ impl App {
             last_edit: None,
             registry: world.registry.clone(),
             edited: EditedChunks::default(),
-            unsaved: BTreeSet::new(),
+            unsaved: BTreeMap::new(),
             store: None,
             view_distance,
             params,
@@ -319,6 +334,7 @@ impl App {
                 module,
                 Arc::clone(&self.edited),
                 self.params.panic_column,
+                Rc::new(|| crate::with_app(App::collect_generation)),
             )
             .map_err(|e| self.message = format!("{e}: generating on the page's thread"))
             .ok(),
@@ -459,7 +475,11 @@ impl App {
         match self.play.click(button, &mut self.renderer, self.streamer.as_ref()) {
             Ok(voxgpu_play::Click::Grab) => self.canvas.request_pointer_lock(),
             Ok(voxgpu_play::Click::Edited(edit)) => {
-                self.unsaved.insert(ChunkPos::from_block(edit.at).0);
+                // The chunk as the edit left it (an empty one where it took the last block):
+                // the frame that keeps it may come after its column has left.
+                let pos = ChunkPos::from_block(edit.at).0;
+                let chunk = self.renderer.resident().chunk(pos).cloned();
+                self.unsaved.insert(pos, chunk.unwrap_or_else(|| Arc::new(Chunk::empty())));
                 self.last_edit = Some(edit);
             }
             Ok(_) => {}
@@ -501,12 +521,13 @@ impl App {
             self.resize(w, h)?;
         }
         let camera = self.play.step(step.dt, FlyInput::default());
+        // Before the streamer hands out jobs: they carry the edited chunks.
+        self.keep_edits();
         if let Some(streamer) = self.streamer.as_mut() {
             let report = streamer.update(camera.eye, &mut self.renderer).map_err(|e| e.to_string())?;
             self.missing = report.missing;
             STATUS.with(|s| s.borrow_mut().failed_columns += report.failed);
         }
-        self.keep_edits();
         // The outline shows only while the pointer is locked (without it, clicks do not edit).
         self.play.select(&mut self.renderer, &camera, self.play.grabbed);
 
@@ -552,21 +573,26 @@ impl App {
     }
 
     /// Keeps the chunks edited since the last frame: in the edits generation applies, and in
-    /// the page's storage, in one transaction.
+    /// the page's storage, in one transaction. A write that failed is said on the page.
     fn keep_edits(&mut self) {
+        if let Some(failed) = self.store.as_ref().and_then(EditStore::take_failure) {
+            self.message = failed;
+        }
         if self.unsaved.is_empty() {
             return;
         }
-        let chunks: Vec<(ChunkPos, Arc<Chunk>)> = std::mem::take(&mut self.unsaved)
-            .into_iter()
-            .map(|pos| {
-                let chunk = self.renderer.resident().chunk(pos).cloned();
-                (pos, chunk.unwrap_or_else(|| Arc::new(Chunk::empty())))
-            })
-            .collect();
+        let chunks: Vec<(ChunkPos, Arc<Chunk>)> = std::mem::take(&mut self.unsaved).into_iter().collect();
         self.edited.write().unwrap_or_else(|e| e.into_inner()).extend(chunks.iter().cloned());
-        if let Some(store) = &self.store {
-            store.write(&chunks, |e| crate::with_app(|app| app.message = e));
+        if let Some(Err(e)) = self.store.as_ref().map(|store| store.write(&chunks)) {
+            self.message = e;
+        }
+    }
+
+    /// Takes the results the generation workers returned, which hands them their next jobs:
+    /// called as each answer arrives, between frames.
+    pub fn collect_generation(&mut self) {
+        if let Some(streamer) = self.streamer.as_mut() {
+            streamer.collect();
         }
     }
 
@@ -603,6 +629,9 @@ impl App {
     /// first: a destroyed device's mapped buffers are gone at once, so no frame may read them
     /// back before the loss is handled.
     pub fn lose_device(&self) {
+        if self.recovering || LOST.with(|lost| lost.borrow().is_some()) {
+            return;
+        }
         LOST.with(|lost| *lost.borrow_mut() = Some("destroyed by the page".into()));
         self.device.destroy();
     }

@@ -5,8 +5,12 @@
 //! Database `voxgpu`, object store `chunks`; a key is `{world}|{x},{y},{z}` (the chunk's
 //! position), a value the chunk as `voxgpu_worlds::stream::wire` bytes (an all-air chunk: the
 //! edits emptied it). Chunks rather than single blocks, so a restored chunk is exactly the one
-//! that was edited, as the desktop's world store keeps them.
+//! that was edited, as the desktop's world store keeps them. A write that cannot start, or a
+//! transaction that aborts (the origin's quota), is said on the page in one line; the edits stay
+//! in the page.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use wasm_bindgen::JsCast;
@@ -25,6 +29,9 @@ const CHUNKS: &str = "chunks";
 pub struct EditStore {
     db: IdbDatabase,
     world: String,
+    /// Every transaction's abort handler: notes why, for [`Self::take_failure`].
+    on_abort: Closure<dyn FnMut(web_sys::Event)>,
+    failure: Rc<RefCell<Option<String>>>,
 }
 
 impl EditStore {
@@ -47,7 +54,17 @@ impl EditStore {
         opening.set_onupgradeneeded(Some(upgrade.as_ref().unchecked_ref()));
         let db: IdbDatabase = done(&opening).await?.dyn_into().map_err(|_| "not a database")?;
         drop(upgrade);
-        let store = Self { db, world: world.to_string() };
+        let failure: Rc<RefCell<Option<String>>> = Rc::default();
+        let noted = Rc::clone(&failure);
+        let on_abort = Closure::new(move |event: web_sys::Event| {
+            let reason = event
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::IdbTransaction>().ok())
+                .and_then(|t| t.error())
+                .map_or("the transaction was aborted".to_string(), |e| e.message());
+            *noted.borrow_mut() = Some(format!("the edits could not be kept: {reason}"));
+        });
+        let store = Self { db, world: world.to_string(), on_abort, failure };
         let chunks = store.read().await?;
         Ok((store, chunks))
     }
@@ -70,32 +87,26 @@ impl EditStore {
     }
 
     /// Writes `chunks` (the chunks this frame's edits changed, as they are now) in one
-    /// transaction. Returns at once; a failure is handed to `failed` as one line.
-    pub fn write(&self, chunks: &[(ChunkPos, Arc<Chunk>)], failed: impl FnOnce(String) + 'static) {
-        let result = (|| -> Result<web_sys::IdbTransaction, JsValue> {
+    /// transaction, and returns at once; `Err` where it could not start. A transaction that
+    /// aborts later (the origin's quota, say) is reported by [`Self::take_failure`].
+    pub fn write(&self, chunks: &[(ChunkPos, Arc<Chunk>)]) -> Result<(), String> {
+        let started = (|| -> Result<(), JsValue> {
             let transaction = self.db.transaction_with_str_and_mode(CHUNKS, IdbTransactionMode::Readwrite)?;
+            transaction.set_onabort(Some(self.on_abort.as_ref().unchecked_ref()));
             let store = transaction.object_store(CHUNKS)?;
             for (pos, chunk) in chunks {
                 let bytes = encode_column(&[(NodeKey::chunk(*pos), (**chunk).clone())]);
                 let key = format!("{}|{},{},{}", self.world, pos.0.x, pos.0.y, pos.0.z);
                 store.put_with_key(&js_sys::Uint8Array::from(&bytes[..]).buffer(), &key.into())?;
             }
-            Ok(transaction)
+            Ok(())
         })();
-        match result {
-            Ok(transaction) => {
-                let on_error = Closure::once_into_js(move |event: web_sys::Event| {
-                    let reason = event
-                        .target()
-                        .and_then(|t| t.dyn_into::<web_sys::IdbTransaction>().ok())
-                        .and_then(|t| t.error())
-                        .map_or("unknown".to_string(), |e| e.message());
-                    failed(format!("the edits could not be kept: {reason}"));
-                });
-                transaction.set_onerror(Some(on_error.unchecked_ref()));
-            }
-            Err(e) => failed(format!("the edits could not be kept: {}", js_message(e))),
-        }
+        started.map_err(|e| format!("the edits could not be kept: {}", js_message(e)))
+    }
+
+    /// Why the last transaction that aborted did, once, as one line.
+    pub fn take_failure(&self) -> Option<String> {
+        self.failure.borrow_mut().take()
     }
 }
 

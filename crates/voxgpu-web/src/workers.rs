@@ -5,14 +5,16 @@
 //! buffer (`voxgpu_worlds::stream::wire`). Plain dedicated workers and messages: no shared
 //! memory, so any static file host serves it, with no cross-origin isolation headers. The page's
 //! side is a [`JobRunner`]: the streamer keeps the queue, and each worker holds at most
-//! [`JOBS_PER_WORKER`] jobs, so a finished one is followed by the next without a round trip of
-//! idleness.
+//! [`JOBS_PER_WORKER`] jobs. Each answer wakes the page (outside its frames), which takes the
+//! results and hands out the next jobs at once, so a worker waits for no frame.
 //!
 //! **Faults.** A source that returns an error fails its job (the streamer retries the column,
 //! then draws it as absent). A panic aborts the worker's instance (wasm32 builds abort on a
 //! panic): its job fails with the panic's message, the worker is terminated and replaced, and its
-//! other jobs go to the new one. A worker that fails before it has answered anything (its script
-//! missing, say) is not replaced: the page says so, and when none is left generation stops there.
+//! other jobs go to the new one (whatever the old instance still sends is dropped: each spawn is
+//! numbered). A worker that fails before it has answered anything (its script missing, say) is
+//! not replaced: the page says so, and when none is left the jobs fail (the streamer retries
+//! them, then draws their columns as absent).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -97,20 +99,22 @@ pub fn worker_panic() -> Option<String> {
 /// One worker and the jobs it holds.
 struct Slot {
     worker: Worker,
+    /// Which spawn this is: messages of a worker this one replaced carry an older number.
+    spawn: u32,
     jobs: Vec<Job>,
     /// It has answered at least once (so a later failure is the source's, not its start's).
     answered: bool,
     /// Terminated after a start-up failure: takes no jobs.
     dead: bool,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
 
-/// What a worker said, with the slot it came from.
+/// What a worker said, with its slot and spawn.
 enum Message {
-    Data(usize, JsValue),
+    Data(usize, u32, JsValue),
     /// The worker's script failed outside a job (it could not load, or threw at its top level).
-    Error(usize, String),
+    Error(usize, u32, String),
 }
 
 /// The page's side of the generation workers.
@@ -123,20 +127,28 @@ pub struct WebWorkers {
     /// Column whose generation panics (the test hook).
     panic_column: Option<NodeColumn>,
     slots: Vec<Slot>,
+    /// Spawns so far.
+    spawns: u32,
     inbox: Rc<RefCell<Vec<Message>>>,
+    /// Called after each message arrives (outside any frame): the page takes the results and
+    /// hands out the next jobs then, not only once a frame.
+    wake: Rc<dyn Fn()>,
+    /// Jobs failed outside `results` (no worker left to take them), returned by the next call.
+    failed: Vec<Finished>,
     /// Workers replaced after a panic, so far.
     pub replaced: Rc<RefCell<u32>>,
 }
 
 impl WebWorkers {
     /// `count` workers generating terrain of `seed` with `module` (a `WebAssembly.Module` of this
-    /// build).
+    /// build), with the world's `edited` chunks; `wake` is called when a worker has answered.
     pub fn new(
         count: u32,
         seed: u32,
         module: JsValue,
         edited: EditedChunks,
         panic_column: Option<NodeColumn>,
+        wake: Rc<dyn Fn()>,
     ) -> Result<Self, String> {
         let mut workers = Self {
             seed,
@@ -144,7 +156,10 @@ impl WebWorkers {
             module,
             panic_column,
             slots: Vec::new(),
+            spawns: 0,
             inbox: Rc::default(),
+            wake,
+            failed: Vec::new(),
             replaced: Rc::default(),
         };
         for i in 0..count.max(1) as usize {
@@ -158,21 +173,27 @@ impl WebWorkers {
         self.slots.len()
     }
 
-    fn spawn(&self, index: usize) -> Result<Slot, String> {
+    fn spawn(&mut self, index: usize) -> Result<Slot, String> {
+        self.spawns += 1;
+        let spawn = self.spawns;
         let options = WorkerOptions::new();
         options.set_type(WorkerType::Module);
         let worker = Worker::new_with_options("worker.js", &options)
             .map_err(|e| format!("cannot start a generation worker: {}", page::js_message(e)))?;
-        let inbox = Rc::clone(&self.inbox);
+        let (inbox, wake) = (Rc::clone(&self.inbox), Rc::clone(&self.wake));
         let on_message = Closure::new(move |event: MessageEvent| {
-            inbox.borrow_mut().push(Message::Data(index, event.data()));
+            inbox.borrow_mut().push(Message::Data(index, spawn, event.data()));
+            wake();
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        let inbox = Rc::clone(&self.inbox);
-        let on_error = Closure::new(move |event: web_sys::ErrorEvent| {
+        let (inbox, wake) = (Rc::clone(&self.inbox), Rc::clone(&self.wake));
+        let on_error = Closure::new(move |event: web_sys::Event| {
             // The page handles it: keep the browser from logging it as uncaught as well.
             event.prevent_default();
-            inbox.borrow_mut().push(Message::Error(index, event.message()));
+            // A script that did not load fires a plain `Event`, with no message.
+            let text = get(&event, "message").as_string().unwrap_or_else(|| "its script did not load".into());
+            inbox.borrow_mut().push(Message::Error(index, spawn, text));
+            wake();
         });
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         let init = js_sys::Object::new();
@@ -182,6 +203,7 @@ impl WebWorkers {
             .map_err(|e| format!("cannot start a generation worker: {}", page::js_message(e)))?;
         Ok(Slot {
             worker,
+            spawn,
             jobs: Vec::new(),
             answered: false,
             dead: false,
@@ -212,32 +234,33 @@ impl WebWorkers {
         if column.level > EXACT_LEVELS {
             return None;
         }
-        let low = column.xz * (1 << column.level);
-        let high = low + glam::IVec2::splat(1 << column.level);
         let edited = self.edited.read().unwrap_or_else(|e| e.into_inner());
         let under: Vec<(NodeKey, Chunk)> = edited
             .iter()
-            .filter(|(p, _)| (low.x..high.x).contains(&p.0.x) && (low.y..high.y).contains(&p.0.z))
+            .filter(|(p, _)| column.covers_chunk_column(glam::IVec2::new(p.0.x, p.0.z)))
             .map(|(p, c)| (NodeKey::chunk(*p), (**c).clone()))
             .collect();
         (!under.is_empty()).then(|| encode_column(&under))
     }
 
-    /// Replaces worker `index` after a panic, handing its remaining jobs to the new one.
-    fn replace(&mut self, index: usize) {
+    /// Replaces worker `index` after a panic, handing its remaining jobs to the new one; where no
+    /// new worker starts, they fail (into `out`) and the slot stays stopped.
+    fn replace(&mut self, index: usize, out: &mut Vec<Finished>) {
         self.slots[index].worker.terminate();
+        let jobs = std::mem::take(&mut self.slots[index].jobs);
         match self.spawn(index) {
-            Ok(mut slot) => {
-                slot.jobs = std::mem::take(&mut self.slots[index].jobs);
+            Ok(slot) => {
                 self.slots[index] = slot;
-                for job in self.slots[index].jobs.clone() {
+                for &job in &jobs {
                     self.post(index, job);
                 }
+                self.slots[index].jobs = jobs;
                 *self.replaced.borrow_mut() += 1;
             }
             Err(e) => {
                 page::fail(&e);
                 self.slots[index].dead = true;
+                out.extend(jobs.into_iter().map(|job| failure(job, &e)));
             }
         }
     }
@@ -248,41 +271,68 @@ impl WebWorkers {
         let at = jobs.iter().position(|j| j.token == token)?;
         Some(jobs.remove(at))
     }
+
+    /// Worker `index` failed outside a job: its jobs fail with `text`. One that had answered
+    /// before is replaced; one that never did could not start, and is left stopped.
+    fn stopped(&mut self, index: usize, text: &str, out: &mut Vec<Finished>) {
+        let jobs = std::mem::take(&mut self.slots[index].jobs);
+        out.extend(jobs.into_iter().map(|job| failure(job, &format!("generation worker failed: {text}"))));
+        if self.slots[index].answered {
+            self.replace(index, out);
+        } else if !self.slots[index].dead {
+            self.slots[index].worker.terminate();
+            self.slots[index].dead = true;
+            page::fail(&format!("a generation worker could not start: {text}"));
+        }
+    }
+}
+
+/// `job` failed with `text`.
+fn failure(job: Job, text: &str) -> Finished {
+    Finished { column: job.column, token: job.token, chunks: Err(text.to_string()) }
 }
 
 impl JobRunner for WebWorkers {
     fn room(&self) -> usize {
-        self.slots.iter().filter(|s| !s.dead).map(|s| JOBS_PER_WORKER - s.jobs.len()).sum()
+        self.slots.iter().filter(|s| !s.dead).map(|s| JOBS_PER_WORKER.saturating_sub(s.jobs.len())).sum()
     }
 
     fn start(&mut self, job: Job) {
-        let Some(index) =
-            (0..self.slots.len()).filter(|&i| !self.slots[i].dead).min_by_key(|&i| self.slots[i].jobs.len())
-        else {
-            return;
-        };
-        self.slots[index].jobs.push(job);
-        self.post(index, job);
+        let live = (0..self.slots.len()).filter(|&i| !self.slots[i].dead);
+        match live.min_by_key(|&i| self.slots[i].jobs.len()) {
+            Some(index) => {
+                self.slots[index].jobs.push(job);
+                self.post(index, job);
+            }
+            None => self.failed.push(failure(job, "no generation worker is running")),
+        }
     }
 
     fn results(&mut self) -> Vec<Finished> {
         let messages = std::mem::take(&mut *self.inbox.borrow_mut());
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.failed);
         for message in messages {
             let (index, data) = match message {
-                Message::Data(index, data) if get(&data, "startup").as_bool() != Some(true) => (index, data),
-                Message::Data(index, data) => {
-                    let text = get(&data, "error").as_string().unwrap_or_default();
-                    self.failed(index, &text, &mut out);
+                // A worker already replaced: its jobs went to the new one.
+                Message::Data(index, spawn, _) | Message::Error(index, spawn, _)
+                    if self.slots[index].spawn != spawn =>
+                {
                     continue;
                 }
-                Message::Error(index, text) => {
-                    self.failed(index, &text, &mut out);
+                Message::Data(index, _, data) if get(&data, "startup").as_bool() != Some(true) => {
+                    (index, data)
+                }
+                Message::Data(index, _, data) => {
+                    let text = get(&data, "error").as_string().unwrap_or_default();
+                    self.stopped(index, &text, &mut out);
+                    continue;
+                }
+                Message::Error(index, _, text) => {
+                    self.stopped(index, &text, &mut out);
                     continue;
                 }
             };
             let token = get(&data, "token").as_f64().unwrap_or(-1.0) as u64;
-            // A late answer from a replaced worker's job, already handed on.
             let Some(job) = self.take_job(index, token) else { continue };
             self.slots[index].answered = true;
             let bytes = get(&data, "bytes");
@@ -295,30 +345,10 @@ impl JobRunner for WebWorkers {
             };
             out.push(Finished { column: job.column, token: job.token, chunks });
             if get(&data, "lost").as_bool() == Some(true) {
-                self.replace(index);
+                self.replace(index, &mut out);
             }
         }
         out
-    }
-}
-
-impl WebWorkers {
-    /// Worker `index` failed outside a job: its jobs fail with `text`. One that had answered
-    /// before is replaced; one that never did could not start, and is left stopped.
-    fn failed(&mut self, index: usize, text: &str, out: &mut Vec<Finished>) {
-        let jobs = std::mem::take(&mut self.slots[index].jobs);
-        out.extend(jobs.into_iter().map(|job| Finished {
-            column: job.column,
-            token: job.token,
-            chunks: Err(format!("generation worker failed: {text}")),
-        }));
-        if self.slots[index].answered {
-            self.replace(index);
-        } else if !self.slots[index].dead {
-            self.slots[index].worker.terminate();
-            self.slots[index].dead = true;
-            page::fail(&format!("a generation worker could not start: {text}"));
-        }
     }
 }
 

@@ -156,6 +156,11 @@ impl NodeColumn {
         })
     }
 
+    /// Whether chunk column `xz` (in chunks) lies under this column's footprint.
+    pub fn covers_chunk_column(self, xz: IVec2) -> bool {
+        xz.div_euclid(IVec2::splat(1 << self.level)) == self.xz
+    }
+
     /// Horizontal distance from `(x, z)` to the column's footprint (0 inside it).
     pub fn distance(self, point: glam::Vec2) -> f32 {
         let min = self.origin().as_vec2();
@@ -188,6 +193,23 @@ pub fn node_from_children(children: &[Option<&Chunk>; 8]) -> Chunk {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_column_covers_the_chunk_columns_its_children_do() {
+        for column in [NodeColumn::new(0, IVec2::new(-3, 5)), NodeColumn::new(2, IVec2::new(-1, 0))] {
+            let mut under: Vec<IVec2> = vec![column.xz];
+            for _ in 0..column.level {
+                under =
+                    under.iter().flat_map(|&xz| NodeColumn::new(1, xz).children().map(|c| c.xz)).collect();
+            }
+            for z in -12..12 {
+                for x in -12..12 {
+                    let xz = IVec2::new(x, z);
+                    assert_eq!(column.covers_chunk_column(xz), under.contains(&xz), "{column:?} {xz}");
+                }
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -15,8 +15,9 @@
 //!   on the caller's thread within a time budget per update. A job is an owned
 //!   snapshot (a column and a token); its result comes back through a channel. Queued jobs of
 //!   columns no longer wanted are cancelled before they start.
-//! - **A failing source** (an error, or a panic where panics unwind: not in the browser, whose
-//!   wasm build aborts on a panic) fails only its column: the manager retries it
+//! - **A failing source** (an error, or a panic: caught where panics unwind; in the browser,
+//!   whose wasm build aborts on a panic, the worker's instance dies and the page's runner reports
+//!   the job failed) fails only its column: the manager retries it
 //!   after a growing delay, a bounded number of times ([`StreamSettings::attempts`]), then marks
 //!   it failed. A failed column counts as resident with no nodes, so it is drawn as absent (its
 //!   neighbours' faces toward it show), nothing waits on it, and it is reported once; it is tried
@@ -76,6 +77,8 @@ pub struct Streamer {
     pub generated: u64,
     /// Jobs cancelled before they started, so far.
     pub cancelled: u64,
+    /// Results [`Self::collect`] took between updates, for the next update.
+    collected: Vec<Finished>,
 }
 
 impl Streamer {
@@ -96,13 +99,22 @@ impl Streamer {
     }
 
     fn with_pool(settings: StreamSettings, pool: GenerationPool) -> Self {
-        Self { manager: ChunkManager::new(settings), pool, generated: 0, cancelled: 0 }
+        Self { manager: ChunkManager::new(settings), pool, generated: 0, cancelled: 0, collected: Vec::new() }
     }
 
     /// One update: takes the results that arrived, updates the manager, hands out its jobs.
     pub fn update<S: ChunkSink>(&mut self, eye: Vec3, sink: &mut S) -> Result<UpdateReport, S::Error> {
-        let results = self.pool.try_results();
+        let mut results = std::mem::take(&mut self.collected);
+        results.extend(self.pool.try_results());
         self.step(eye, results, sink)
+    }
+
+    /// Between updates: takes a [`JobRunner`]'s results as they arrive (kept for the next
+    /// update), which hands the runner its next queued jobs at once rather than at the next
+    /// update. For runners only: inline, it would generate.
+    pub fn collect(&mut self) {
+        let results = self.pool.try_results();
+        self.collected.extend(results);
     }
 
     /// The manager's update on `results`, then the pool: forgotten jobs cancelled, new ones

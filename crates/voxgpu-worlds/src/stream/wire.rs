@@ -4,7 +4,7 @@
 //! Layout, little-endian: the node count (`u32`), then per node its level (`u32`), its position
 //! (three `i32`, in level units) and its 32³ block ids (`u16`, in the chunk's own order: x
 //! fastest, then y, then z). Uncompressed: a transfer moves the buffer without copying it, and
-//! decoding is one copy per chunk.
+//! decoding copies each chunk once after the buffer is in this memory.
 
 use glam::IVec3;
 

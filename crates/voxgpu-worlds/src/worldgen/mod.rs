@@ -129,6 +129,10 @@ pub enum WorldError {
     ExportWrite { path: PathBuf, reason: String },
 }
 
+/// Largest view distance, in chunks, of a world generated whole at full detail: every source but
+/// terrain, which streams level-of-detail nodes beyond 8 chunks.
+pub const MAX_FULL_DETAIL_VIEW: u32 = 64;
+
 /// Builds the world for `source`.
 ///
 /// Terrain uses every available core; all other sources are small enough to build on one.
