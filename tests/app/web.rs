@@ -113,6 +113,14 @@ pub(crate) fn settled(s: &serde_json::Value) -> bool {
             .is_some_and(|f| s["frames"].as_u64().unwrap_or(0) >= f + FRAMES_AFTER_SETTLING)
 }
 
+/// One browser at a time: each test holds this while its Chromium runs. Two headless
+/// Chromiums on two cores, each drawing on SwiftShader, starve each other, and two that had both
+/// taken pointer lock once stopped answering DevTools for minutes.
+pub(crate) fn one_browser() -> std::sync::MutexGuard<'static, ()> {
+    static BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    BROWSER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub(crate) fn opted_out() -> bool {
     std::env::var("VOXGPU_SKIP_BROWSER").as_deref() == Ok("1")
 }
@@ -175,6 +183,7 @@ fn browser_viewer_streams_and_draws_its_golden_image() {
         eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
         return;
     }
+    let _one = one_browser();
     let (mut browser, page) = open_page(&view(), "web_terrain");
     let Page { status, shot, nodes: browser_nodes, console_errors } = page;
     assert_eq!(status["errors"], serde_json::json!([]), "the page reported errors");
@@ -236,6 +245,7 @@ fn a_far_view_streams_native_nodes_and_a_column_that_panics_in_its_worker_fails_
         eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
         return;
     }
+    let _one = one_browser();
     let lod = LodSettings::default().with_first_distance(FAR_LOD_DISTANCE).expect("a distance");
     let native = nodes_of(native_world_at(FAR_CHUNKS, lod));
     let top = native.iter().map(|(level, ..)| *level).max();

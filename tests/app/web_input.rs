@@ -12,7 +12,7 @@
 use glam::Vec3;
 use serde_json::Value;
 
-use crate::web::{STATUS, open_page, opted_out, settle, settled, timeout};
+use crate::web::{STATUS, one_browser, open_page, opted_out, settle, settled, timeout};
 use voxgpu_core::voxel::BlockRegistry;
 use voxgpu_engine::RenderMode;
 use voxgpu_play::LOOK_PER_PIXEL;
@@ -61,6 +61,7 @@ fn keys_mouse_clicks_resize_and_files_drive_the_page() {
         eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
         return;
     }
+    let _one = one_browser();
     let (mut b, page) = open_page(QUERY, "web_input");
     assert_eq!(page.status["errors"], serde_json::json!([]), "the page reported errors");
     let names: Vec<String> = BlockRegistry::builtin().iter().map(|(_, info)| info.name.clone()).collect();
@@ -222,6 +223,7 @@ fn an_edit_to_streamed_terrain_is_kept_across_a_reload() {
         eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
         return;
     }
+    let _one = one_browser();
     // The camera 4 blocks over the ground at (8, 8), looking 4 blocks ahead and down.
     let params = WorldParams { seed: 1, center: glam::IVec3::ZERO, view_distance: 1 };
     let world = worldgen::generate(&WorldSource::Terrain, &params).expect("terrain");
