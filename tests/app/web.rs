@@ -113,15 +113,20 @@ pub(crate) fn settled(s: &serde_json::Value) -> bool {
             .is_some_and(|f| s["frames"].as_u64().unwrap_or(0) >= f + FRAMES_AFTER_SETTLING)
 }
 
-/// One browser at a time: each test holds this while its Chromium runs. Two headless
+/// The start of every browser test: `None` where `VOXGPU_SKIP_BROWSER=1` opts out (it says so),
+/// otherwise the one-browser lock, held for the test. One browser at a time: two headless
 /// Chromiums on two cores, each drawing on SwiftShader, starve each other, and two that had both
 /// taken pointer lock once stopped answering DevTools for minutes.
-pub(crate) fn one_browser() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn browser_test() -> Option<std::sync::MutexGuard<'static, ()>> {
+    if opted_out() {
+        eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
+        return None;
+    }
     static BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    BROWSER.lock().unwrap_or_else(|e| e.into_inner())
+    Some(BROWSER.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
-pub(crate) fn opted_out() -> bool {
+fn opted_out() -> bool {
     std::env::var("VOXGPU_SKIP_BROWSER").as_deref() == Ok("1")
 }
 
@@ -179,11 +184,7 @@ pub(crate) fn settle(browser: &mut Browser, name: &str, done: fn(&serde_json::Va
 
 #[test]
 fn browser_viewer_streams_and_draws_its_golden_image() {
-    if opted_out() {
-        eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
-        return;
-    }
-    let _one = one_browser();
+    let Some(_one) = browser_test() else { return };
     let (mut browser, page) = open_page(&view(), "web_terrain");
     let Page { status, shot, nodes: browser_nodes, console_errors } = page;
     assert_eq!(status["errors"], serde_json::json!([]), "the page reported errors");
@@ -241,11 +242,7 @@ fn browser_viewer_streams_and_draws_its_golden_image() {
 /// native streaming makes with the same settings.
 #[test]
 fn a_far_view_streams_native_nodes_and_a_column_that_panics_in_its_worker_fails_alone() {
-    if opted_out() {
-        eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
-        return;
-    }
-    let _one = one_browser();
+    let Some(_one) = browser_test() else { return };
     let lod = LodSettings::default().with_first_distance(FAR_LOD_DISTANCE).expect("a distance");
     let native = nodes_of(native_world_at(FAR_CHUNKS, lod));
     let top = native.iter().map(|(level, ..)| *level).max();

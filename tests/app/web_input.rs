@@ -12,7 +12,7 @@
 use glam::Vec3;
 use serde_json::Value;
 
-use crate::web::{STATUS, one_browser, open_page, opted_out, settle, settled, timeout};
+use crate::web::{STATUS, browser_test, open_page, settle, settled, timeout};
 use voxgpu_core::voxel::BlockRegistry;
 use voxgpu_engine::RenderMode;
 use voxgpu_play::LOOK_PER_PIXEL;
@@ -57,11 +57,7 @@ fn last_edit(status: &Value) -> Option<([i64; 3], i64)> {
 
 #[test]
 fn keys_mouse_clicks_resize_and_files_drive_the_page() {
-    if opted_out() {
-        eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
-        return;
-    }
-    let _one = one_browser();
+    let Some(_one) = browser_test() else { return };
     let (mut b, page) = open_page(QUERY, "web_input");
     assert_eq!(page.status["errors"], serde_json::json!([]), "the page reported errors");
     let names: Vec<String> = BlockRegistry::builtin().iter().map(|(_, info)| info.name.clone()).collect();
@@ -219,11 +215,7 @@ fn keys_mouse_clicks_resize_and_files_drive_the_page() {
 /// the kept chunk goes with the column's job to the worker that generates it.
 #[test]
 fn an_edit_to_streamed_terrain_is_kept_across_a_reload() {
-    if opted_out() {
-        eprintln!("browser test NOT run (VOXGPU_SKIP_BROWSER=1)");
-        return;
-    }
-    let _one = one_browser();
+    let Some(_one) = browser_test() else { return };
     // The camera 4 blocks over the ground at (8, 8), looking 4 blocks ahead and down.
     let params = WorldParams { seed: 1, center: glam::IVec3::ZERO, view_distance: 1 };
     let world = worldgen::generate(&WorldSource::Terrain, &params).expect("terrain");

@@ -1,13 +1,14 @@
 //! The browser viewer's state and frame: a [`Renderer`] drawing straight into the canvas's
-//! texture, the play layer ([`Play`]: camera, keys, editing, frame rate), streaming, the overlay
-//! and the status a test reads.
+//! texture, the play layer ([`Play`]: camera, keys, editing, frame rate), streaming and the status
+//! a test reads. A lost device and its replacement are in `app/device.rs`, edits kept and the
+//! model's export in `app/saving.rs`, the F3 overlay in `app/overlay.rs`.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use glam::IVec3;
@@ -15,15 +16,21 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
+mod device;
+mod overlay;
+mod saving;
+
+pub use saving::EditedChunks;
+
+use device::{DEVICE, adapter_name, open_device};
+
 use crate::page::{self, Params, SAMPLES, STATUS, STREAMING_SAMPLES};
 use crate::present::Present;
 use crate::storage::EditStore;
 use crate::workers::{MAX_WORKERS, WebWorkers};
 use voxgpu_core::fly::FlyInput;
-use voxgpu_core::voxel::{BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, NodeKey, World};
-use voxgpu_engine::{
-    FrameStats, OPTIONAL_FEATURES, Renderer, RendererOptions, Targets, depth_target, required_limits,
-};
+use voxgpu_core::voxel::{BlockRegistry, Chunk, ChunkPos, NodeKey, World};
+use voxgpu_engine::{FrameStats, Renderer, RendererOptions, Targets, depth_target};
 use voxgpu_play::{Button, Play, Request};
 use voxgpu_worlds::stream::{StreamSettings, Streamer};
 use voxgpu_worlds::worldgen::{
@@ -39,15 +46,6 @@ const QUIET_FRAMES: u32 = 8;
 const MAX_FRAMES_IN_FLIGHT: u32 = 2;
 /// Frames submitted whose work the GPU has not finished (the queue's callbacks count down).
 static IN_FLIGHT: AtomicU32 = AtomicU32::new(0);
-/// The device's generation: how many lost devices were replaced (or are being replaced). A
-/// callback of an older device counts nothing down and reports no loss.
-static DEVICE: AtomicU32 = AtomicU32::new(0);
-
-thread_local! {
-    /// Why the device was lost, set by its callback and taken by the next frame.
-    static LOST: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
 pub struct App {
     canvas: HtmlCanvasElement,
     present: Present,
@@ -106,61 +104,6 @@ fn default_view_distance(adapter: &wgpu::Adapter) -> u32 {
 const HORIZON_VIEW_DISTANCE: u32 = 64;
 /// The page's view distance on a fallback adapter, in chunks.
 const SMALL_VIEW_DISTANCE: u32 = 8;
-
-/// An adapter, and a device with what the renderer needs, on `instance` (compatible with
-/// `surface` when there is one). An error on the device is shown on the page; its loss is noted
-/// for the next frame, which replaces it (`App::recover`), while `generation` is still
-/// [`DEVICE`]'s (the loss of a device already replaced is not news).
-async fn open_device(
-    instance: &wgpu::Instance,
-    surface: Option<&wgpu::Surface<'static>>,
-    generation: u32,
-) -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), String> {
-    let adapter = instance
-        .request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            compatible_surface: surface,
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| format!("no WebGPU adapter ({e}): this browser lacks WebGPU or has it disabled"))?;
-    let name = adapter_name(&adapter);
-    // WebGPU's defaults are not enough for the mesher (storage buffers per stage, workgroup
-    // memory): ask for what it needs, and say so when the adapter offers less.
-    let limits = required_limits(&adapter.limits())
-        .map_err(|missing| format!("{name} cannot run voxgpu: it lacks {missing}"))?;
-    let (device, queue) = adapter
-        .request_device(&wgpu::DeviceDescriptor {
-            label: Some("voxgpu.web"),
-            required_features: adapter.features() & OPTIONAL_FEATURES,
-            required_limits: limits.clone(),
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| {
-            format!(
-                "the browser refused a device with {} storage buffers per stage and {} bytes of workgroup memory: {e}",
-                limits.max_storage_buffers_per_shader_stage, limits.max_compute_workgroup_storage_size
-            )
-        })?;
-    device.on_uncaptured_error(Arc::new(move |error| {
-        if DEVICE.load(Ordering::Relaxed) == generation {
-            page::fail(&format!("WebGPU error: {error}"));
-        }
-    }));
-    device.set_device_lost_callback(move |reason, message| {
-        if DEVICE.load(Ordering::Relaxed) == generation {
-            LOST.with(|lost| *lost.borrow_mut() = Some(format!("{reason:?}: {message}")));
-        }
-    });
-    Ok((adapter, device, queue))
-}
-
-/// The adapter's name; browsers report little, and wgpu leaves it empty there.
-fn adapter_name(adapter: &wgpu::Adapter) -> String {
-    let info = adapter.get_info();
-    if info.name.is_empty() { "WebGPU adapter".to_string() } else { info.name }
-}
 
 /// Generation workers by default: one fewer than the logical cores the browser reports (the
 /// page's thread keeps one), at least one.
@@ -502,14 +445,7 @@ impl App {
         if self.recovering {
             return Ok(());
         }
-        if let Some(reason) = LOST.with(|lost| lost.borrow_mut().take()) {
-            self.recovering = true;
-            let generation = DEVICE.fetch_add(1, Ordering::Relaxed) + 1;
-            let instance = self.instance.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let device = open_device(&instance, None, generation).await;
-                crate::with_app(|app| app.recover(&reason, device));
-            });
+        if self.start_recovery() {
             return Ok(());
         }
         if IN_FLIGHT.load(Ordering::Relaxed) >= MAX_FRAMES_IN_FLIGHT {
@@ -572,22 +508,6 @@ impl App {
         Ok(())
     }
 
-    /// Keeps the chunks edited since the last frame: in the edits generation applies, and in
-    /// the page's storage, in one transaction. A write that failed is said on the page.
-    fn keep_edits(&mut self) {
-        if let Some(failed) = self.store.as_ref().and_then(EditStore::take_failure) {
-            self.message = failed;
-        }
-        if self.unsaved.is_empty() {
-            return;
-        }
-        let chunks: Vec<(ChunkPos, Arc<Chunk>)> = std::mem::take(&mut self.unsaved).into_iter().collect();
-        self.edited.write().unwrap_or_else(|e| e.into_inner()).extend(chunks.iter().cloned());
-        if let Some(Err(e)) = self.store.as_ref().map(|store| store.write(&chunks)) {
-            self.message = e;
-        }
-    }
-
     /// Takes the results the generation workers returned, which hands them their next jobs:
     /// called as each answer arrives, between frames.
     pub fn collect_generation(&mut self) {
@@ -596,78 +516,11 @@ impl App {
         }
     }
 
-    /// F5: the model being edited downloaded as a `.vox` file (the play layer's export, as the
-    /// desktop viewer writes it).
-    fn export(&mut self) {
-        let terrain = self.streamer.is_some();
-        match self.play.export_model(self.renderer.resident(), &self.registry, terrain) {
-            Ok((bytes, exported)) => {
-                let frame = STATUS.with(|s| s.borrow().frames);
-                let name = format!("voxgpu-{frame}.vox");
-                match download(&name, &bytes) {
-                    Ok(()) => {
-                        self.message = format!(
-                            "exported {} voxels in {} colours to {name}",
-                            exported.voxels, exported.colours
-                        )
-                    }
-                    Err(e) => self.message = format!("cannot download {name}: {e}"),
-                }
-            }
-            Err(e) => self.message = e.to_string(),
-        }
-    }
-
     /// The block at world position `at` as the renderer holds it; `None` where nothing is
     /// resident.
     pub fn block_at(&self, at: IVec3) -> Option<u16> {
         let (pos, _) = voxgpu_core::voxel::ChunkPos::from_block(at);
         self.renderer.resident().chunk(pos).map(|_| self.renderer.resident().block(at).0)
-    }
-
-    /// Destroys the device (the test hook for a lost device, `lose_device`), noting the loss
-    /// first: a destroyed device's mapped buffers are gone at once, so no frame may read them
-    /// back before the loss is handled.
-    pub fn lose_device(&self) {
-        if self.recovering || LOST.with(|lost| lost.borrow().is_some()) {
-            return;
-        }
-        LOST.with(|lost| *lost.borrow_mut() = Some("destroyed by the page".into()));
-        self.device.destroy();
-    }
-
-    /// After the device was lost: the renderer rebuilt on `device` from the nodes it keeps on
-    /// the CPU (edits included), the presentation and depth made again; the camera, mode,
-    /// streaming and workers carry on. The world settles again (the status says so), and the
-    /// loss is counted. With no new device the page says why and stops.
-    fn recover(&mut self, reason: &str, device: Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), String>) {
-        let rebuilt = device.and_then(|(_, device, queue)| {
-            self.renderer.recover(&device, &queue).map_err(|e| e.to_string())?;
-            Ok((device, queue))
-        });
-        let (device, queue) = match rebuilt {
-            Ok(pair) => pair,
-            Err(e) => {
-                page::fail(&format!("the WebGPU device was lost ({reason}) and could not be replaced: {e}"));
-                return;
-            }
-        };
-        let (width, height) = self.size;
-        self.present.resize(&device, width, height);
-        self.depth = depth_target(&device, width, height);
-        IN_FLIGHT.store(0, Ordering::Relaxed);
-        (self.device, self.queue) = (device, queue);
-        self.recovering = false;
-        self.quiet_frames = 0;
-        self.message = format!(
-            "the WebGPU device was lost ({reason}); recovered with {} nodes",
-            self.renderer.resident().len()
-        );
-        STATUS.with(|s| {
-            let mut s = s.borrow_mut();
-            s.recoveries += 1;
-            s.settled = None;
-        });
     }
 
     /// Counts the frame for the status (`cpu_ms`: its CPU time up to submission); returns
@@ -725,77 +578,6 @@ impl App {
             self.message = format!("screenshot voxgpu-{frame}.png");
         }
     }
-
-    /// The F3 overlay, refreshed twice a second.
-    fn update_overlay(&mut self, now: f64) {
-        if !self.play.clock.count(now) {
-            return;
-        }
-        let fps = self.play.clock.fps();
-        let Some(element) = page::element("overlay") else { return };
-        if !self.overlay {
-            element.set_text_content(if self.message.is_empty() { None } else { Some(&self.message) });
-            return;
-        }
-        let s = &self.stats;
-        let p = self.play.fly.position;
-        let chunk = p.floor().as_ivec3().div_euclid(IVec3::splat(CHUNK_SIZE as i32));
-        let gpu = self.renderer.inspect().latest_timings().map_or("no timestamps".to_string(), |t| {
-            let stages: Vec<String> = t
-                .stages
-                .iter()
-                .filter(|st| st.depth == 0)
-                .map(|st| format!("{} {:.2}", st.name, st.duration_ms))
-                .collect();
-            format!("{:.2} ms ({})", t.gpu_total_ms(), stages.join(", "))
-        });
-        let (adapter, submission) =
-            STATUS.with(|s| (s.borrow().adapter.clone(), s.borrow().draw_submission.clone()));
-        let text = format!(
-            "{fps:.0} fps ({:.1} ms)\nGPU {gpu}\n{adapter} (webgpu), draws: {submission}\nworld {} at view distance {} chunks\nposition {:.1} {:.1} {:.1} chunk {} {} {}\nmode {}, LOD {}{}\nnodes {} (per level {:?}), {} visible\nquads {} ({} skirts), {} draw commands\nGPU buffers {:.1} MiB\nspeed {:.0} blocks/s, block {}\n{}",
-            self.play.clock.frame_ms(),
-            self.world_name,
-            self.view_distance,
-            p.x,
-            p.y,
-            p.z,
-            chunk.x,
-            chunk.y,
-            chunk.z,
-            self.renderer.options().mode.name(),
-            if self.renderer.options().lod.is_on() { "on" } else { "off" },
-            if self.renderer.options().culling.frozen.is_some() { ", culling frozen" } else { "" },
-            s.chunks_resident,
-            self.renderer.resident().nodes_per_level(),
-            s.chunks_visible,
-            s.quads,
-            s.skirt_quads,
-            s.draw_commands,
-            s.gpu_bytes as f64 / (1024.0 * 1024.0),
-            self.play.fly.speed,
-            self.play.selected_name(),
-            self.message,
-        );
-        element.set_text_content(Some(&text));
-    }
-}
-
-/// Every chunk edited in a world, by position, as it is now: read by generation (workers and
-/// the page's own) to put edits into what it generates.
-pub type EditedChunks = Arc<RwLock<HashMap<ChunkPos, Arc<Chunk>>>>;
-
-/// Offers `bytes` as a download named `name`.
-fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
-    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).map_err(page::js_message)?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(page::js_message)?;
-    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
-    let link: web_sys::HtmlAnchorElement =
-        document.create_element("a").map_err(page::js_message)?.unchecked_into();
-    link.set_href(&url);
-    link.set_download(name);
-    link.click();
-    web_sys::Url::revoke_object_url(&url).map_err(page::js_message)
 }
 
 fn request_frame(callback: &Closure<dyn FnMut(f64)>) {
