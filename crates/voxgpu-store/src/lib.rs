@@ -148,11 +148,8 @@ impl Overlay {
         if !self.columns.contains_key(&xz) {
             return generated;
         }
-        let mut by_pos: std::collections::BTreeMap<ChunkPos, Chunk> = generated.into_iter().collect();
-        for (pos, chunk) in self.column(xz) {
-            by_pos.insert(pos, chunk);
-        }
-        by_pos.into_iter().filter(|(_, c)| !c.is_empty()).collect()
+        let edited = self.column(xz);
+        voxgpu_core::voxel::with_edited_chunks(xz, generated, edited.iter().map(|(p, c)| (*p, c)))
     }
 
     /// Every edited position, sorted.

@@ -29,13 +29,11 @@ use crate::present::Present;
 use crate::storage::EditStore;
 use crate::workers::{MAX_WORKERS, WebWorkers};
 use voxgpu_core::fly::FlyInput;
-use voxgpu_core::voxel::{BlockRegistry, Chunk, ChunkPos, NodeKey, World};
+use voxgpu_core::voxel::{BlockRegistry, Chunk, ChunkPos, NodeKey, World, with_edited_chunks};
 use voxgpu_engine::{FrameStats, Renderer, RendererOptions, Targets, depth_target};
 use voxgpu_play::{Button, Play, Request};
 use voxgpu_worlds::stream::{StreamSettings, Streamer};
-use voxgpu_worlds::worldgen::{
-    self, MAX_FULL_DETAIL_VIEW, TerrainColumns, WorldParams, WorldSource, with_edited_chunks,
-};
+use voxgpu_worlds::worldgen::{self, MAX_FULL_DETAIL_VIEW, TerrainColumns, WorldParams, WorldSource};
 
 /// Frames with nothing meshed, after streaming is complete, before the world counts as settled.
 /// GPU counters arrive a frame or two late.
@@ -302,8 +300,7 @@ impl App {
                         .map(|(p, c)| (*p, Arc::clone(c)))
                         .collect();
                     Ok(columns.node_column_with(c, &move |xz, generated| {
-                        let here = edited.iter().filter(|(p, _)| p.0.x == xz.x && p.0.z == xz.y);
-                        with_edited_chunks(generated, here.map(|(p, c)| (*p, &**c)))
+                        with_edited_chunks(xz, generated, edited.iter().map(|(p, c)| (*p, &**c)))
                     }))
                 };
                 Streamer::inline(settings, Arc::new(source), budget)

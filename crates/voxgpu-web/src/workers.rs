@@ -26,10 +26,10 @@ use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::app::EditedChunks;
 use crate::page;
-use voxgpu_core::voxel::{Chunk, ChunkPos, NodeColumn, NodeKey};
+use voxgpu_core::voxel::{Chunk, ChunkPos, NodeColumn, NodeKey, with_edited_chunks};
 use voxgpu_worlds::stream::wire::{decode_column, decode_nodes, encode_column};
 use voxgpu_worlds::stream::{Finished, Job, JobRunner};
-use voxgpu_worlds::worldgen::{EXACT_LEVELS, TerrainColumns, with_edited_chunks};
+use voxgpu_worlds::worldgen::{EXACT_LEVELS, TerrainColumns};
 
 /// Jobs a worker holds at once: one it generates and one waiting behind it.
 const JOBS_PER_WORKER: usize = 2;
@@ -84,8 +84,7 @@ pub fn generate_column(
         }
         let terrain = &slot.as_ref().expect("set above").1;
         Ok(encode_column(&terrain.node_column_with(column, &move |xz, generated| {
-            let here = edited.iter().filter(|(p, _)| p.0.x == xz.x && p.0.z == xz.y);
-            with_edited_chunks(generated, here.map(|(p, c)| (*p, c)))
+            with_edited_chunks(xz, generated, edited.iter().map(|(p, c)| (*p, c)))
         })))
     })
 }

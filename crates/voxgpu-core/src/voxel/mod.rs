@@ -15,7 +15,7 @@ pub use mips::{MIP_LEVELS, MipPyramid, cell_block, downsample};
 pub use node::{MAX_NODE_LEVEL, NodeColumn, NodeKey, node_from_children, octant};
 pub use raycast::{RayHit, raycast};
 pub use registry::{BlockInfo, BlockRegistry, Opacity, builtin as blocks};
-pub use world::World;
+pub use world::{World, with_edited_chunks};
 
 /// A block type. `0` is air; every other id is looked up in a [`BlockRegistry`].
 #[repr(transparent)]

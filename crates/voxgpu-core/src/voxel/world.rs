@@ -95,3 +95,21 @@ impl World {
         })
     }
 }
+
+/// Chunk column `xz`'s generated chunks (non-empty, bottom up) with the `edited` chunks that lie
+/// in that column in their place (others are ignored): an edited chunk replaces the generated
+/// one, an all-air one removes it. What a world store's, or a page's, edits make of what a
+/// generator produces.
+pub fn with_edited_chunks<'a>(
+    xz: glam::IVec2,
+    generated: Vec<(ChunkPos, Chunk)>,
+    edited: impl IntoIterator<Item = (ChunkPos, &'a Chunk)>,
+) -> Vec<(ChunkPos, Chunk)> {
+    let mut by_pos: std::collections::BTreeMap<ChunkPos, Chunk> = generated.into_iter().collect();
+    for (pos, chunk) in edited {
+        if pos.0.x == xz.x && pos.0.z == xz.y {
+            by_pos.insert(pos, chunk.clone());
+        }
+    }
+    by_pos.into_iter().filter(|(_, c)| !c.is_empty()).collect()
+}

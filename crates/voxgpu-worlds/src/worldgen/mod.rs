@@ -14,7 +14,7 @@ use glam::{IVec2, IVec3, Vec3};
 use voxgpu_core::voxel::blocks as builtin;
 use voxgpu_core::voxel::{CHUNK_SIZE, World};
 
-pub use terrain::{ChunkColumnEdit, EXACT_LEVELS, TerrainColumns, with_edited_chunks};
+pub use terrain::{ChunkColumnEdit, EXACT_LEVELS, TerrainColumns};
 pub use vox::{Exported, export_vox, sample_model, solid_bounds, vox_bytes};
 
 /// Largest extent, per axis and in blocks, of an imported model once placed in the world.

@@ -222,19 +222,6 @@ pub(super) fn generate(params: &WorldParams, threads: usize) -> World {
 /// nodes are built from it.
 pub type ChunkColumnEdit = dyn Fn(IVec2, Vec<(ChunkPos, Chunk)>) -> Vec<(ChunkPos, Chunk)> + Sync;
 
-/// `generated` (a chunk column's non-empty chunks, bottom up) with `edited` chunks of the same
-/// column in their place: an edited chunk replaces the generated one, an all-air one removes it.
-pub fn with_edited_chunks<'a>(
-    generated: Vec<(ChunkPos, Chunk)>,
-    edited: impl IntoIterator<Item = (ChunkPos, &'a Chunk)>,
-) -> Vec<(ChunkPos, Chunk)> {
-    let mut by_pos: std::collections::BTreeMap<ChunkPos, Chunk> = generated.into_iter().collect();
-    for (pos, chunk) in edited {
-        by_pos.insert(pos, chunk.clone());
-    }
-    by_pos.into_iter().filter(|(_, c)| !c.is_empty()).collect()
-}
-
 /// Terrain generated one chunk column at a time, for streaming: the same blocks as
 /// [`crate::worldgen::generate`] gives, column for column. Cheap to share between threads.
 pub struct TerrainColumns {
