@@ -162,6 +162,10 @@ pub struct ProfileReport {
     /// (counted a frame or two late): the dig, plus level changes as the camera moves.
     pub remeshed_median: u32,
     pub remeshed_max: u32,
+    /// Nodes the light pass lit per measured frame, and of them chunks (the spread's work),
+    /// medians: the dig's neighbourhood and the nodes streamed in or out.
+    pub light_nodes_median: u32,
+    pub light_chunks_median: u32,
     /// How fast the camera moved along the flight.
     pub speed_blocks_per_frame: f32,
     pub stages: Vec<StageSummary>,
@@ -380,6 +384,8 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         drawn_first: median(&|s| s.drawn_first),
         drawn_second: median(&|s| s.drawn_second),
         occluded: median(&|s| s.occluded),
+        light_nodes: median(&|s| s.light_nodes),
+        light_chunks: median(&|s| s.light_chunks),
         ..FrameStats::default()
     };
     let mut shares: Vec<f64> =
@@ -411,8 +417,8 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
 struct Flown {
     /// The last frame's counts.
     last: FrameStats,
-    /// Per-frame medians of the occlusion counts (in `FrameStats` fields), and of the share
-    /// occluded.
+    /// Per-frame medians of the occlusion and light counts (in `FrameStats` fields), and of the
+    /// share occluded.
     occlusion: FrameStats,
     occluded_share: f64,
     start: Camera,
@@ -469,6 +475,8 @@ fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings], flow
         lod_levels: flown.last.lod_levels,
         remeshed_median: flown.remeshed.0,
         remeshed_max: flown.remeshed.1,
+        light_nodes_median: flown.occlusion.light_nodes,
+        light_chunks_median: flown.occlusion.light_chunks,
         speed_blocks_per_frame: flown.speed,
         stages,
         gpu_frame: Summary::of(frames.iter().map(FrameTimings::gpu_total_ms).collect()),
@@ -523,7 +531,7 @@ fn print_table(r: &ProfileReport) {
         if r.lod { format!("on from {} blocks", r.lod_distance) } else { "off".into() }
     );
     println!(
-        "camera {:.2} blocks/frame; culling {}: {} of {} chunks visible, {} draw commands, {} quads drawn ({} skirts); drawn per level of detail {:?}, re-meshed per frame {} (max {})",
+        "camera {:.2} blocks/frame; culling {}: {} of {} chunks visible, {} draw commands, {} quads drawn ({} skirts); drawn per level of detail {:?}, re-meshed per frame {} (max {}), lit per frame {} nodes ({} chunks)",
         r.speed_blocks_per_frame,
         if r.cull { "on" } else { "off" },
         r.chunks_visible,
@@ -533,7 +541,9 @@ fn print_table(r: &ProfileReport) {
         r.skirt_quads,
         super::render::trimmed(&r.lod_levels),
         r.remeshed_median,
-        r.remeshed_max
+        r.remeshed_max,
+        r.light_nodes_median,
+        r.light_chunks_median
     );
     println!(
         "start at {:?} looking at {:?}; occlusion culling {} ({} flight): per frame (medians) {} candidates after the frustum, {} drawn by the first phase, {} by the second, {} culled by occlusion ({:.1}%)",

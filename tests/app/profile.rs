@@ -17,12 +17,13 @@ use voxgpu_engine::{GpuContext, GpuError, Offscreen, RendererOptions, stage};
 use voxgpu_worlds::worldgen::{WorldParams, WorldSource, generate};
 
 /// Stages that are passes, so they are timed whenever timestamps exist.
-const PASS_STAGES: [&str; 14] = [
+const PASS_STAGES: [&str; 15] = [
     stage::LOD,
     stage::MIPS,
     stage::MESH_WORK_LIST,
     stage::MESH_BUILD,
     // The flight digs a block every frame: its light is updated that frame.
+    stage::LIGHT_MASK,
     stage::LIGHT_FALL,
     stage::LIGHT_SPREAD,
     stage::LIGHT_LEVELS,

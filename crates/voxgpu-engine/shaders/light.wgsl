@@ -3,26 +3,35 @@
 //
 // Reads:  jobs (the nodes to light, by level, each with its children's slots), voxels (the
 //         nodes' level-0 cells), links (same-level neighbours, as words), rules (per block id:
-//         light opacity in bits 0..4, emission in 4..8), range (the jobs a dispatch covers).
-// Writes: light (LIGHT_WORDS per slot: the cells' light, its levels, the open-column mask).
+//         light opacity in bits 0..4, emission in 4..8), range (the jobs a dispatch covers, and
+//         the spread's round).
+// Writes: light (LIGHT_WORDS per slot: the cells' light, its levels, the open-column mask),
+//         moved (per spread round: 1 once any cell of a lit chunk changed in it; zeroed by the
+//         CPU's encoder before the pass).
 // Entry points, in the order a frame records them:
-//   mask    1 workgroup of 32 per job: the node's open columns (every cell of opacity 0)
+//   mask    1 workgroup of 256 per job, 2 column pairs an invocation: the node's open columns
+//           (every cell of opacity 0). Each invocation reads its 32 words without a data-dependent
+//           exit, so the loads overlap instead of forming a chain of 1,024 dependent reads
 //   fall    1 invocation per 4 columns of a job: sky light straight down through the nodes above
 //           (their masks let open columns pass unread), emission as block light
-//   spread  1 invocation per light word (4 cells) of a level-0 job, RELAX_STEPS times: each
-//           open cell takes the largest light its six neighbours offer, across chunk borders.
-//           In place: a neighbour read may be this round's or the last, both at most the
-//           fixed point and at least the last round's, so the rounds reach it as Jacobi's would
-//   pull    1 invocation per light word of a level-L job (L >= 1): octants with a resident child
-//           take its level-1 light
-//   levels  1 workgroup of 256 per job of one level: levels 1..5 of its light, each cell the
-//           largest of its eight below, per channel
+//   spread  1 invocation per light word (4 cells) of a level-0 job, up to RELAX_STEPS rounds:
+//           each open cell takes the largest light its six neighbours offer, across chunk
+//           borders. In place: a neighbour read may be this round's or the last, both at most
+//           the fixed point and at least the last round's, so the rounds reach it as Jacobi's
+//           would. A round after one in which no cell changed finds a fixed point already
+//           (every cell at least what its neighbours offer), so it does nothing: the rounds
+//           left after the light settles cost a read of `moved` each
+//   levels  1 workgroup of 256 per job of one level: for a level-L job (L >= 1), first the
+//           octants with a resident child take its level-1 light; then levels 1..5 of its
+//           light, each cell the largest of its eight below, per channel
 
 struct LightRange {
     // The first job and how many a dispatch covers.
     first: u32,
     count: u32,
-    pad: vec2<u32>,
+    // The spread's round, 0..RELAX_STEPS (0 for the other entry points).
+    round: u32,
+    pad: u32,
 }
 
 // One node to light. Rust twin: light::LightJob.
@@ -41,6 +50,7 @@ struct LightJob {
 @group(0) @binding(3) var<storage, read> links: array<u32>;
 @group(0) @binding(4) var<storage, read> rules: array<u32>;
 @group(0) @binding(5) var<storage, read_write> light: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> moved: array<atomic<u32>>;
 
 const MAX_LIGHT: u32 = 15u;
 // voxgpu_core::light::RELAX_STEPS and MAX_ABOVE.
@@ -123,26 +133,35 @@ fn job_index(id: vec3<u32>, groups: vec3<u32>, size: u32, per_job: u32) -> vec2<
     return vec2<u32>(index / per_job, index % per_job);
 }
 
-@compute @workgroup_size(32)
+// Per z row of the job's cells: bit x set once column (x, z) holds a cell of opacity above 0.
+var<workgroup> closed: array<atomic<u32>, 32>;
+
+@compute @workgroup_size(256)
 fn mask(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
-        @builtin(local_invocation_index) z: u32) {
+        @builtin(local_invocation_index) lane: u32) {
     let j = group.y * groups.x + group.x;
     if j >= range.count {
         return;
     }
     let slot = jobs[range.first + j].slot;
-    var bits = 0u;
-    for (var x = 0u; x < CHUNK_SIZE; x++) {
-        var open = true;
+    // A voxel word holds columns 2p and 2p + 1 of one row: 16 pairs by 32 rows z, two a lane.
+    for (var item = lane; item < 512u; item += 256u) {
+        let pair = item % 16u;
+        let z = item / 16u;
+        var shut = vec2<bool>(false);
         for (var y = 0u; y < CHUNK_SIZE; y++) {
-            if opacity(block_at(slot, x, y, z)) != 0u {
-                open = false;
-                break;
-            }
+            let word = voxels[slot * SLOT_WORDS + pair + 16u * (y + CHUNK_SIZE * z)];
+            shut = shut | vec2<bool>(opacity(word & 0xffffu) != 0u, opacity(word >> 16u) != 0u);
         }
-        bits |= u32(open) << x;
+        let bits = (u32(shut.x) | (u32(shut.y) << 1u)) << (2u * pair);
+        if bits != 0u {
+            atomicOr(&closed[z], bits);
+        }
     }
-    atomicStore(&light[slot * LIGHT_WORDS + LIGHT_MASK_OFFSET + z], bits);
+    workgroupBarrier();
+    if lane < CHUNK_SIZE {
+        atomicStore(&light[slot * LIGHT_WORDS + LIGHT_MASK_OFFSET + lane], ~atomicLoad(&closed[lane]));
+    }
 }
 
 @compute @workgroup_size(64)
@@ -220,18 +239,17 @@ fn word_at(slot: u32, x: i32, y: i32, z: i32) -> u32 {
     return atomicLoad(&light[s * LIGHT_WORDS + index / 4u]);
 }
 
-@compute @workgroup_size(64)
-fn spread(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let at = job_index(id, groups, 64u, LEVEL0_WORDS);
-    if at.x >= range.count {
-        return;
-    }
-    let slot = jobs[range.first + at.x].slot;
-    let first = at.y * 4u;
+// Whether a cell of this workgroup changed in the round.
+var<workgroup> changed: atomic<u32>;
+
+// One light word's round: its cells take the largest light their neighbours offer. Returns
+// whether the word changed.
+fn relax(slot: u32, word_index: u32) -> bool {
+    let first = word_index * 4u;
     let x0 = i32(first % CHUNK_SIZE);
     let y = i32((first / CHUNK_SIZE) % CHUNK_SIZE);
     let z = i32(first / (CHUNK_SIZE * CHUNK_SIZE));
-    let own = atomicLoad(&light[slot * LIGHT_WORDS + at.y]);
+    let own = atomicLoad(&light[slot * LIGHT_WORDS + word_index]);
     let below = word_at(slot, x0, y - 1, z);
     let above = word_at(slot, x0, y + 1, z);
     let back = word_at(slot, x0, y, z - 1);
@@ -256,31 +274,27 @@ fn spread(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
         }
         word |= l << (8u * c);
     }
-    if word != own {
-        atomicStore(&light[slot * LIGHT_WORDS + at.y], word);
+    if word == own {
+        return false;
     }
+    atomicStore(&light[slot * LIGHT_WORDS + word_index], word);
+    return true;
 }
 
 @compute @workgroup_size(64)
-fn pull(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+fn spread(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+          @builtin(local_invocation_index) lane: u32) {
     let at = job_index(id, groups, 64u, LEVEL0_WORDS);
-    if at.x >= range.count {
-        return;
+    let round = range.round;
+    // The previous round left every cell as it found it: the light is at its fixed point.
+    let settled = round > 0u && atomicLoad(&moved[round - 1u]) == 0u;
+    if at.x < range.count && !settled && relax(jobs[range.first + at.x].slot, at.y) {
+        atomicStore(&changed, 1u);
     }
-    let job = jobs[range.first + at.x];
-    let first = at.y * 4u;
-    let half = CHUNK_SIZE / 2u;
-    let p = vec3<u32>(first % CHUNK_SIZE, (first / CHUNK_SIZE) % CHUNK_SIZE, first / (CHUNK_SIZE * CHUNK_SIZE));
-    let octant = vec3<u32>(p >= vec3<u32>(half));
-    let child = job.children[octant.x | (octant.y << 1u) | (octant.z << 2u)];
-    if child == NO_SLOT {
-        return;
+    workgroupBarrier();
+    if lane == 0u && atomicLoad(&changed) != 0u {
+        atomicStore(&moved[round], 1u);
     }
-    // Four cells of the child's level 1 (16^3), starting on a word since x is a multiple of 4.
-    let q = p - octant * half;
-    let index = light_level_base(1u) + q.x + half * (q.y + half * q.z);
-    let word = atomicLoad(&light[child * LIGHT_WORDS + index / 4u]);
-    atomicStore(&light[job.slot * LIGHT_WORDS + at.y], word);
 }
 
 fn light_byte(slot: u32, index: u32) -> u32 {
@@ -308,9 +322,9 @@ fn pair_max(lo: u32, hi: u32) -> u32 {
     return (a & 0xffu) | ((a >> 8u) & 0xff00u) | ((b & 0xffu) << 16u) | ((b & 0xff0000u) << 8u);
 }
 
-// Levels 1..5 of a job's light, a level at a time, one invocation per output word. A level of
-// 4 or more cells a side reads each output word's 2 x 2 rows of 8 cells below as 8 aligned
-// words; the two smallest levels read bytes.
+// A job's coarse-node pull, then levels 1..5 of its light, a level at a time, one invocation per
+// output word. A level of 4 or more cells a side reads each output word's 2 x 2 rows of 8 cells
+// below as 8 aligned words; the two smallest levels read bytes.
 const LEVELS_GROUP: u32 = 256u;
 
 @compute @workgroup_size(256)
@@ -320,8 +334,27 @@ fn levels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) grou
     if j >= range.count {
         return;
     }
-    let slot = jobs[range.first + j].slot;
+    let job = jobs[range.first + j];
+    let slot = job.slot;
     let at = slot * LIGHT_WORDS;
+    // A coarse node's octants with a resident child take the child's level 1 (16^3) as their
+    // level 0, four cells a word (x starts on a word since it is a multiple of 4).
+    if job.level > 0u {
+        let half = CHUNK_SIZE / 2u;
+        for (var w = lane; w < LEVEL0_WORDS; w += LEVELS_GROUP) {
+            let first = w * 4u;
+            let p = vec3<u32>(first % CHUNK_SIZE, (first / CHUNK_SIZE) % CHUNK_SIZE, first / (CHUNK_SIZE * CHUNK_SIZE));
+            let octant = vec3<u32>(p >= vec3<u32>(half));
+            let child = job.children[octant.x | (octant.y << 1u) | (octant.z << 2u)];
+            if child != NO_SLOT {
+                let q = p - octant * half;
+                let index = light_level_base(1u) + q.x + half * (q.y + half * q.z);
+                atomicStore(&light[at + w], atomicLoad(&light[child * LIGHT_WORDS + index / 4u]));
+            }
+        }
+    }
+    storageBarrier();
+    workgroupBarrier();
     for (var level = 1u; level <= MAX_LEVEL; level++) {
         let size = CHUNK_SIZE >> level;
         let cells = size * size * size;

@@ -5,10 +5,10 @@
 //! The CPU knows every change that moves light (a node in or out, an edit), so it lists the nodes
 //! to light itself ([`crate::chunk_pool::ChunkPool::light_jobs`]), sorted by level, and the pass
 //! is recorded only on frames that have any: a frame without changes costs nothing. A frame's
-//! steps, each over its own range of the list (one uniform per range):
-//! `mask` and `fall` over every job, `spread` [`RELAX_STEPS`] times over the chunks, then for
-//! each level from 0 up, `pull` (level 1 and up: octants from their children, lit the step
-//! before) and `levels`.
+//! steps, each over its own range of the list (one uniform per range): `mask` and `fall` over
+//! every job, `spread` [`RELAX_STEPS`] times over the chunks (one uniform per round; rounds after
+//! the light settles return at once), then for each level from 0 up, `levels` (level 1 and up
+//! first take their octants from their children, lit the step before).
 
 use wgpu_profiler::GpuProfiler;
 
@@ -29,18 +29,22 @@ pub struct LightJob {
     pub children: [u32; 8],
 }
 
-/// A dispatch's jobs. Twin of `LightRange`.
+/// A dispatch's jobs, and the spread's round. Twin of `LightRange`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
 struct LightRange {
     first: u32,
     count: u32,
-    pad: [u32; 2],
+    round: u32,
+    pad: u32,
 }
 
-/// Ranges: every job, then one per node level.
-const RANGES: usize = MAX_NODE_LEVEL as usize + 2;
+/// Ranges: every job, then one per node level, then the chunks once per spread round.
+const LEVEL_RANGES: usize = MAX_NODE_LEVEL as usize + 1;
+const RANGES: usize = 1 + LEVEL_RANGES + RELAX_STEPS as usize;
 const ALL: usize = 0;
+const CHUNKS: usize = 1;
+const FIRST_ROUND: usize = 1 + LEVEL_RANGES;
 
 /// `light.wgsl`.
 pub const LIGHT_BINDINGS: BindingTable = BindingTable {
@@ -54,6 +58,7 @@ pub const LIGHT_BINDINGS: BindingTable = BindingTable {
         Slot::read("links", 4),
         Slot::read("rules", 4),
         Slot::read_write("light", 4),
+        Slot::read_write("moved", 4),
     ],
 };
 
@@ -63,13 +68,14 @@ pub struct LightPass {
     mask: wgpu::ComputePipeline,
     fall: wgpu::ComputePipeline,
     spread: wgpu::ComputePipeline,
-    pull: wgpu::ComputePipeline,
     levels: wgpu::ComputePipeline,
     jobs: wgpu::Buffer,
     /// Jobs `jobs` holds.
     capacity: u32,
     ranges: Vec<wgpu::Buffer>,
     rules: wgpu::Buffer,
+    /// One word per spread round: whether any cell changed in it (zeroed each recording).
+    moved: wgpu::Buffer,
     /// One bind group per range, and the pool generation and job capacity they were made for.
     groups: Option<((u64, u32), Vec<wgpu::BindGroup>)>,
 }
@@ -104,7 +110,6 @@ impl LightPass {
             mask: pipeline("mask"),
             fall: pipeline("fall"),
             spread: pipeline("spread"),
-            pull: pipeline("pull"),
             levels: pipeline("levels"),
             layout,
             jobs: jobs_buffer(device, 64),
@@ -117,6 +122,12 @@ impl LightPass {
                 bytemuck::cast_slice(&rules),
                 wgpu::BufferUsages::STORAGE,
             ),
+            moved: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("voxgpu.light.moved"),
+                size: RELAX_STEPS as u64 * 4,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
             groups: None,
         }
     }
@@ -146,11 +157,14 @@ impl LightPass {
         let mut ranges = [LightRange::default(); RANGES];
         ranges[ALL].count = count;
         for (i, job) in jobs.iter().enumerate() {
-            let range = &mut ranges[1 + job.level as usize];
+            let range = &mut ranges[CHUNKS + job.level as usize];
             if range.count == 0 {
                 range.first = i as u32;
             }
             range.count += 1;
+        }
+        for round in 0..RELAX_STEPS {
+            ranges[FIRST_ROUND + round as usize] = LightRange { round, ..ranges[CHUNKS] };
         }
         for (buffer, range) in self.ranges.iter().zip(&ranges) {
             queue.write_buffer(buffer, 0, bytemuck::bytes_of(range));
@@ -165,42 +179,43 @@ impl LightPass {
                         .clone()
                         .buffer("range", range)
                         .buffer("jobs", &self.jobs)
-                        .buffer("rules", &self.rules);
+                        .buffer("rules", &self.rules)
+                        .buffer("moved", &self.moved);
                     LIGHT_BINDINGS.bind_group(device, &self.layout, &resources)
                 })
                 .collect();
             self.groups = Some((key, groups));
         }
         let (_, groups) = self.groups.as_ref().expect("made above");
-        let chunks = ranges[1].count;
+        let chunks = ranges[CHUNKS].count;
+        encoder.clear_buffer(&self.moved, 0, None);
         scope(profiler, encoder, stage::LIGHT, |encoder, light| {
-            compute_pass(profiler, encoder, Some(light), stage::LIGHT_FALL, |pass| {
+            compute_pass(profiler, encoder, Some(light), stage::LIGHT_MASK, |pass| {
                 pass.set_bind_group(0, &groups[ALL], &[]);
                 pass.set_pipeline(&self.mask);
                 dispatch_linear(pass, count, 1);
+            });
+            compute_pass(profiler, encoder, Some(light), stage::LIGHT_FALL, |pass| {
+                pass.set_bind_group(0, &groups[ALL], &[]);
                 pass.set_pipeline(&self.fall);
                 dispatch_linear(pass, count * 256, 64);
             });
             if chunks > 0 {
                 compute_pass(profiler, encoder, Some(light), stage::LIGHT_SPREAD, |pass| {
-                    pass.set_bind_group(0, &groups[1], &[]);
                     pass.set_pipeline(&self.spread);
-                    for _ in 0..RELAX_STEPS {
+                    for round in &groups[FIRST_ROUND..] {
+                        pass.set_bind_group(0, round, &[]);
                         dispatch_linear(pass, chunks * 8192, 64);
                     }
                 });
             }
             compute_pass(profiler, encoder, Some(light), stage::LIGHT_LEVELS, |pass| {
-                for (level, range) in ranges[1..].iter().enumerate() {
+                pass.set_pipeline(&self.levels);
+                for (level, range) in ranges[CHUNKS..FIRST_ROUND].iter().enumerate() {
                     if range.count == 0 {
                         continue;
                     }
-                    pass.set_bind_group(0, &groups[1 + level], &[]);
-                    if level > 0 {
-                        pass.set_pipeline(&self.pull);
-                        dispatch_linear(pass, range.count * 8192, 64);
-                    }
-                    pass.set_pipeline(&self.levels);
+                    pass.set_bind_group(0, &groups[CHUNKS + level], &[]);
                     dispatch_linear(pass, range.count, 1);
                 }
             });

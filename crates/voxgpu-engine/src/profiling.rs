@@ -45,7 +45,9 @@ pub mod stage {
     pub const MESH_BUILD: &str = "mesh.build";
     /// The scope around the light pass, on frames whose changes move light.
     pub const LIGHT: &str = "light";
-    /// Open columns and sky light's fall, every node lit.
+    /// Each node lit: its columns open to the sky (every cell clear).
+    pub const LIGHT_MASK: &str = "light.mask";
+    /// Sky light's fall and emission, every node lit.
     pub const LIGHT_FALL: &str = "light.fall";
     /// The spread of light over the chunks lit.
     pub const LIGHT_SPREAD: &str = "light.spread";

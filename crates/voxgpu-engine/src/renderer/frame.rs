@@ -121,8 +121,11 @@ impl Renderer {
         let options = &self.options;
         passes.record_compute(&gpu.queue, encoder, profiler, gpu.submission, &params, &lod);
         // With light off nothing reads the light pool, so it is never computed.
+        frames.light_nodes = (0, 0);
         if options.light {
             let light_jobs = self.resident.pool.light_jobs();
+            let chunks = light_jobs.iter().filter(|job| job.level == 0).count();
+            frames.light_nodes = (light_jobs.len() as u32, chunks as u32);
             passes.record_light(&gpu.device, &gpu.queue, encoder, profiler, &self.resident, &light_jobs);
         } else {
             self.resident.pool.forget_light_changes();
@@ -233,6 +236,8 @@ impl Renderer {
             drawn_second: c.drawn_second,
             occluded: c.occluded,
             occlusion_tested: self.frames.occlusion_tested,
+            light_nodes: self.frames.light_nodes.0,
+            light_chunks: self.frames.light_nodes.1,
             lod_levels: c.lod_levels,
             fading_nodes: c.fading_nodes,
             quad_buffer_bytes: self.resident.quads.bytes(),

@@ -64,6 +64,8 @@ pub(crate) struct FrameLoop {
     pub render_pass_commands: u32,
     /// Whether the last recorded frame tested occlusion.
     pub occlusion_tested: bool,
+    /// Nodes the last recorded frame lit, and of them chunks.
+    pub light_nodes: (u32, u32),
     device: wgpu::Device,
 }
 
@@ -79,6 +81,7 @@ impl FrameLoop {
             profiling: Profiling::new(device),
             render_pass_commands: 0,
             occlusion_tested: false,
+            light_nodes: (0, 0),
             device: device.clone(),
         }
     }

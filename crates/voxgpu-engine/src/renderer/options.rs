@@ -220,6 +220,11 @@ pub struct FrameStats {
     /// Bytes of every buffer that grows with the world: the voxel pool and its per-slot records,
     /// the mega quad buffer with its page table and free stack, and the draw lists.
     pub gpu_bytes: u64,
+    /// Nodes this frame's light pass lit; 0 with light off or nothing changed. Exact, this
+    /// frame's.
+    pub light_nodes: u32,
+    /// Of `light_nodes`, full-detail chunks: the ones the spread runs over.
+    pub light_chunks: u32,
     /// Bytes this frame uploaded (voxels and records).
     pub uploaded_bytes: u64,
 }
