@@ -36,6 +36,7 @@ use glam::IVec3;
 use super::GpuError;
 use super::buffers::GrowableBuffer;
 use super::layouts::{ChunkLinks, ChunkMeta, ChunkState, FaceMesh, LIGHT_WORDS, NO_SLOT, SLOT_WORDS};
+use lighting::LightChange;
 use voxgpu_core::mesh::{Face, meshes_reading, meshes_reading_block};
 use voxgpu_core::voxel::{
     BlockId, CHUNK_SIZE, Chunk, ChunkPos, MAX_NODE_LEVEL, NodeColumn, NodeKey, cell_block, voxel_index,
@@ -118,11 +119,11 @@ pub struct ChunkPool {
     pub faces: GrowableBuffer,
     /// Every slot's light ([`LIGHT_WORDS`] u32), written by the light pass only.
     pub light: GrowableBuffer,
-    /// Nodes whose cells or residency changed since the last recorded frame: where its light
-    /// jobs start (`lighting.rs`).
-    light_changes: HashSet<NodeKey>,
+    /// Nodes whose cells or residency changed, and full-detail cells set in place, since the
+    /// last recorded frame: where its light jobs start (`lighting.rs`).
+    light_changes: HashSet<LightChange>,
     /// The changes the last recorded frame lit, until its submission is confirmed.
-    light_unconfirmed: Vec<NodeKey>,
+    light_unconfirmed: Vec<LightChange>,
     /// Bumped whenever a buffer is replaced, so bind groups know to rebuild.
     pub generation: u64,
 }
@@ -477,7 +478,7 @@ impl ChunkPool {
         }
         let slot = resident.slot;
         self.stage_cell(key, local);
-        self.light_changed(key);
+        self.light_edited(world);
         self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
         meshes_reading_block(world).for_each(|p| self.mark_dirty(NodeKey::chunk(p)));
         self.update_ancestors(device, queue, world)

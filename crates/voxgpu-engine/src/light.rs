@@ -80,6 +80,8 @@ pub struct LightPass {
     /// Jobs `jobs` holds.
     capacity: u32,
     ranges: Vec<wgpu::Buffer>,
+    /// The block rules, and their GPU table.
+    light_rules: LightRules,
     rules: wgpu::Buffer,
     /// One word per spread round: whether any cell changed in it (zeroed each recording).
     moved: wgpu::Buffer,
@@ -112,7 +114,8 @@ impl LightPass {
                 })
             })
             .collect();
-        let rules = LightRules::new(registry).gpu_table();
+        let light_rules = LightRules::new(registry);
+        let rules = light_rules.gpu_table();
         Self {
             mask: pipeline("mask"),
             fall: pipeline("fall"),
@@ -122,6 +125,7 @@ impl LightPass {
             jobs: jobs_buffer(device, 64),
             capacity: 64,
             ranges,
+            light_rules,
             rules: crate::buffers::buffer_with(
                 device,
                 queue,
@@ -137,6 +141,11 @@ impl LightPass {
             }),
             groups: None,
         }
+    }
+
+    /// The block rules the pass applies.
+    pub fn rules(&self) -> &LightRules {
+        &self.light_rules
     }
 
     /// Records the light of `jobs` (sorted by level, as `light_jobs` makes them) into the pool's

@@ -123,7 +123,7 @@ impl Renderer {
         // With light off nothing reads the light pool, so it is never computed.
         frames.light_nodes = (0, 0);
         if options.light {
-            let light_jobs = self.resident.pool.light_jobs();
+            let light_jobs = self.resident.pool.light_jobs(passes.light_rules());
             let chunks = light_jobs.iter().filter(|job| job.level == 0).count();
             frames.light_nodes = (light_jobs.len() as u32, chunks as u32);
             passes.record_light(&gpu.device, &gpu.queue, encoder, profiler, &self.resident, &light_jobs);

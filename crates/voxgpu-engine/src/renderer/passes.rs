@@ -30,6 +30,7 @@ use crate::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, Mesher};
 use crate::pipelines::{DRAW_BINDINGS, DrawPipelines};
 use crate::shadow::{ShadowCull, ShadowPass};
 use voxgpu_core::camera::Camera;
+use voxgpu_core::light::LightRules;
 use voxgpu_core::voxel::BlockRegistry;
 
 /// The buffers whose replacement invalidates bind groups, as one comparable key: the chunk
@@ -411,6 +412,11 @@ impl Passes {
         self.lod.prepare(queue, encoder, lod);
         self.lod.record(encoder, profiler, &bound.lod, params.slot_count, self.lod_frozen);
         self.record_mesh(encoder, profiler, params);
+    }
+
+    /// The blocks' light opacity and emission, as the light pass applies them.
+    pub fn light_rules(&self) -> &LightRules {
+        self.light.rules()
     }
 
     /// Records the light of `jobs` (the pool's [`crate::chunk_pool::ChunkPool::light_jobs`]),

@@ -132,6 +132,33 @@ fn gpu_light_equals_a_full_recompute_after_every_random_edit() {
                 assert_light_equals_twin(&r, &rules, &format!("{}: round {round}, back", gpu.summary));
             }
         }
+
+        // A tall hollow under the ground, then one column of its roof dug out in one frame: sky
+        // light falls through the hole to the hollow's floor, over 14 blocks below every dug
+        // cell, so only the reach of the fall through the clear cells below a dug cell lights
+        // the floor. The hollow crosses a chunk border (y = 32 or 64).
+        let (x, z) = (20, 12);
+        let top = surface(&world, x, z).expect("ground at the hollow");
+        let floor = (top - 48).max(1);
+        assert!(top - 9 - floor > 20 && (floor..top - 8).any(|y| y % 32 == 0), "hollow {floor}..{top}");
+        let set = |world: &mut World, r: &mut Offscreen, at: IVec3| {
+            world.set_block(at, BlockId::AIR);
+            r.set_block(at, BlockId::AIR).expect("edit");
+        };
+        for y in floor..top - 8 {
+            for dz in -2..=2 {
+                for dx in -2..=2 {
+                    set(&mut world, &mut r, IVec3::new(x + dx, y, z + dz));
+                }
+            }
+        }
+        r.render(&camera()).expect("hollow frame");
+        assert_light_equals_twin(&r, &rules, &format!("{}: a hollow", gpu.summary));
+        for y in top - 8..=top {
+            set(&mut world, &mut r, IVec3::new(x, y, z));
+        }
+        r.render(&camera()).expect("shaft frame");
+        assert_light_equals_twin(&r, &rules, &format!("{}: the hollow's roof opened", gpu.summary));
     }
 }
 
