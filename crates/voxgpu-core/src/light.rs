@@ -20,9 +20,11 @@
 //!    the nodes above it at the same level (a missing node above counts as open sky: all-air
 //!    nodes are never stored), each cell of `2^level` blocks by [`cell_down`]; block light is
 //!    each cell's emission.
-//! 2. **Spread**, full-detail chunks (level 0) only: [`RELAX_STEPS`] rounds in which every
-//!    non-opaque cell takes the largest value its six neighbours (across chunk borders) offer.
-//!    Light is never spread at a coarse level, where one step would cross `2^level` blocks.
+//! 2. **Spread**, full-detail chunks (level 0) only, to the fixed point: every non-opaque cell
+//!    takes the largest value its six neighbours (across chunk borders) offer, until none
+//!    changes. The GPU gets there in at most [`RELAX_STEPS`] rounds, each at least a Jacobi
+//!    step (its rounds sweep whole lines of cells); this twin by a work list. Light is never
+//!    spread at a coarse level, where one step would cross `2^level` blocks.
 //! 3. **Coarse from fine**: a level-N node (N ≥ 1) takes, in each octant whose child node is
 //!    resident, that child's level-1 mip; elsewhere it keeps its fall.
 //! 4. **Mips**: each coarser level of a node's light is, per channel, the largest of the eight

@@ -10,8 +10,9 @@
 //         CPU's encoder before the pass).
 // Entry points, in the order a frame records them:
 //   mask    1 workgroup of 256 per job, 2 column pairs an invocation: the node's open columns
-//           (every cell of opacity 0). Each invocation reads its 32 words without a data-dependent
-//           exit, so the loads overlap instead of forming a chain of 1,024 dependent reads
+//           (every cell of opacity 0). Each pair's 32 voxel words are read without a
+//           data-dependent exit, so the loads overlap instead of forming a chain of up to 1,024
+//           dependent reads
 //   fall    1 invocation per 4 columns of a job: sky light straight down through the nodes above
 //           (their masks let open columns pass unread), emission as block light
 //   spread  up to RELAX_STEPS rounds over the level-0 jobs, along x, z, y, x, ...: a round along
@@ -56,7 +57,7 @@ struct LightJob {
 @group(0) @binding(6) var<storage, read_write> moved: array<atomic<u32>>;
 
 const MAX_LIGHT: u32 = 15u;
-// voxgpu_core::light::RELAX_STEPS and MAX_ABOVE.
+// voxgpu_core::light::MAX_ABOVE.
 const MAX_ABOVE: u32 = 32u;
 const LEVEL0_WORDS: u32 = 8192u;
 

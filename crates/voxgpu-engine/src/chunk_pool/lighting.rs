@@ -7,8 +7,11 @@
 //! - A chunk that arrived or left: its own column and the eight around it, from one chunk above
 //!   it down (sky light falling through a new shaft spreads sideways all the way down).
 //! - A cell set in a resident chunk: the chunks within 14 blocks of it, sideways and up, and
-//!   down to 14 blocks below the clear run under it (the shaft it opens or closes). A block dug
-//!   at the surface lights the chunks within 14 blocks of it, not whole columns.
+//!   down to 14 blocks below the clear run under it (the shaft it opens or closes; a missing
+//!   chunk ends it, as the fall takes open sky below one). The run is read after the frame's
+//!   edits: a cell where it differs from the run before them was itself edited, so its own
+//!   reach covers the difference. A block dug at the surface lights the chunks within 14 blocks
+//!   of it, not whole columns.
 //! - A coarser node: it spreads nothing, so only the nodes below it in its column, whose fall it
 //!   shades.
 //! - Every node lit or changed: its resident ancestors, which take their light from their
@@ -57,30 +60,21 @@ impl ChunkPool {
         self.light_changes.insert(LightChange::Cell(block));
     }
 
-    /// The lowest y of `block` and the run of clear cells (light opacity 0) straight below it:
-    /// where sky light falling through `block` stops at 15. Missing chunks count as clear (air
-    /// is never stored); a run that leaves every resident chunk below gives `i32::MIN`.
+    /// The lowest y of `block` and the run of clear cells (light opacity 0) straight below it
+    /// within resident chunks: where sky light falling through `block` stops at 15. A missing
+    /// chunk ends the run, since the fall takes open sky below it whatever lies above.
     fn fall_bottom(&self, block: IVec3, rules: &LightRules) -> i32 {
         let size = CHUNK_SIZE as i32;
         let column = NodeColumn::new(0, IVec2::new(block.x.div_euclid(size), block.z.div_euclid(size)));
-        let Some(heights) = self.by_column.get(&column) else { return i32::MIN };
         let (x, z) = (block.x.rem_euclid(size) as usize, block.z.rem_euclid(size) as usize);
         let mut y = block.y - 1;
-        loop {
-            let chunk_y = y.div_euclid(size);
-            // The highest resident chunk at or below `y`: the missing ones between are air.
-            let Some(&below) = heights.range(..=chunk_y).next_back() else { return i32::MIN };
-            if below < chunk_y {
-                y = below * size + size - 1;
+        while let Some(resident) = self.resident.get(&column.node(y.div_euclid(size))) {
+            if rules.opacity(resident.chunk.get(x, y.rem_euclid(size) as usize, z)) != 0 {
+                break;
             }
-            let chunk = &self.resident[&column.node(below)].chunk;
-            while y >= below * size {
-                if rules.opacity(chunk.get(x, (y - below * size) as usize, z)) != 0 {
-                    return y + 1;
-                }
-                y -= 1;
-            }
+            y -= 1;
         }
+        y + 1
     }
 
     /// Drops the changes noted so far, for a renderer whose light is off (and so never lit).
@@ -112,7 +106,7 @@ impl ChunkPool {
                 LightChange::Node(key) => column_span(key.column(), i32::MIN..=key.pos.y, &mut lit),
                 LightChange::Cell(block) => {
                     let reach = RELAX_STEPS as i32;
-                    let bottom = self.fall_bottom(block, rules).min(block.y).saturating_sub(reach);
+                    let bottom = self.fall_bottom(block, rules) - reach;
                     let low =
                         IVec3::new(block.x - reach, bottom, block.z - reach).div_euclid(IVec3::splat(size));
                     let high = (block + IVec3::splat(reach)).div_euclid(IVec3::splat(size));

@@ -134,31 +134,39 @@ fn gpu_light_equals_a_full_recompute_after_every_random_edit() {
         }
 
         // A tall hollow under the ground, then one column of its roof dug out in one frame: sky
-        // light falls through the hole to the hollow's floor, over 14 blocks below every dug
-        // cell, so only the reach of the fall through the clear cells below a dug cell lights
-        // the floor. The hollow crosses a chunk border (y = 32 or 64).
+        // light falls through the hole to the hollow's floor, more than 14 blocks below every dug
+        // cell and in a lower chunk, so only the reach of the fall through the clear cells below a
+        // dug cell lights the floor. Then the hole's top is closed again: the light it let in
+        // must leave the same way.
         let (x, z) = (20, 12);
         let top = surface(&world, x, z).expect("ground at the hollow");
         let floor = (top - 48).max(1);
-        assert!(top - 9 - floor > 20 && (floor..top - 8).any(|y| y % 32 == 0), "hollow {floor}..{top}");
-        let set = |world: &mut World, r: &mut Offscreen, at: IVec3| {
-            world.set_block(at, BlockId::AIR);
-            r.set_block(at, BlockId::AIR).expect("edit");
+        let lowest_dug = top - 8;
+        assert!(
+            floor.div_euclid(32) < (lowest_dug - 14).div_euclid(32),
+            "the hollow's floor {floor} lies in a chunk below any within 14 blocks of the roof {lowest_dug}..={top}"
+        );
+        let set = |world: &mut World, r: &mut Offscreen, at: IVec3, block: BlockId| {
+            world.set_block(at, block);
+            r.set_block(at, block).expect("edit");
         };
-        for y in floor..top - 8 {
+        for y in floor..lowest_dug {
             for dz in -2..=2 {
                 for dx in -2..=2 {
-                    set(&mut world, &mut r, IVec3::new(x + dx, y, z + dz));
+                    set(&mut world, &mut r, IVec3::new(x + dx, y, z + dz), BlockId::AIR);
                 }
             }
         }
         r.render(&camera()).expect("hollow frame");
         assert_light_equals_twin(&r, &rules, &format!("{}: a hollow", gpu.summary));
-        for y in top - 8..=top {
-            set(&mut world, &mut r, IVec3::new(x, y, z));
+        for y in lowest_dug..=top {
+            set(&mut world, &mut r, IVec3::new(x, y, z), BlockId::AIR);
         }
         r.render(&camera()).expect("shaft frame");
         assert_light_equals_twin(&r, &rules, &format!("{}: the hollow's roof opened", gpu.summary));
+        set(&mut world, &mut r, IVec3::new(x, top, z), ids::STONE);
+        r.render(&camera()).expect("closed frame");
+        assert_light_equals_twin(&r, &rules, &format!("{}: the hollow's roof closed", gpu.summary));
     }
 }
 
