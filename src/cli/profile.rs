@@ -166,6 +166,9 @@ pub struct ProfileReport {
     /// medians: the dig's neighbourhood and the nodes streamed in or out.
     pub light_nodes_median: u32,
     pub light_chunks_median: u32,
+    /// Quads each sun shadow cascade drew per measured frame (inner, outer), medians; zeros
+    /// without shadows.
+    pub shadow_quads_median: [u32; voxgpu_engine::shadow::CASCADES],
     /// How fast the camera moved along the flight.
     pub speed_blocks_per_frame: f32,
     pub stages: Vec<StageSummary>,
@@ -386,6 +389,7 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         occluded: median(&|s| s.occluded),
         light_nodes: median(&|s| s.light_nodes),
         light_chunks: median(&|s| s.light_chunks),
+        shadow_quads: std::array::from_fn(|c| median(&|s| s.shadow_quads[c])),
         ..FrameStats::default()
     };
     let mut shares: Vec<f64> =
@@ -477,6 +481,7 @@ fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings], flow
         remeshed_max: flown.remeshed.1,
         light_nodes_median: flown.occlusion.light_nodes,
         light_chunks_median: flown.occlusion.light_chunks,
+        shadow_quads_median: flown.occlusion.shadow_quads,
         speed_blocks_per_frame: flown.speed,
         stages,
         gpu_frame: Summary::of(frames.iter().map(FrameTimings::gpu_total_ms).collect()),
@@ -531,7 +536,7 @@ fn print_table(r: &ProfileReport) {
         if r.lod { format!("on from {} blocks", r.lod_distance) } else { "off".into() }
     );
     println!(
-        "camera {:.2} blocks/frame; culling {}: {} of {} chunks visible, {} draw commands, {} quads drawn ({} skirts); drawn per level of detail {:?}, re-meshed per frame {} (max {}), lit per frame {} nodes ({} chunks)",
+        "camera {:.2} blocks/frame; culling {}: {} of {} chunks visible, {} draw commands, {} quads drawn ({} skirts); drawn per level of detail {:?}, re-meshed per frame {} (max {}), lit per frame {} nodes ({} chunks), shadow casters per frame {:?} quads",
         r.speed_blocks_per_frame,
         if r.cull { "on" } else { "off" },
         r.chunks_visible,
@@ -543,7 +548,8 @@ fn print_table(r: &ProfileReport) {
         r.remeshed_median,
         r.remeshed_max,
         r.light_nodes_median,
-        r.light_chunks_median
+        r.light_chunks_median,
+        r.shadow_quads_median
     );
     println!(
         "start at {:?} looking at {:?}; occlusion culling {} ({} flight): per frame (medians) {} candidates after the frustum, {} drawn by the first phase, {} by the second, {} culled by occlusion ({:.1}%)",

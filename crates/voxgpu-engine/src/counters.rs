@@ -1,5 +1,6 @@
 //! GPU-side counters read back a frame or two late, never stalling the frame: the mesher's job
-//! count, the page allocator's state, the draw lists' sizes and the LOD histogram.
+//! count, the page allocator's state, the draw lists' sizes, the LOD histogram and the shadow
+//! casters' quads.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -43,21 +44,28 @@ pub struct GpuCounters {
     pub lod_levels: [u32; voxgpu_core::lod::LEVELS],
     /// Nodes cross-fading between levels after the LOD pass (fading in or out).
     pub fading_nodes: u32,
+    /// Quads each shadow cascade's caster list draws; zero in a frame without shadows.
+    pub shadow_quads: [u32; crate::shadow::CASCADES],
 }
 
 /// The buffers the counters are copied from: the work list's asked-for count (word 3), the
-/// allocator header's first two words, the cull pass's count words and the LOD pass's
-/// per-level and fading counts, in [`GpuCounters`] order.
+/// allocator header's first two words, the cull pass's count words, the LOD pass's per-level
+/// and fading counts and, in a frame that draws shadows, each cascade's quad count, in
+/// [`GpuCounters`] order.
 pub struct CounterSources<'a> {
     pub work: &'a wgpu::Buffer,
     pub allocator: &'a wgpu::Buffer,
     pub draw_counts: &'a wgpu::Buffer,
     pub lod_counts: &'a wgpu::Buffer,
+    /// The shadow pass's counts ([`crate::shadow::COUNT_WORDS_PER_CASCADE`] words per cascade,
+    /// the last its quads); `None` in a frame without shadows.
+    pub shadow_counts: Option<&'a wgpu::Buffer>,
 }
 
 const BYTES: u64 = size_of::<GpuCounters>() as u64;
+const SHADOW_OFFSET: u64 = 12 + 4 * super::draw::COUNT_WORDS + super::lod::LOD_COUNT_BYTES;
 const _: () = assert!(
-    BYTES == 12 + 4 * super::draw::COUNT_WORDS + super::lod::LOD_COUNT_BYTES,
+    BYTES == SHADOW_OFFSET + 4 * crate::shadow::CASCADES as u64,
     "GpuCounters is the copies laid end to end"
 );
 const IDLE: u8 = 0;
@@ -96,6 +104,17 @@ fn copy_all(encoder: &mut wgpu::CommandEncoder, s: &CounterSources, target: &wgp
     encoder.copy_buffer_to_buffer(s.draw_counts, 0, target, 12, 4 * super::draw::COUNT_WORDS);
     let lod_offset = 12 + 4 * super::draw::COUNT_WORDS;
     encoder.copy_buffer_to_buffer(s.lod_counts, 0, target, lod_offset, super::lod::LOD_COUNT_BYTES);
+    // The staging buffers are reused, so a frame without shadows writes its zeros.
+    match s.shadow_counts {
+        Some(counts) => {
+            let words = u64::from(crate::shadow::COUNT_WORDS_PER_CASCADE);
+            for cascade in 0..crate::shadow::CASCADES as u64 {
+                let quads = 4 * (words * cascade + words - 1);
+                encoder.copy_buffer_to_buffer(counts, quads, target, SHADOW_OFFSET + 4 * cascade, 4);
+            }
+        }
+        None => encoder.clear_buffer(target, SHADOW_OFFSET, Some(4 * crate::shadow::CASCADES as u64)),
+    }
 }
 
 impl CounterReadback {

@@ -151,7 +151,7 @@ impl Renderer {
         commands += passes.record_draw(encoder, profiler, targets, options, gpu.submission, phase);
         frames.render_pass_commands = commands;
         frames.occlusion_tested = occlusion.test;
-        let sources = passes.counter_sources(&self.resident);
+        let sources = passes.counter_sources(&self.resident, shadows);
         let counters = frames.counters.copy(encoder, &sources, frames.frame_index);
         frames.finish_recording(encoder, counters, started, evicted_room);
         Ok(self.stats(self.frames.counters.latest))
@@ -240,6 +240,7 @@ impl Renderer {
             light_chunks: self.frames.light_nodes.1,
             lod_levels: c.lod_levels,
             fading_nodes: c.fading_nodes,
+            shadow_quads: c.shadow_quads,
             quad_buffer_bytes: self.resident.quads.bytes(),
             free_pages: c.free_pages,
             slots: self.resident.pool.slot_count(),

@@ -211,6 +211,8 @@ pub struct FrameStats {
     pub lod_levels: [u32; voxgpu_core::lod::LEVELS],
     /// Nodes cross-fading between levels (fading in, or fading out and still drawn).
     pub fading_nodes: u32,
+    /// Quads each sun shadow cascade draws (inner, outer); zero in a frame without shadows.
+    pub shadow_quads: [u32; crate::shadow::CASCADES],
     /// Bytes of the mega quad buffer (its quads only: pages × 256 quads × 8 bytes).
     pub quad_buffer_bytes: u64,
     /// Pages of 256 quads on the free stack after meshing.

@@ -473,13 +473,14 @@ impl Passes {
         self.draws.record(encoder, profiler, &self.bound().cull, params.slot_count);
     }
 
-    /// The buffers the counters are copied from.
-    pub fn counter_sources<'a>(&'a self, resident: &'a Residency) -> CounterSources<'a> {
+    /// The buffers the counters are copied from, in a frame that draws `shadows` or not.
+    pub fn counter_sources<'a>(&'a self, resident: &'a Residency, shadows: bool) -> CounterSources<'a> {
         CounterSources {
             work: &self.work.buffer,
             allocator: &resident.quads.allocator.buffer,
             draw_counts: &self.draws.counts,
             lod_counts: &self.lod.counts,
+            shadow_counts: shadows.then_some(&self.shadow.counts),
         }
     }
 
