@@ -66,6 +66,8 @@ pub struct ShadowCasters {
     pub lists: [crate::shadow::CasterList; crate::shadow::CASCADES],
     /// Commands each cascade's counter listed (more than `lists` holds when beyond capacity).
     pub listed: [u32; crate::shadow::CASCADES],
+    /// The depth pyramid the pass tested against, where its uniform names one.
+    pub pyramid: Option<voxgpu_core::occlusion::DepthPyramid>,
 }
 
 /// What the LOD pass decided for one node.
@@ -399,7 +401,8 @@ impl<'a> Inspector<'a> {
                 .map(|a| CasterCommand { index_count: a.index_count, base_vertex: a.base_vertex })
                 .collect();
         }
-        Ok(ShadowCasters { cull, records, faces, lists, listed })
+        let pyramid = if cull.pyramid.levels > 0 { Some(self.pyramid()?) } else { None };
+        Ok(ShadowCasters { cull, records, faces, lists, listed, pyramid })
     }
 
     /// The depth pyramid's texels as the GPU built them last (levels end to end,

@@ -54,9 +54,11 @@ pub const MESH_SUBGROUPS: ShaderFile = ShaderFile {
 pub const LOD: ShaderFile = shader!("lod.wgsl");
 pub const MIPS: ShaderFile = shader!("mips.wgsl");
 pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl", CHUNK_LINKS);
-pub const CULL: ShaderFile = shader!("cull.wgsl");
+/// The depth pyramid's occlusion test, included by `cull.wgsl` and `shadow_cull.wgsl`.
+pub const PYRAMID_TEST: ShaderFile = shader!("pyramid_test.wgsl");
+pub const CULL: ShaderFile = shader!("cull.wgsl", PYRAMID_TEST);
 pub const TRANSPARENT_SORT: ShaderFile = shader!("transparent_sort.wgsl");
-pub const SHADOW_CULL: ShaderFile = shader!("shadow_cull.wgsl");
+pub const SHADOW_CULL: ShaderFile = shader!("shadow_cull.wgsl", PYRAMID_TEST);
 pub const HIZ: ShaderFile = shader!("hiz.wgsl");
 pub const LIGHT: ShaderFile = shader!("light.wgsl");
 pub const SKY: ShaderFile = shader!("sky.wgsl");

@@ -11,9 +11,14 @@
 //!   sun, where casters outside the sphere still shade it.
 //! - **Casters** (`shaders/shadow_cull.wgsl`): every opaque face stream of a drawn node that
 //!   faces the sun, whose tight box meets the cascade's box, and whose shadow can fall on what
-//!   the eye sees through that cascade: the box swept away from the sun by the map's depth must
-//!   meet the camera's frustum and the cascade's sphere (with [`RECEIVER_MARGIN`]). The map
-//!   stays sphere-fitted and stable; only casters whose shadow lies off screen are left out.
+//!   the eye sees through that cascade: the box swept away from the sun, down to the bottom of
+//!   the cascade's sphere (no receiver of the cascade lies lower) and at most by the map's
+//!   depth, is cut into [`SWEEP_PIECES`] pieces, and one piece's bounding box must meet the
+//!   cascade's sphere and the camera's frustum (both grown by [`RECEIVER_MARGIN`]) and, in a
+//!   frame with two phases of occlusion culling, not be hidden in the depth pyramid built from
+//!   the first phase (the pass then runs after that pyramid). The map stays sphere-fitted and
+//!   stable; only casters whose shadow lies off screen, or only where the eye cannot see (in the
+//!   ground, in caves, behind hills), are left out.
 //!   One command per page, in one list region per cascade; skirts are dropped by the vertex
 //!   shader. The lists take the draw lists' capacity and every draw submission.
 //! - **Depth**: standard (0 nearest the sun), tested `Less`, cleared to 1; a receiver is lit
@@ -49,6 +54,11 @@ pub const CASTER_REACH: f32 = 384.0;
 /// fragment reads the map two texels off its face and filters over 2 × 2 texels, under a block
 /// in either cascade, so a caster whose shadow misses the view by less still counts.
 pub const RECEIVER_MARGIN: f32 = 2.0;
+/// Pieces a caster's sweep away from the sun is cut into for the receiver tests (`SWEEP_PIECES`
+/// in `shaders/shadow_cull.wgsl`, which the caster twin's test holds to this): one bounding box
+/// of a long diagonal sweep is far larger than the shadow it bounds, and met the outer sphere
+/// from casters whose shadow falls nowhere near it.
+pub const SWEEP_PIECES: u32 = 8;
 /// Texels along each side of a cascade.
 pub const SHADOW_MAP_SIZE: u32 = 2048;
 /// The shadow map's format.
@@ -119,13 +129,38 @@ pub struct ShadowCull {
     /// Per cascade, the eye (xyz) and the radius within which fragments read that cascade, plus
     /// [`RECEIVER_MARGIN`] (w).
     pub receivers: [[f32; 4]; CASCADES],
-    /// Towards the sun (unit) in xyz; in w, how far in blocks a caster's shadow is followed away
-    /// from the sun (the deepest cascade's depth: no map holds a longer one).
+    /// Towards the sun (unit) in xyz; in w, the longest a caster's shadow is followed away from
+    /// the sun, in blocks (the deepest cascade's depth: no map holds a longer one).
     pub sun: [f32; 4],
     /// The block positions are measured from.
     pub anchor: [i32; 3],
     /// Cascades drawn this frame.
     pub cascades: u32,
+    /// The frame's depth pyramid, when the pass runs after it is built: a piece of a caster's
+    /// sweep hidden from the eye in it casts no shadow the eye sees. No test where its levels
+    /// are 0.
+    pub pyramid: PyramidTest,
+    /// Blocks by which a piece of a sweep is grown before the pyramid tests it
+    /// ([`RECEIVER_MARGIN`]).
+    pub margin: f32,
+    /// Pads the uniform to 16 bytes; zero.
+    pub _pad: [f32; 3],
+}
+
+/// What a test against a depth pyramid needs of it (`PyramidTest` in
+/// `shaders/pyramid_test.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PyramidTest {
+    /// Anchored positions to the clip space of the camera the pyramid's depth was drawn with
+    /// (columns).
+    pub view_proj: [[f32; 4]; 4],
+    /// The frame the pyramid was built from, in pixels.
+    pub frame: [u32; 2],
+    /// Its levels; 0 for no test.
+    pub levels: u32,
+    /// [`voxgpu_core::occlusion::DEPTH_MARGIN`].
+    pub depth_margin: f32,
 }
 
 impl ShadowCull {
@@ -151,6 +186,9 @@ impl ShadowCull {
             sun: sun.extend(sweep).to_array(),
             anchor: anchor.to_array(),
             cascades: CASCADES as u32,
+            pyramid: PyramidTest::default(),
+            margin: RECEIVER_MARGIN,
+            _pad: [0.0; 3],
         }
     }
 }
@@ -167,6 +205,7 @@ pub const SHADOW_CULL_BINDINGS: BindingTable = BindingTable {
         Slot::uniform("shadow", size_of::<ShadowCull>() as u64),
         Slot::read_write("shadow_args", ARGS_BYTES),
         Slot::read_write("shadow_counts", 4 * (COUNT_WORDS_PER_CASCADE as u64) * CASCADES as u64),
+        Slot::read("pyramid", 4),
     ],
 };
 
@@ -359,6 +398,13 @@ impl ShadowPass {
             .buffer("shadow_args", &self.args)
             .buffer("shadow_counts", &self.counts);
         SHADOW_CULL_BINDINGS.bind_group(device, &self.cull_layout, &resources)
+    }
+
+    /// Writes the pyramid the caster pass tests against this frame (levels 0: none), over what
+    /// [`Self::write`] wrote.
+    pub fn write_pyramid(&self, queue: &wgpu::Queue, pyramid: &PyramidTest) {
+        let offset = std::mem::offset_of!(ShadowCull, pyramid) as u64;
+        queue.write_buffer(&self.uniform, offset, bytemuck::bytes_of(pyramid));
     }
 
     /// Writes the caster pass's uniform and starts the counts again (each cascade's instanced

@@ -8,6 +8,7 @@ use web_time::Instant;
 
 use super::draw_passes::DrawPhase;
 use super::frame_loop::Prepared;
+use super::passes::Passes;
 use super::{Renderer, Targets};
 use crate::counters::GpuCounters;
 use crate::profiling::{scope, stage};
@@ -130,14 +131,21 @@ impl Renderer {
         } else {
             self.resident.pool.forget_light_changes();
         }
-        if shadows {
-            passes.record_shadows(encoder, profiler, gpu.submission, &params);
-        }
         // With occlusion culling: the streams seen last frame are drawn first, the depth pyramid
-        // is built from their depth, and the cull pass tests the rest against it.
+        // is built from their depth, and the cull pass tests the rest against it. The shadow
+        // casters are listed after the pyramid where they can test it, else before anything is
+        // drawn; either way before any pass reads the shadow map.
         passes.bind_deferred(&gpu.device, &self.resident, targets.depth);
         let occlusion = passes.occlusion_frame(view, options, targets.depth);
         passes.write_cull(&gpu.queue, &camera, view, options, gpu.submission, occlusion);
+        let shadow_pyramid = passes.shadow_pyramid(&camera, view.0, options, occlusion);
+        let record_shadows = |passes: &Passes, encoder: &mut wgpu::CommandEncoder| {
+            let how = (gpu.submission, &params);
+            passes.record_shadows(&gpu.queue, encoder, profiler, how, &shadow_pyramid);
+        };
+        if shadows && shadow_pyramid.levels == 0 {
+            record_shadows(passes, encoder);
+        }
         let mut commands = 0;
         if occlusion.two_phase {
             passes.record_cull_first(encoder, profiler, gpu.submission, &params);
@@ -145,6 +153,9 @@ impl Renderer {
                 passes.record_draw(encoder, profiler, targets, options, gpu.submission, DrawPhase::First);
             passes.draws.reset_phase(encoder, gpu.submission);
             passes.pyramid.record(&gpu.device, encoder, profiler, targets.depth, camera);
+        }
+        if shadows && shadow_pyramid.levels > 0 {
+            record_shadows(passes, encoder);
         }
         passes.record_cull(encoder, profiler, &params);
         let phase = if occlusion.two_phase { DrawPhase::Second } else { DrawPhase::Only };

@@ -47,7 +47,11 @@ impl Renderer {
     }
 
     fn read_counters_now(&self) -> Result<crate::counters::GpuCounters, GpuError> {
-        read_now(&self.gpu.device, &self.gpu.queue, &self.passes.counter_sources(&self.resident, self.shadows()))
+        read_now(
+            &self.gpu.device,
+            &self.gpu.queue,
+            &self.passes.counter_sources(&self.resident, self.shadows()),
+        )
     }
 
     pub(crate) fn parts(&self) -> (&super::device::Gpu, &super::Residency, &super::passes::Passes) {

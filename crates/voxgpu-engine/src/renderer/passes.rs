@@ -28,7 +28,7 @@ use crate::lod::{LodBindGroups, LodPasses};
 use crate::materials::Materials;
 use crate::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, Mesher};
 use crate::pipelines::{DRAW_BINDINGS, DrawPipelines};
-use crate::shadow::{ShadowCull, ShadowPass};
+use crate::shadow::{PyramidTest, ShadowCull, ShadowPass};
 use voxgpu_core::camera::Camera;
 use voxgpu_core::light::LightRules;
 use voxgpu_core::voxel::BlockRegistry;
@@ -377,6 +377,35 @@ impl Passes {
         queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
     }
 
+    /// The depth pyramid the shadow caster pass tests against in a frame of `camera` at `frame`
+    /// pixels culled as `occlusion` (levels 0: none): this frame's own, built from its first
+    /// phase, when the frame has two phases and that phase shades no colour (so nothing drawn
+    /// before the shadow map reads it; the pass then runs after the pyramid is built).
+    pub fn shadow_pyramid(
+        &self,
+        camera: &Camera,
+        frame: (u32, u32),
+        options: &RendererOptions,
+        occlusion: OcclusionFrame,
+    ) -> PyramidTest {
+        let first_phase_shades = options
+            .mode
+            .passes(options.depth_prepass)
+            .iter()
+            .filter(|r| r.draws_fading())
+            .any(|r| r.fragment(false).is_some() && !(r.shades_later() && self.shade_per_pixel));
+        if !occlusion.two_phase || first_phase_shades {
+            return PyramidTest::default();
+        }
+        let aspect = frame.0 as f32 / frame.1 as f32;
+        PyramidTest {
+            view_proj: camera.view_proj_from(aspect, camera.anchor()).to_cols_array_2d(),
+            frame: [self.pyramid.frame.0, self.pyramid.frame.1],
+            levels: self.pyramid.level_count(),
+            depth_margin: voxgpu_core::occlusion::DEPTH_MARGIN,
+        }
+    }
+
     /// How a frame into `depth` culls by occlusion, prepared at `frame` pixels with `culling`:
     /// two phases when occlusion culling is on, the mode allows it, the depth can be read and is
     /// the size the pyramid was laid out for (a resize between `prepare` and `record` skips it for
@@ -442,11 +471,13 @@ impl Passes {
     /// mesher (it reads which nodes are shown and their streams) and before anything is shaded.
     pub fn record_shadows(
         &self,
+        queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &wgpu_profiler::GpuProfiler,
-        submission: DrawSubmission,
-        params: &PassParams,
+        (submission, params): (DrawSubmission, &PassParams),
+        pyramid: &PyramidTest,
     ) {
+        self.shadow.write_pyramid(queue, pyramid);
         let bound = self.bound();
         let groups = (&bound.shadow_cull, &bound.shadow_draw);
         self.shadow.record(encoder, profiler, groups, &self.index_buffer, submission, params.slot_count);

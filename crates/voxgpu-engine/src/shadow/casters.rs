@@ -1,18 +1,20 @@
 //! The CPU twin of `casters` in `shaders/shadow_cull.wgsl`: which opaque face streams each
 //! cascade draws, and the commands that draw them. It reads the same records the pass reads (the
-//! pool's [`ChunkMeta`] and [`FaceMesh`] by slot, and the pass's [`ShadowCull`] uniform) and
-//! applies the same tests in the same order, in f32, so the lists are equal as multisets of
-//! commands, less the few streams below.
+//! pool's [`ChunkMeta`] and [`FaceMesh`] by slot, the pass's [`ShadowCull`] uniform and the
+//! depth pyramid it tested against) and applies the same tests in the same order, in f32, so the
+//! lists are equal as multisets of commands, less the few streams below.
 //!
 //! The plane and sphere tests are sums of products, which a GPU may fuse or reorder: a stream
 //! whose verdict lies within a small distance of flipping (a plane through its box's support
-//! point, or its swept box touching a receiver sphere) is reported apart, by
-//! [`Verdict::margin`], so a comparison can leave out the few that legitimately differ.
+//! point, or a piece of its sweep touching a receiver sphere) is reported apart, by
+//! [`Verdict::margin`], so a comparison can leave out the few that legitimately differ. So is
+//! a piece whose pyramid test [`voxgpu_core::occlusion::BoxTest::marginal`] calls too close.
 
-use glam::{Vec3, Vec4};
+use glam::{Mat4, Vec3, Vec4};
 use voxgpu_core::mesh::Face;
+use voxgpu_core::occlusion::DepthPyramid;
 
-use super::{CASCADES, ShadowCull};
+use super::{CASCADES, SWEEP_PIECES, ShadowCull};
 use crate::layouts::{ChunkMeta, FaceMesh};
 use crate::quad_pool::{PAGE_QUADS, PAGE_QUADS_LOG2};
 
@@ -43,10 +45,14 @@ pub enum Rejection {
     Exact,
     /// Wholly behind a plane of the cascade's box.
     CascadeBox,
-    /// Its box swept away from the sun wholly behind a plane of the camera's (grown) frustum.
+    /// Every piece of its sweep away from the sun that meets the cascade's (grown) sphere of
+    /// receivers lies wholly behind a plane of the camera's (grown) frustum.
     ViewFrustum,
-    /// Its swept box's bounds miss the cascade's (grown) sphere of receivers.
+    /// No piece of its sweep meets the cascade's (grown) sphere of receivers.
     Receivers,
+    /// Every piece of its sweep that meets the sphere and the frustum is hidden in the depth
+    /// pyramid: its shadow falls only where the eye cannot see.
+    Occluded,
 }
 
 /// One stream's verdict for one cascade.
@@ -66,6 +72,9 @@ pub struct Verdict {
 /// Each test's result: `Ok` with the smallest distance from its threshold when it passes, `Err`
 /// with the failing distance when it does not (distances in blocks).
 type Test = Result<f32, f32>;
+
+/// [`Test`] that names, when it fails, the test that failed.
+type Test2 = Result<f32, (f32, Rejection)>;
 
 /// A conjunction of signed distances (positive inside), evaluated in order as the shader does:
 /// it fails at the first negative one.
@@ -95,30 +104,109 @@ impl ShadowCull {
         }))
     }
 
-    /// Twin of `shadow_seen`'s first half: the box swept away from the sun (by `sweep`) is not
-    /// wholly behind one plane of the camera's (grown) frustum.
-    fn in_view(&self, sweep: Vec3, low: Vec3, high: Vec3) -> Test {
-        all_inside(self.view.map(Vec4::from_array).into_iter().map(|plane| {
-            let n = plane.truncate();
-            let positive = Vec3::select(n.cmpge(Vec3::ZERO), high, low);
-            n.dot(positive) + n.dot(sweep).max(0.0) + plane.w
-        }))
+    /// Twin of `sweep_length`: how far a box whose top is at `top` is swept away from the sun,
+    /// to where its shadow leaves the bottom of `sphere`, at most `sun.w`.
+    fn sweep_length(&self, sphere: Vec4, top: f32) -> f32 {
+        let sun = Vec4::from_array(self.sun);
+        if sun.y <= 0.0 {
+            return sun.w;
+        }
+        ((top - (sphere.y - sphere.w)) / sun.y).clamp(0.0, sun.w)
     }
 
-    /// Twin of `shadow_seen`'s second half: the swept box's bounds meet the cascade's (grown)
-    /// sphere of receivers; the distance is the gap's length against the radius.
-    fn meets_receivers(&self, cascade: usize, sweep: Vec3, low: Vec3, high: Vec3) -> Test {
-        let sphere = Vec4::from_array(self.receivers[cascade]);
+    /// Twin of `piece_seen` for the box `[low, high]` moved along from `a` to `b`: the piece's
+    /// bounding box meets the cascade's (grown) sphere of receivers, the piece lies wholly behind
+    /// no plane of the camera's (grown) frustum and, where the uniform names a pyramid
+    /// (`pyramid`, as the pass read it), its bounding box is not hidden in it. Every test is
+    /// evaluated (the shader stops at the first that fails): `Ok` with the smallest distance of
+    /// any from its threshold, or `Err` with the largest distance of those that fail (all of
+    /// them would have to flip for the piece to count); a pyramid verdict is certain (infinitely
+    /// far from flipping) unless marginal (0). Also whether the sphere and frustum alone pass.
+    fn piece_seen(
+        &self,
+        sphere: Vec4,
+        (low, high): (Vec3, Vec3),
+        (a, b): (Vec3, Vec3),
+        pyramid: Option<&DepthPyramid>,
+    ) -> (Test, bool) {
+        let (piece_low, piece_high) = (low + a.min(b), high + a.max(b));
         let centre = sphere.truncate();
-        let nearest = centre.clamp(low.min(low + sweep), high.max(high + sweep));
-        let gap = nearest - centre;
-        let distance = sphere.w - gap.dot(gap).sqrt();
-        if gap.dot(gap) <= sphere.w * sphere.w { Ok(distance.abs()) } else { Err(distance.abs()) }
+        let gap = centre.clamp(piece_low, piece_high) - centre;
+        let sphere_distance = if gap.dot(gap) <= sphere.w * sphere.w {
+            (sphere.w - gap.dot(gap).sqrt()).abs()
+        } else {
+            -(sphere.w - gap.dot(gap).sqrt()).abs()
+        };
+        let planes = self.view.map(|plane| {
+            let plane = Vec4::from_array(plane);
+            let n = plane.truncate();
+            n.dot(Vec3::select(n.cmpge(Vec3::ZERO), high, low)) + n.dot(a).max(n.dot(b)) + plane.w
+        });
+        let in_view = sphere_distance >= 0.0 && planes.iter().all(|&d| d >= 0.0);
+        // The pyramid's verdict as a distance: certain either way unless marginal.
+        let hidden = (self.pyramid.levels > 0).then(|| {
+            let pyramid = pyramid.expect("the uniform names a pyramid: pass the one the pass read");
+            let grow = Vec3::splat(self.margin);
+            let view_proj = Mat4::from_cols_array_2d(&self.pyramid.view_proj);
+            let test = pyramid.test_box(view_proj, piece_low - grow, piece_high + grow);
+            match (test.marginal, test.occluded) {
+                (true, _) => 0.0,
+                (false, true) => f32::NEG_INFINITY,
+                (false, false) => f32::INFINITY,
+            }
+        });
+        let (mut pass, mut fail) = (f32::INFINITY, None::<f32>);
+        for d in std::iter::once(sphere_distance).chain(planes).chain(hidden) {
+            if d < 0.0 {
+                fail = Some(fail.unwrap_or(0.0).max(-d));
+            } else {
+                pass = pass.min(d);
+            }
+        }
+        (fail.map_or(Ok(pass), Err), in_view)
+    }
+
+    /// Twin of `shadow_seen`: whether one piece of the box's sweep is seen. For a stream seen,
+    /// the distance is the largest margin of a piece that counts (all of them would have to
+    /// flip); for one left out, the smallest of the pieces' (any one flipping counts), with the
+    /// test that left it out.
+    fn shadow_seen(&self, cascade: usize, low: Vec3, high: Vec3, pyramid: Option<&DepthPyramid>) -> Test2 {
+        let sphere = Vec4::from_array(self.receivers[cascade]);
+        let sun = Vec4::from_array(self.sun).truncate();
+        let step = -sun * (self.sweep_length(sphere, high.y) / SWEEP_PIECES as f32);
+        let (mut seen, mut unseen) = (None::<f32>, f32::INFINITY);
+        let (mut met_sphere, mut in_view) = (false, false);
+        for k in 0..SWEEP_PIECES {
+            let (a, b) = (step * k as f32, step * (k + 1) as f32);
+            let centre = sphere.truncate();
+            let gap = centre.clamp(low + a.min(b), high + a.max(b)) - centre;
+            met_sphere |= gap.dot(gap) <= sphere.w * sphere.w;
+            let (test, piece_in_view) = self.piece_seen(sphere, (low, high), (a, b), pyramid);
+            in_view |= piece_in_view;
+            match test {
+                Ok(m) => seen = Some(seen.unwrap_or(0.0).max(m)),
+                Err(m) => unseen = unseen.min(m),
+            }
+        }
+        let by = match (met_sphere, in_view) {
+            (false, _) => Rejection::Receivers,
+            (true, false) => Rejection::ViewFrustum,
+            (true, true) => Rejection::Occluded,
+        };
+        seen.map_or(Err((unseen, by)), Ok)
     }
 
     /// Whether `cascade` draws the opaque stream of face `face` of the node `record`, whose
-    /// quads cover `mesh.bounds`: the pass's tests, in its order.
-    pub fn verdict(&self, cascade: usize, record: &ChunkMeta, face: Face, mesh: &FaceMesh) -> Verdict {
+    /// quads cover `mesh.bounds`: the pass's tests, in its order. `pyramid` is the depth pyramid
+    /// the pass read, needed where [`ShadowCull::pyramid`] has levels.
+    pub fn verdict(
+        &self,
+        cascade: usize,
+        record: &ChunkMeta,
+        face: Face,
+        mesh: &FaceMesh,
+        pyramid: Option<&DepthPyramid>,
+    ) -> Verdict {
         let out = |margin, by| Verdict { casts: false, margin, rejected_by: Some(by) };
         let sun = Vec4::from_array(self.sun);
         if cascade as u32 >= self.cascades
@@ -134,29 +222,26 @@ impl ShadowCull {
         let origin =
             (glam::IVec3::from_array(record.origin) - glam::IVec3::from_array(self.anchor)).as_vec3();
         let (low, high) = (origin + low.as_vec3() * cell, origin + (high + 1).as_vec3() * cell);
-        let sweep = -sun.truncate() * sun.w;
-        let tests = [
-            (Rejection::CascadeBox, self.in_cascade(cascade, low, high)),
-            (Rejection::ViewFrustum, self.in_view(sweep, low, high)),
-            (Rejection::Receivers, self.meets_receivers(cascade, sweep, low, high)),
-        ];
-        let mut margin = f32::INFINITY;
-        for (by, test) in tests {
-            match test {
-                Ok(m) => margin = margin.min(m),
-                Err(m) => return out(m, by),
-            }
-        }
+        let in_box = match self.in_cascade(cascade, low, high) {
+            Ok(m) => m,
+            Err(m) => return out(m, Rejection::CascadeBox),
+        };
+        let margin = match self.shadow_seen(cascade, low, high, pyramid) {
+            Ok(m) => in_box.min(m),
+            Err((m, by)) => return out(m, by),
+        };
         Verdict { casts: true, margin, rejected_by: None }
     }
 
-    /// Twin of the whole pass over the pool's `records` and `faces` (`slot × 6 + face`): each
-    /// cascade's list of the streams it draws whose verdict lies further than `epsilon` blocks
-    /// from flipping, and apart, the commands of those within it (drawn or not).
+    /// Twin of the whole pass over the pool's `records` and `faces` (`slot × 6 + face`) and the
+    /// depth `pyramid` it read: each cascade's list of the streams it draws whose verdict lies
+    /// further than `epsilon` blocks from flipping, and apart, the commands of those within it
+    /// (drawn or not).
     pub fn casters(
         &self,
         records: &[ChunkMeta],
         faces: &[FaceMesh],
+        pyramid: Option<&DepthPyramid>,
         epsilon: f32,
     ) -> ([CasterList; CASCADES], [Vec<CasterCommand>; CASCADES]) {
         let mut lists: [CasterList; CASCADES] = Default::default();
@@ -165,7 +250,7 @@ impl ShadowCull {
             for face in Face::ALL {
                 let mesh = &faces[slot * 6 + face as usize];
                 for cascade in 0..CASCADES {
-                    let verdict = self.verdict(cascade, record, face, mesh);
+                    let verdict = self.verdict(cascade, record, face, mesh, pyramid);
                     if verdict.margin <= epsilon {
                         uncertain[cascade].extend(commands(mesh));
                     } else if verdict.casts {
@@ -186,4 +271,96 @@ pub fn commands(mesh: &FaceMesh) -> impl Iterator<Item = CasterCommand> + '_ {
         index_count: (mesh.opaque - k * PAGE_QUADS).min(PAGE_QUADS) * 6,
         base_vertex: ((mesh.pages[k as usize] << PAGE_QUADS_LOG2) * 4) as i32,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shadow::{CASCADE_RADII, cascades};
+    use voxgpu_core::camera::Camera;
+    use voxgpu_core::cull::Frustum;
+
+    /// Xorshift: boxes spread around the eye, the same every run.
+    struct Rng(u64);
+
+    impl Rng {
+        /// A value in 0..1.
+        fn unit(&mut self) -> f32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+    }
+
+    /// The pieces bound the sweep: a box with a point of its exact sweep (sampled at its corners,
+    /// edge middles and centre, every block along the sun's ray) inside a cascade's sphere and
+    /// the camera's frustum (neither grown) is seen by that cascade. And they are tighter than
+    /// one bounding box of the whole sweep, which is what they are for.
+    #[test]
+    fn a_caster_whose_shadow_the_eye_sees_is_never_left_out() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let views = [
+            (7.5, Vec3::new(10.3, 140.2, -20.7), Vec3::new(300.0, 90.0, 100.0)),
+            (10.0, Vec3::new(-5000.6, 95.5, 3000.2), Vec3::new(-5400.0, 60.0, 2900.0)),
+            (12.0, Vec3::new(800.1, 230.0, 800.9), Vec3::new(801.0, 0.0, 830.0)),
+            (16.5, Vec3::new(-70.0, 64.7, -70.0), Vec3::new(100.0, 70.0, -300.0)),
+        ];
+        let (mut seen, mut left_out, mut tighter) = (0, 0, 0);
+        for (hours, eye, target) in views {
+            let sun = crate::sun(hours).truncate();
+            let camera = Camera::look_at(eye, target);
+            let anchor = eye.floor().as_ivec3();
+            let view_proj = camera.view_proj_from(16.0 / 9.0, anchor);
+            let eye = camera.eye_from(anchor);
+            let cull =
+                ShadowCull::new(&cascades(sun, camera.eye.as_dvec3(), anchor), sun, view_proj, eye, anchor);
+            let frustum = Frustum::from_view_proj(view_proj);
+            let full = -sun * cull.sun[3];
+            // Around a point ahead of the eye, so that many shadows fall in view.
+            let ahead = eye + (target - camera.eye).normalize() * 120.0;
+            for _ in 0..200 {
+                let size =
+                    Vec3::new(1.0 + 31.0 * rng.unit(), 1.0 + 31.0 * rng.unit(), 1.0 + 31.0 * rng.unit());
+                let low = Vec3::new(
+                    ahead.x + 800.0 * rng.unit() - 400.0,
+                    256.0 * rng.unit() - anchor.y as f32,
+                    ahead.z + 800.0 * rng.unit() - 400.0,
+                );
+                let high = low + size;
+                for (c, radius) in CASCADE_RADII.into_iter().enumerate() {
+                    let sampled = (0..27).any(|i| {
+                        let corner = Vec3::new((i % 3) as f32, (i / 3 % 3) as f32, (i / 9) as f32) * 0.5;
+                        let b = low + size * corner;
+                        (0..=cull.sun[3] as i32).any(|t| {
+                            let q = b - sun * t as f32;
+                            q.distance(eye) <= radius && frustum.contains_point(q)
+                        })
+                    });
+                    let test = cull.shadow_seen(c, low, high, None);
+                    assert!(
+                        !sampled || test.is_ok(),
+                        "{hours} h, cascade {c}: the box {low}..{high} casts a shadow the eye sees but is left out"
+                    );
+                    if test.is_ok() {
+                        seen += 1;
+                        continue;
+                    }
+                    left_out += 1;
+                    // One bounding box of the whole sweep, against the grown sphere and frustum.
+                    let sphere = Vec4::from_array(cull.receivers[c]);
+                    let (swept_low, swept_high) = (low.min(low + full), high.max(high + full));
+                    let gap = sphere.truncate().clamp(swept_low, swept_high) - sphere.truncate();
+                    let in_view = cull.view.iter().all(|&plane| {
+                        let (n, d) = (Vec4::from_array(plane).truncate(), plane[3]);
+                        n.dot(Vec3::select(n.cmpge(Vec3::ZERO), swept_high, swept_low)) + d >= 0.0
+                    });
+                    tighter += usize::from(gap.length() <= sphere.w && in_view);
+                }
+            }
+        }
+        println!("{seen} seen, {left_out} left out, {tighter} of them kept by one box around the sweep");
+        assert!(seen > 100 && left_out > 100, "{seen} seen, {left_out} left out: the boxes test little");
+        assert!(tighter > 50, "only {tighter} boxes left out that one box around the sweep keeps");
+    }
 }

@@ -1,7 +1,7 @@
 //! Occlusion culling on every adapter: the frame with it equals the frame without it pixel for
-//! pixel along a flight (its first frame, camera cuts, a wall raised in front of the camera and
-//! dug away again, other edits, a resize and a lost device), it culls, and the depth pyramid and
-//! its verdicts equal the CPU twin's.
+//! pixel along a flight with sun shadows (its first frame, camera cuts, a wall raised in front of
+//! the camera and dug away again, other edits, a resize and a lost device), it culls streams and
+//! shadow casters, and the depth pyramid and its verdicts equal the CPU twin's.
 
 use voxgpu_test_kit as kit;
 
@@ -45,6 +45,25 @@ fn culled(r: &Offscreen) -> usize {
     candidates.iter().filter(|c| c.bits & vis::OCCLUDED != 0 && c.bits & vis::DRAWN_FIRST == 0).count()
 }
 
+/// Shadow caster streams the last frame's caster pass left out because the depth pyramid hid
+/// every piece of their shadow (by the pass's CPU twin, over what the pass read).
+fn hidden_casters(r: &Offscreen) -> usize {
+    use voxgpu_engine::shadow::{CASCADES, Rejection};
+    let got = r.inspect().shadow_casters().expect("caster lists");
+    let Some(pyramid) = got.pyramid.as_ref() else { return 0 };
+    let mut hidden = 0;
+    for (slot, record) in got.records.iter().enumerate() {
+        for face in voxgpu_core::mesh::Face::ALL {
+            let mesh = &got.faces[slot * 6 + face as usize];
+            for cascade in 0..CASCADES {
+                let verdict = got.cull.verdict(cascade, record, face, mesh, Some(pyramid));
+                hidden += usize::from(verdict.rejected_by == Some(Rejection::Occluded));
+            }
+        }
+    }
+    hidden
+}
+
 #[derive(Clone, Copy, Debug)]
 enum Step {
     /// Render from this camera.
@@ -78,8 +97,12 @@ fn occlusion_never_changes_the_picture_along_a_flight_with_cuts_edits_resizes_an
             on.insert_chunk(pos, std::sync::Arc::clone(chunk)).expect("fits");
         }
         let mut off = kit::renderer(&gpu, &world, options(Culling { occlusion: false, ..Culling::ALL }));
+        // With sun shadows, whose casters the occlusion-culled renderer also tests against its
+        // depth pyramid: a shadow falling where the eye sees must never be lost.
+        on.set_shadows(Some(true));
+        off.set_shadows(Some(true));
         let (mut camera, mut frames, mut hidden, mut wall_hidden) = (None, 0, 0, 0);
-        let mut wall_at = None;
+        let (mut wall_at, mut shadows_hidden) = (None, 0);
         for (i, &step) in steps.iter().enumerate() {
             match step {
                 Step::View(c) => camera = Some(c),
@@ -131,6 +154,7 @@ fn occlusion_never_changes_the_picture_along_a_flight_with_cuts_edits_resizes_an
                 panic!("{} step {i} ({step:?}): occlusion culling changed the picture", gpu.summary);
             }
             frames += 1;
+            shadows_hidden += hidden_casters(&on);
             let now = culled(&on);
             hidden += now;
             if matches!(step, Step::Wall(b) if b != BlockId::AIR) {
@@ -140,8 +164,9 @@ fn occlusion_never_changes_the_picture_along_a_flight_with_cuts_edits_resizes_an
         assert!(wall_at.is_some());
         assert!(hidden > 0, "{}: occlusion culled nothing in {frames} frames", gpu.summary);
         assert!(wall_hidden > 0, "{}: the wall in front of the eye hid nothing", gpu.summary);
+        assert!(shadows_hidden > 0, "{}: the pyramid hid no shadow caster", gpu.summary);
         eprintln!(
-            "{}: {frames} frames equal with and without occlusion culling; {hidden} streams culled, {wall_hidden} behind the wall",
+            "{}: {frames} frames equal with and without occlusion culling; {hidden} streams culled, {wall_hidden} behind the wall, {shadows_hidden} shadow casters whose shadow fell out of sight",
             gpu.summary
         );
     }

@@ -199,13 +199,17 @@ fn the_caster_lists_equal_the_cpu_twin() {
         let mut r = kit::renderer(&gpu, &world, options);
         r.set_shadows(Some(true));
         let (mut listed, mut uncertain) = ([0usize; CASCADES], 0usize);
-        // Streams left out by the cascade's box, the camera's frustum and the receivers' sphere.
-        let mut left_out = [[0usize; 3]; CASCADES];
+        // Streams left out by the cascade's box, the camera's frustum, the receivers' sphere and
+        // the depth pyramid; views whose pass tested a pyramid.
+        let mut left_out = [[0usize; 4]; CASCADES];
+        let mut pyramids = 0;
         for (camera, hours) in caster_views(10) {
             r.set_time_of_day(hours);
             r.settle(&camera).expect("settles");
             let got = r.inspect().shadow_casters().expect("caster lists");
-            let (twin, near_flip) = got.cull.casters(&got.records, &got.faces, EPSILON);
+            let pyramid = got.pyramid.as_ref();
+            pyramids += usize::from(pyramid.is_some());
+            let (twin, near_flip) = got.cull.casters(&got.records, &got.faces, pyramid, EPSILON);
             for cascade in 0..CASCADES {
                 let what = format!("{}, {hours:.1} h, cascade {cascade}, from {:?}", gpu.summary, camera.eye);
                 let gpu_list = &got.lists[cascade];
@@ -232,12 +236,13 @@ fn the_caster_lists_equal_the_cpu_twin() {
                 for (slot, record) in got.records.iter().enumerate() {
                     for face in voxgpu_core::mesh::Face::ALL {
                         let mesh = &got.faces[slot * 6 + face as usize];
-                        let verdict = got.cull.verdict(cascade, record, face, mesh);
+                        let verdict = got.cull.verdict(cascade, record, face, mesh, pyramid);
                         if verdict.margin > EPSILON {
                             match verdict.rejected_by {
                                 Some(Rejection::CascadeBox) => left_out[cascade][0] += 1,
                                 Some(Rejection::ViewFrustum) => left_out[cascade][1] += 1,
                                 Some(Rejection::Receivers) => left_out[cascade][2] += 1,
+                                Some(Rejection::Occluded) => left_out[cascade][3] += 1,
                                 Some(Rejection::Exact) | None => {}
                             }
                         }
@@ -246,7 +251,7 @@ fn the_caster_lists_equal_the_cpu_twin() {
             }
         }
         println!(
-            "{}: casters listed {listed:?}, left out {left_out:?}, {uncertain} too near to call",
+            "{}: casters listed {listed:?}, left out {left_out:?}, {uncertain} too near to call, {pyramids} views tested a pyramid",
             gpu.summary
         );
         for cascade in 0..CASCADES {
@@ -256,14 +261,17 @@ fn the_caster_lists_equal_the_cpu_twin() {
             // leaves streams out.
             assert!(left_out[cascade][1] > 20, "{}: cascade {cascade} culls few: {left_out:?}", gpu.summary);
         }
-        // Every test decides somewhere: the inner box often, the receivers' sphere only where a
-        // swept box reaches past it into a corner of the cascade's box.
+        // Every test decides somewhere: the inner box often, the receivers' sphere where a
+        // caster's sweep passes it by, the pyramid where the shadow falls only out of sight
+        // (views from inside the terrain, and the ground below hills).
         assert!(left_out[0][0] > 20, "{}: the inner box culls few: {left_out:?}", gpu.summary);
         assert!(
             left_out.iter().any(|c| c[2] > 0),
             "{}: the sphere decides nothing: {left_out:?}",
             gpu.summary
         );
+        assert!(pyramids > 0, "{}: no view tested the casters against a depth pyramid", gpu.summary);
+        assert!(left_out.iter().any(|c| c[3] > 20), "{}: the pyramid culls few: {left_out:?}", gpu.summary);
         assert!(uncertain * 100 < listed.iter().sum::<usize>(), "{uncertain} commands too near to call");
     }
 }
