@@ -15,15 +15,12 @@
 //           dependent reads
 //   fall    1 invocation per 4 columns of a job: sky light straight down through the nodes above
 //           (their masks let open columns pass unread), emission as block light
-//   spread  up to RELAX_STEPS rounds over the level-0 jobs, along x, z, y, x, ...: a round along
-//           x gives each row of 32 cells an invocation, along y or z each line of 32 words
-//           (4 cells side by side). Every open cell takes the largest light its neighbours off
-//           the line offer, then a sweep each way along the line carries light as far as it
-//           goes, across chunk borders. In place: a neighbour read may be this round's or the
-//           last, both at most the fixed point and at least the last round's, so each round
-//           does at least what a Jacobi round would, and RELAX_STEPS of them reach the fixed
-//           point. A round after one in which no cell changed finds the fixed point already
-//           (every cell at least what its six neighbours offer), so it does nothing: the rounds
+//   spread  1 invocation per light word (4 cells) of a level-0 job, up to RELAX_STEPS rounds:
+//           each open cell takes the largest light its six neighbours offer, across chunk
+//           borders. In place: a neighbour read may be this round's or the last, both at most
+//           the fixed point and at least the last round's, so the rounds reach it as Jacobi's
+//           would. A round after one in which no cell changed finds a fixed point already
+//           (every cell at least what its neighbours offer), so it does nothing: the rounds
 //           left after the light settles cost a read of `moved` each
 //   levels  1 workgroup of 256 per job of one level: for a level-L job (L >= 1), first the
 //           octants with a resident child take its level-1 light; then levels 1..5 of its
@@ -246,173 +243,54 @@ fn word_at(slot: u32, x: i32, y: i32, z: i32) -> u32 {
 // Whether a cell of this workgroup changed in the round.
 var<workgroup> changed: atomic<u32>;
 
-// The opacities of cells x0..x0 + 3 of row (y, z) of `slot`, a byte each (x0 a multiple of 4).
-fn opacities(slot: u32, x0: u32, y: u32, z: u32) -> u32 {
-    let first = (x0 + CHUNK_SIZE * (y + CHUNK_SIZE * z)) / 2u;
-    let lo = voxels[slot * SLOT_WORDS + first];
-    let hi = voxels[slot * SLOT_WORDS + first + 1u];
-    return opacity(lo & 0xffffu) | (opacity(lo >> 16u) << 8u) | (opacity(hi & 0xffffu) << 16u)
-        | (opacity(hi >> 16u) << 24u);
-}
-
-// The four cells of light word `own` (opacities `o4`), each raised to what the cell beside it
-// in word `n` offers (`from_above` when `n` is the word above).
-fn take_word(own: u32, o4: u32, n: u32, from_above: bool) -> u32 {
+// One light word's round: its cells take the largest light their neighbours offer. Returns
+// whether the word changed.
+fn relax(slot: u32, word_index: u32) -> bool {
+    let first = word_index * 4u;
+    let x0 = i32(first % CHUNK_SIZE);
+    let y = i32((first / CHUNK_SIZE) % CHUNK_SIZE);
+    let z = i32(first / (CHUNK_SIZE * CHUNK_SIZE));
+    let own = atomicLoad(&light[slot * LIGHT_WORDS + word_index]);
+    let below = word_at(slot, x0, y - 1, z);
+    let above = word_at(slot, x0, y + 1, z);
+    let back = word_at(slot, x0, y, z - 1);
+    let front = word_at(slot, x0, y, z + 1);
+    // The cells left of x0 and right of x0 + 3: the last byte of the word before, the first of
+    // the one after.
+    let left = byte_of(word_at(slot, x0 - 1, y, z), 3u);
+    let right = byte_of(word_at(slot, x0 + 4, y, z), 0u);
     var word = 0u;
     for (var c = 0u; c < 4u; c++) {
-        word |= light_max(byte_of(own, c), offered(byte_of(n, c), byte_of(o4, c), from_above)) << (8u * c);
-    }
-    return word;
-}
-
-// The four cells of `own`, each raised to what its neighbours along x offer: within the word,
-// and the cells `left` of its first and `right` of its last.
-fn take_row(own: u32, o4: u32, left: u32, right: u32) -> u32 {
-    var word = 0u;
-    for (var c = 0u; c < 4u; c++) {
-        let o = byte_of(o4, c);
-        let west = select(byte_of(own, c - 1u), left, c == 0u);
-        let east = select(byte_of(own, c + 1u), right, c == 3u);
-        word |= light_max(light_max(byte_of(own, c), offered(west, o, false)), offered(east, o, false)) << (8u * c);
-    }
-    return word;
-}
-
-// A round along x over row (y, z): every cell takes what its neighbours above, below, behind and
-// in front offer, then a sweep each way along the row carries light as far as it goes. Returns
-// whether a cell changed.
-fn sweep_x(slot: u32, y: i32, z: i32) -> bool {
-    let row = slot * LIGHT_WORDS + (CHUNK_SIZE / 4u) * (u32(y) + CHUNK_SIZE * u32(z));
-    var o: array<u32, 8>;
-    var l: array<u32, 8>;
-    var grew = 0u;
-    for (var w = 0u; w < 8u; w++) {
-        let x0 = i32(4u * w);
-        let own = atomicLoad(&light[row + w]);
-        let o4 = opacities(slot, 4u * w, u32(y), u32(z));
-        var v = take_word(own, o4, word_at(slot, x0, y - 1, z), false);
-        v = take_word(v, o4, word_at(slot, x0, y + 1, z), true);
-        v = take_word(v, o4, word_at(slot, x0, y, z - 1), false);
-        v = take_word(v, o4, word_at(slot, x0, y, z + 1), false);
-        o[w] = o4;
-        l[w] = v;
-        grew |= u32(v != own) << w;
-    }
-    var carry = byte_of(word_at(slot, -1, y, z), 3u);
-    for (var x = 0u; x < CHUNK_SIZE; x++) {
-        let w = x / 4u;
-        let shift = 8u * (x % 4u);
-        let cur = (l[w] >> shift) & 0xffu;
-        let v = light_max(cur, offered(carry, (o[w] >> shift) & 0xffu, false));
-        l[w] = (l[w] & ~(0xffu << shift)) | (v << shift);
-        grew |= u32(v != cur) << w;
-        carry = v;
-    }
-    carry = byte_of(word_at(slot, i32(CHUNK_SIZE), y, z), 0u);
-    for (var i = 0u; i < CHUNK_SIZE; i++) {
-        let x = CHUNK_SIZE - 1u - i;
-        let w = x / 4u;
-        let shift = 8u * (x % 4u);
-        let cur = (l[w] >> shift) & 0xffu;
-        let v = light_max(cur, offered(carry, (o[w] >> shift) & 0xffu, false));
-        l[w] = (l[w] & ~(0xffu << shift)) | (v << shift);
-        grew |= u32(v != cur) << w;
-        carry = v;
-    }
-    for (var w = 0u; w < 8u; w++) {
-        if ((grew >> w) & 1u) != 0u {
-            atomicStore(&light[row + w], l[w]);
+        let o = opacity(block_at(slot, u32(x0) + c, u32(y), u32(z)));
+        var l = byte_of(own, c);
+        if o < MAX_LIGHT {
+            let west = select(byte_of(own, c - 1u), left, c == 0u);
+            let east = select(byte_of(own, c + 1u), right, c == 3u);
+            l = light_max(l, offered(west, o, false));
+            l = light_max(l, offered(east, o, false));
+            l = light_max(l, offered(byte_of(below, c), o, false));
+            l = light_max(l, offered(byte_of(above, c), o, true));
+            l = light_max(l, offered(byte_of(back, c), o, false));
+            l = light_max(l, offered(byte_of(front, c), o, false));
         }
+        word |= l << (8u * c);
     }
-    return grew != 0u;
+    if word == own {
+        return false;
+    }
+    atomicStore(&light[slot * LIGHT_WORDS + word_index], word);
+    return true;
 }
-
-// Cell (x, y, z) with coordinate `k` along `axis` (1: y, 2: z) and `p` on the other of the two.
-fn across(axis: u32, x: i32, p: i32, k: i32) -> vec3<i32> {
-    if axis == 1u {
-        return vec3<i32>(x, k, p);
-    }
-    return vec3<i32>(x, p, k);
-}
-
-// A round along y or z (`axis`) over the line of words at x0 = 4 * xw and `p` on the other axis:
-// every cell takes what its neighbours along x and along the third axis offer, then a sweep each
-// way along the line carries light as far as it goes (falling light taking the rule from above).
-// Returns whether a cell changed.
-fn sweep_across(slot: u32, axis: u32, xw: u32, p: i32) -> bool {
-    let x0 = i32(4u * xw);
-    var o: array<u32, 32>;
-    var l: array<u32, 32>;
-    var grew = 0u;
-    for (var k = 0u; k < CHUNK_SIZE; k++) {
-        let at = across(axis, x0, p, i32(k));
-        let index = slot * LIGHT_WORDS + xw + (CHUNK_SIZE / 4u) * (u32(at.y) + CHUNK_SIZE * u32(at.z));
-        let own = atomicLoad(&light[index]);
-        let o4 = opacities(slot, u32(x0), u32(at.y), u32(at.z));
-        let left = byte_of(word_at(slot, x0 - 1, at.y, at.z), 3u);
-        let right = byte_of(word_at(slot, x0 + 4, at.y, at.z), 0u);
-        var v = take_row(own, o4, left, right);
-        // The third axis: z for a line along y, y (light from above by its rule) along z.
-        let step = across(axis, 0, 1, 0);
-        let before = at - step;
-        let after = at + step;
-        v = take_word(v, o4, word_at(slot, before.x, before.y, before.z), false);
-        v = take_word(v, o4, word_at(slot, after.x, after.y, after.z), axis == 2u);
-        o[k] = o4;
-        l[k] = v;
-        grew |= u32(v != own) << k;
-    }
-    let first = across(axis, x0, p, -1);
-    var carry = word_at(slot, first.x, first.y, first.z);
-    for (var k = 0u; k < CHUNK_SIZE; k++) {
-        let v = take_word(l[k], o[k], carry, false);
-        grew |= u32(v != l[k]) << k;
-        l[k] = v;
-        carry = v;
-    }
-    let last = across(axis, x0, p, i32(CHUNK_SIZE));
-    carry = word_at(slot, last.x, last.y, last.z);
-    for (var i = 0u; i < CHUNK_SIZE; i++) {
-        let k = CHUNK_SIZE - 1u - i;
-        let v = take_word(l[k], o[k], carry, axis == 1u);
-        grew |= u32(v != l[k]) << k;
-        l[k] = v;
-        carry = v;
-    }
-    for (var k = 0u; k < CHUNK_SIZE; k++) {
-        if ((grew >> k) & 1u) != 0u {
-            let at = across(axis, x0, p, i32(k));
-            atomicStore(&light[slot * LIGHT_WORDS + xw + (CHUNK_SIZE / 4u) * (u32(at.y) + CHUNK_SIZE * u32(at.z))], l[k]);
-        }
-    }
-    return grew != 0u;
-}
-
-// Lines of a chunk a round along x covers (rows of 8 words), and along y or z (lines of 32).
-const X_LINES: u32 = 1024u;
-const ACROSS_LINES: u32 = 256u;
 
 @compute @workgroup_size(64)
 fn spread(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
           @builtin(local_invocation_index) lane: u32) {
+    let at = job_index(id, groups, 64u, LEVEL0_WORDS);
     let round = range.round;
-    // Rounds go along x, z, y, x, ...
-    let turn = round % 3u;
-    let axis = select(select(1u, 2u, turn == 1u), 0u, turn == 0u);
-    let at = job_index(id, groups, 64u, select(ACROSS_LINES, X_LINES, axis == 0u));
     // The previous round left every cell as it found it: the light is at its fixed point.
     let settled = round > 0u && atomicLoad(&moved[round - 1u]) == 0u;
-    if at.x < range.count && !settled {
-        let slot = jobs[range.first + at.x].slot;
-        var grew = false;
-        if axis == 0u {
-            grew = sweep_x(slot, i32(at.y % CHUNK_SIZE), i32(at.y / CHUNK_SIZE));
-        } else {
-            grew = sweep_across(slot, axis, at.y % 8u, i32(at.y / 8u));
-        }
-        if grew {
-            atomicStore(&changed, 1u);
-        }
+    if at.x < range.count && !settled && relax(jobs[range.first + at.x].slot, at.y) {
+        atomicStore(&changed, 1u);
     }
     workgroupBarrier();
     if lane == 0u && atomicLoad(&changed) != 0u {

@@ -46,13 +46,6 @@ const ALL: usize = 0;
 const CHUNKS: usize = 1;
 const FIRST_ROUND: usize = 1 + LEVEL_RANGES;
 
-/// Invocations per chunk of spread round `round`: rounds go along x, z, y, x, ...; along x each
-/// row of 32 cells has one, along z or y each line of 32 light words. Twin of the shader's
-/// `X_LINES` and `ACROSS_LINES`.
-fn spread_lines(round: u32) -> u32 {
-    if round.is_multiple_of(3) { 1024 } else { 256 }
-}
-
 /// `light.wgsl`.
 pub const LIGHT_BINDINGS: BindingTable = BindingTable {
     label: "voxgpu.light",
@@ -219,9 +212,9 @@ impl LightPass {
             if chunks > 0 {
                 compute_pass(profiler, encoder, Some(light), stage::LIGHT_SPREAD, |pass| {
                     pass.set_pipeline(&self.spread);
-                    for (round, group) in groups[FIRST_ROUND..].iter().enumerate() {
-                        pass.set_bind_group(0, group, &[]);
-                        dispatch_linear(pass, chunks * spread_lines(round as u32), 64);
+                    for round in &groups[FIRST_ROUND..] {
+                        pass.set_bind_group(0, round, &[]);
+                        dispatch_linear(pass, chunks * 8192, 64);
                     }
                 });
             }
