@@ -22,9 +22,11 @@
 //           would. A round after one in which no cell changed finds a fixed point already
 //           (every cell at least what its neighbours offer), so it does nothing: the rounds
 //           left after the light settles cost a read of `moved` each
-//   levels  1 workgroup of 256 per job of one level: for a level-L job (L >= 1), first the
-//           octants with a resident child take its level-1 light; then levels 1..5 of its
-//           light, each cell the largest of its eight below, per channel
+//   pull    1 invocation per light word of a level-L job (L >= 1): octants with a resident child
+//           take the child's level-1 light as their level 0 (its children were lit the step
+//           before)
+//   levels  1 workgroup of 256 per job of one level: levels 1..5 of its light, each cell the
+//           largest of its eight below, per channel
 
 struct LightRange {
     // The first job and how many a dispatch covers.
@@ -323,9 +325,31 @@ fn pair_max(lo: u32, hi: u32) -> u32 {
     return (a & 0xffu) | ((a >> 8u) & 0xff00u) | ((b & 0xffu) << 16u) | ((b & 0xff0000u) << 8u);
 }
 
-// A job's coarse-node pull, then levels 1..5 of its light, a level at a time, one invocation per
-// output word. A level of 4 or more cells a side reads each output word's 2 x 2 rows of 8 cells
-// below as 8 aligned words; the two smallest levels read bytes.
+@compute @workgroup_size(64)
+fn pull(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let at = job_index(id, groups, 64u, LEVEL0_WORDS);
+    if at.x >= range.count {
+        return;
+    }
+    let job = jobs[range.first + at.x];
+    let first = at.y * 4u;
+    let half = CHUNK_SIZE / 2u;
+    let p = vec3<u32>(first % CHUNK_SIZE, (first / CHUNK_SIZE) % CHUNK_SIZE, first / (CHUNK_SIZE * CHUNK_SIZE));
+    let octant = vec3<u32>(p >= vec3<u32>(half));
+    let child = job.children[octant.x | (octant.y << 1u) | (octant.z << 2u)];
+    if child == NO_SLOT {
+        return;
+    }
+    // Four cells of the child's level 1 (16^3), starting on a word since x is a multiple of 4.
+    let q = p - octant * half;
+    let index = light_level_base(1u) + q.x + half * (q.y + half * q.z);
+    let word = atomicLoad(&light[child * LIGHT_WORDS + index / 4u]);
+    atomicStore(&light[job.slot * LIGHT_WORDS + at.y], word);
+}
+
+// Levels 1..5 of a job's light, a level at a time, one invocation per output word. A level of 4
+// or more cells a side reads each output word's 2 x 2 rows of 8 cells below as 8 aligned words;
+// the two smallest levels read bytes.
 const LEVELS_GROUP: u32 = 256u;
 
 @compute @workgroup_size(256)
@@ -335,27 +359,8 @@ fn levels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) grou
     if j >= range.count {
         return;
     }
-    let job = jobs[range.first + j];
-    let slot = job.slot;
+    let slot = jobs[range.first + j].slot;
     let at = slot * LIGHT_WORDS;
-    // A coarse node's octants with a resident child take the child's level 1 (16^3) as their
-    // level 0, four cells a word (x starts on a word since it is a multiple of 4).
-    if job.level > 0u {
-        let half = CHUNK_SIZE / 2u;
-        for (var w = lane; w < LEVEL0_WORDS; w += LEVELS_GROUP) {
-            let first = w * 4u;
-            let p = vec3<u32>(first % CHUNK_SIZE, (first / CHUNK_SIZE) % CHUNK_SIZE, first / (CHUNK_SIZE * CHUNK_SIZE));
-            let octant = vec3<u32>(p >= vec3<u32>(half));
-            let child = job.children[octant.x | (octant.y << 1u) | (octant.z << 2u)];
-            if child != NO_SLOT {
-                let q = p - octant * half;
-                let index = light_level_base(1u) + q.x + half * (q.y + half * q.z);
-                atomicStore(&light[at + w], atomicLoad(&light[child * LIGHT_WORDS + index / 4u]));
-            }
-        }
-    }
-    storageBarrier();
-    workgroupBarrier();
     for (var level = 1u; level <= MAX_LEVEL; level++) {
         let size = CHUNK_SIZE >> level;
         let cells = size * size * size;

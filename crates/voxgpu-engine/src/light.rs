@@ -7,8 +7,10 @@
 //! is recorded only on frames that have any: a frame without changes costs nothing. A frame's
 //! steps, each over its own range of the list (one uniform per range): `mask` and `fall` over
 //! every job, `spread` [`RELAX_STEPS`] times over the chunks (one uniform per round; rounds after
-//! the light settles return at once), then for each level from 0 up, `levels` (level 1 and up
-//! first take their octants from their children, lit the step before).
+//! the light settles return at once), then for each level from 0 up, `pull` (level 1 and up:
+//! octants from their children, lit the step before) and `levels`. The pull is a dispatch of its
+//! own, an invocation per light word, rather than a first step of `levels`' one workgroup per
+//! job: on a GPU this pass waits on its chain of dependent steps, not on its arithmetic.
 
 use wgpu_profiler::GpuProfiler;
 
@@ -68,6 +70,7 @@ pub struct LightPass {
     mask: wgpu::ComputePipeline,
     fall: wgpu::ComputePipeline,
     spread: wgpu::ComputePipeline,
+    pull: wgpu::ComputePipeline,
     levels: wgpu::ComputePipeline,
     jobs: wgpu::Buffer,
     /// Jobs `jobs` holds.
@@ -113,6 +116,7 @@ impl LightPass {
             mask: pipeline("mask"),
             fall: pipeline("fall"),
             spread: pipeline("spread"),
+            pull: pipeline("pull"),
             levels: pipeline("levels"),
             layout,
             jobs: jobs_buffer(device, 64),
@@ -219,12 +223,16 @@ impl LightPass {
                 });
             }
             compute_pass(profiler, encoder, Some(light), stage::LIGHT_LEVELS, |pass| {
-                pass.set_pipeline(&self.levels);
                 for (level, range) in ranges[CHUNKS..FIRST_ROUND].iter().enumerate() {
                     if range.count == 0 {
                         continue;
                     }
                     pass.set_bind_group(0, &groups[CHUNKS + level], &[]);
+                    if level > 0 {
+                        pass.set_pipeline(&self.pull);
+                        dispatch_linear(pass, range.count * 8192, 64);
+                    }
+                    pass.set_pipeline(&self.levels);
                     dispatch_linear(pass, range.count, 1);
                 }
             });
