@@ -15,13 +15,18 @@
 //           dependent reads
 //   fall    1 invocation per 4 columns of a job: sky light straight down through the nodes above
 //           (their masks let open columns pass unread), emission as block light
-//   spread  1 invocation per light word (4 cells) of a level-0 job, up to RELAX_STEPS rounds:
-//           each open cell takes the largest light its six neighbours offer, across chunk
-//           borders. In place: a neighbour read may be this round's or the last, both at most
-//           the fixed point and at least the last round's, so the rounds reach it as Jacobi's
-//           would. A round after one in which no cell changed finds a fixed point already
-//           (every cell at least what its neighbours offer), so it does nothing: the rounds
-//           left after the light settles cost a read of `moved` each
+//   spread  up to RELAX_STEPS rounds over the level-0 jobs: each open cell takes the largest
+//           light its six neighbours offer, across chunk borders. Two forms (light.rs
+//           `LightSpread`): `spread`, 1 invocation per light word (4 cells) a round; and
+//           `spread_lines`, rounds along x, z, y, x, ..., 1 invocation per row of 32 cells (x)
+//           or line of 32 words (y, z) that takes what the neighbours off the line offer and
+//           then sweeps each way along the line, so light crosses a chunk in one round. In
+//           place: a neighbour read may be this round's or the last, both at most the fixed
+//           point and at least the last round's, so each round does at least what a Jacobi
+//           round would, and RELAX_STEPS of them reach the fixed point. A round after one in
+//           which no cell changed finds the fixed point already (every cell at least what its
+//           six neighbours offer), so it does nothing: the rounds left after the light settles
+//           cost a read of `moved` each
 //   pull    1 invocation per light word of a level-L job (L >= 1): octants with a resident child
 //           take the child's level-1 light as their level 0 (its children were lit the step
 //           before)
@@ -284,6 +289,162 @@ fn relax(slot: u32, word_index: u32) -> bool {
     return true;
 }
 
+// The opacities of cells x0..x0 + 3 of row (y, z) of `slot`, a byte each (x0 a multiple of 4).
+fn opacities(slot: u32, x0: u32, y: u32, z: u32) -> u32 {
+    let first = (x0 + CHUNK_SIZE * (y + CHUNK_SIZE * z)) / 2u;
+    let lo = voxels[slot * SLOT_WORDS + first];
+    let hi = voxels[slot * SLOT_WORDS + first + 1u];
+    return opacity(lo & 0xffffu) | (opacity(lo >> 16u) << 8u) | (opacity(hi & 0xffffu) << 16u)
+        | (opacity(hi >> 16u) << 24u);
+}
+
+// The four cells of light word `own` (opacities `o4`), each raised to what the cell beside it
+// in word `n` offers (`from_above` when `n` is the word above).
+fn take_word(own: u32, o4: u32, n: u32, from_above: bool) -> u32 {
+    var word = 0u;
+    for (var c = 0u; c < 4u; c++) {
+        word |= light_max(byte_of(own, c), offered(byte_of(n, c), byte_of(o4, c), from_above)) << (8u * c);
+    }
+    return word;
+}
+
+// The four cells of `own`, each raised to what its neighbours along x offer: within the word,
+// and the cells `left` of its first and `right` of its last.
+fn take_row(own: u32, o4: u32, left: u32, right: u32) -> u32 {
+    var word = 0u;
+    for (var c = 0u; c < 4u; c++) {
+        let o = byte_of(o4, c);
+        let west = select(byte_of(own, c - 1u), left, c == 0u);
+        let east = select(byte_of(own, c + 1u), right, c == 3u);
+        word |= light_max(light_max(byte_of(own, c), offered(west, o, false)), offered(east, o, false)) << (8u * c);
+    }
+    return word;
+}
+
+// A round along x over row (y, z): every cell takes what its neighbours above, below, behind and
+// in front offer, then a sweep each way along the row carries light as far as it goes. Returns
+// whether a cell changed.
+fn sweep_x(slot: u32, y: i32, z: i32) -> bool {
+    let row = slot * LIGHT_WORDS + (CHUNK_SIZE / 4u) * (u32(y) + CHUNK_SIZE * u32(z));
+    var o: array<u32, 8>;
+    var l: array<u32, 8>;
+    var grew = 0u;
+    for (var w = 0u; w < 8u; w++) {
+        let x0 = i32(4u * w);
+        let own = atomicLoad(&light[row + w]);
+        let o4 = opacities(slot, 4u * w, u32(y), u32(z));
+        var v = take_word(own, o4, word_at(slot, x0, y - 1, z), false);
+        v = take_word(v, o4, word_at(slot, x0, y + 1, z), true);
+        v = take_word(v, o4, word_at(slot, x0, y, z - 1), false);
+        v = take_word(v, o4, word_at(slot, x0, y, z + 1), false);
+        o[w] = o4;
+        l[w] = v;
+        grew |= u32(v != own) << w;
+    }
+    var carry = byte_of(word_at(slot, -1, y, z), 3u);
+    for (var x = 0u; x < CHUNK_SIZE; x++) {
+        let w = x / 4u;
+        let shift = 8u * (x % 4u);
+        let cur = (l[w] >> shift) & 0xffu;
+        let v = light_max(cur, offered(carry, (o[w] >> shift) & 0xffu, false));
+        l[w] = (l[w] & ~(0xffu << shift)) | (v << shift);
+        grew |= u32(v != cur) << w;
+        carry = v;
+    }
+    carry = byte_of(word_at(slot, i32(CHUNK_SIZE), y, z), 0u);
+    for (var i = 0u; i < CHUNK_SIZE; i++) {
+        let x = CHUNK_SIZE - 1u - i;
+        let w = x / 4u;
+        let shift = 8u * (x % 4u);
+        let cur = (l[w] >> shift) & 0xffu;
+        let v = light_max(cur, offered(carry, (o[w] >> shift) & 0xffu, false));
+        l[w] = (l[w] & ~(0xffu << shift)) | (v << shift);
+        grew |= u32(v != cur) << w;
+        carry = v;
+    }
+    for (var w = 0u; w < 8u; w++) {
+        if ((grew >> w) & 1u) != 0u {
+            atomicStore(&light[row + w], l[w]);
+        }
+    }
+    return grew != 0u;
+}
+
+// Cell (x, y, z) with coordinate `k` along `axis` (1: y, 2: z) and `p` on the other of the two.
+fn across(axis: u32, x: i32, p: i32, k: i32) -> vec3<i32> {
+    if axis == 1u {
+        return vec3<i32>(x, k, p);
+    }
+    return vec3<i32>(x, p, k);
+}
+
+// A round along y or z (`axis`) over the line of words at x0 = 4 * xw and `p` on the other axis:
+// every cell takes what its neighbours along x and along the third axis offer, then a sweep each
+// way along the line carries light as far as it goes (falling light taking the rule from above).
+// Returns whether a cell changed.
+fn sweep_across(slot: u32, axis: u32, xw: u32, p: i32) -> bool {
+    let x0 = i32(4u * xw);
+    var o: array<u32, 32>;
+    var l: array<u32, 32>;
+    var grew = 0u;
+    for (var k = 0u; k < CHUNK_SIZE; k++) {
+        let at = across(axis, x0, p, i32(k));
+        let index = slot * LIGHT_WORDS + xw + (CHUNK_SIZE / 4u) * (u32(at.y) + CHUNK_SIZE * u32(at.z));
+        let own = atomicLoad(&light[index]);
+        let o4 = opacities(slot, u32(x0), u32(at.y), u32(at.z));
+        let left = byte_of(word_at(slot, x0 - 1, at.y, at.z), 3u);
+        let right = byte_of(word_at(slot, x0 + 4, at.y, at.z), 0u);
+        var v = take_row(own, o4, left, right);
+        // The third axis: z for a line along y, y (light from above by its rule) along z.
+        let step = across(axis, 0, 1, 0);
+        let before = at - step;
+        let after = at + step;
+        v = take_word(v, o4, word_at(slot, before.x, before.y, before.z), false);
+        v = take_word(v, o4, word_at(slot, after.x, after.y, after.z), axis == 2u);
+        o[k] = o4;
+        l[k] = v;
+        grew |= u32(v != own) << k;
+    }
+    let first = across(axis, x0, p, -1);
+    var carry = word_at(slot, first.x, first.y, first.z);
+    for (var k = 0u; k < CHUNK_SIZE; k++) {
+        let v = take_word(l[k], o[k], carry, false);
+        grew |= u32(v != l[k]) << k;
+        l[k] = v;
+        carry = v;
+    }
+    let last = across(axis, x0, p, i32(CHUNK_SIZE));
+    carry = word_at(slot, last.x, last.y, last.z);
+    for (var i = 0u; i < CHUNK_SIZE; i++) {
+        let k = CHUNK_SIZE - 1u - i;
+        let v = take_word(l[k], o[k], carry, axis == 1u);
+        grew |= u32(v != l[k]) << k;
+        l[k] = v;
+        carry = v;
+    }
+    for (var k = 0u; k < CHUNK_SIZE; k++) {
+        if ((grew >> k) & 1u) != 0u {
+            let at = across(axis, x0, p, i32(k));
+            atomicStore(&light[slot * LIGHT_WORDS + xw + (CHUNK_SIZE / 4u) * (u32(at.y) + CHUNK_SIZE * u32(at.z))], l[k]);
+        }
+    }
+    return grew != 0u;
+}
+
+// Lines of a chunk a round along x covers (rows of 8 words), and along y or z (lines of 32).
+const X_LINES: u32 = 1024u;
+const ACROSS_LINES: u32 = 256u;
+
+// Marks round `round` as having moved light when a cell of this workgroup changed in it.
+fn mark_round(lane: u32, round: u32) {
+    workgroupBarrier();
+    if lane == 0u && atomicLoad(&changed) != 0u {
+        atomicStore(&moved[round], 1u);
+    }
+}
+
+// A round of one invocation per light word (4 cells): a short chain per invocation, for GPUs,
+// where the rounds wait on their longest chain.
 @compute @workgroup_size(64)
 fn spread(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
           @builtin(local_invocation_index) lane: u32) {
@@ -294,10 +455,33 @@ fn spread(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
     if at.x < range.count && !settled && relax(jobs[range.first + at.x].slot, at.y) {
         atomicStore(&changed, 1u);
     }
-    workgroupBarrier();
-    if lane == 0u && atomicLoad(&changed) != 0u {
-        atomicStore(&moved[round], 1u);
+    mark_round(lane, round);
+}
+
+// A round of sweeps along x, z, y, x, ... (one invocation per row or line of 32 cells): light
+// crosses a chunk in one round, so it settles in a few and the rest return at once; for CPU
+// adapters, where launching invocations costs more than their chains.
+@compute @workgroup_size(64)
+fn spread_lines(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+                @builtin(local_invocation_index) lane: u32) {
+    let round = range.round;
+    let turn = round % 3u;
+    let axis = select(select(1u, 2u, turn == 1u), 0u, turn == 0u);
+    let at = job_index(id, groups, 64u, select(ACROSS_LINES, X_LINES, axis == 0u));
+    let settled = round > 0u && atomicLoad(&moved[round - 1u]) == 0u;
+    if at.x < range.count && !settled {
+        let slot = jobs[range.first + at.x].slot;
+        var grew = false;
+        if axis == 0u {
+            grew = sweep_x(slot, i32(at.y % CHUNK_SIZE), i32(at.y / CHUNK_SIZE));
+        } else {
+            grew = sweep_across(slot, axis, at.y % 8u, i32(at.y / 8u));
+        }
+        if grew {
+            atomicStore(&changed, 1u);
+        }
     }
+    mark_round(lane, round);
 }
 
 fn light_byte(slot: u32, index: u32) -> u32 {

@@ -6,7 +6,8 @@
 //! to light itself ([`crate::chunk_pool::ChunkPool::light_jobs`]), sorted by level, and the pass
 //! is recorded only on frames that have any: a frame without changes costs nothing. A frame's
 //! steps, each over its own range of the list (one uniform per range): `mask` and `fall` over
-//! every job, `spread` [`RELAX_STEPS`] times over the chunks (one uniform per round; rounds after
+//! every job, `spread` or `spread_lines` ([`LightPass::spread_in_lines`]) [`RELAX_STEPS`] times
+//! over the chunks (one uniform per round; rounds after
 //! the light settles return at once), then for each level from 0 up, `pull` (level 1 and up:
 //! octants from their children, lit the step before) and `levels`. The pull is a dispatch of its
 //! own, an invocation per light word, rather than a first step of `levels`' one workgroup per
@@ -48,6 +49,13 @@ const ALL: usize = 0;
 const CHUNKS: usize = 1;
 const FIRST_ROUND: usize = 1 + LEVEL_RANGES;
 
+/// Invocations per chunk of `spread_lines` round `round`: rounds go along x, z, y, x, ...; along
+/// x each row of 32 cells has one, along z or y each line of 32 light words. Twin of the shader's
+/// `X_LINES` and `ACROSS_LINES`.
+fn spread_lines(round: u32) -> u32 {
+    if round.is_multiple_of(3) { 1024 } else { 256 }
+}
+
 /// `light.wgsl`.
 pub const LIGHT_BINDINGS: BindingTable = BindingTable {
     label: "voxgpu.light",
@@ -70,6 +78,15 @@ pub struct LightPass {
     mask: wgpu::ComputePipeline,
     fall: wgpu::ComputePipeline,
     spread: wgpu::ComputePipeline,
+    spread_lines: wgpu::ComputePipeline,
+    /// The spread's rounds sweep lines of 32 cells (`spread_lines`) rather than give each word
+    /// of 4 cells an invocation (`spread`). Both reach the same fixed point; which is faster
+    /// depends on the adapter. On a GPU a round waits on its longest chain of dependent steps,
+    /// and a sweep's chain is 32 cells long: an H100 took 0.63 ms a frame where word rounds took
+    /// 0.26. On a CPU adapter launching invocations dominates, and light that crosses a chunk in
+    /// one round settles in a few: lavapipe took half the time with sweeps. So sweeps on CPU
+    /// adapters, words elsewhere ([`Self::new`]); tests run both.
+    pub spread_in_lines: bool,
     pull: wgpu::ComputePipeline,
     levels: wgpu::ComputePipeline,
     jobs: wgpu::Buffer,
@@ -95,7 +112,14 @@ fn jobs_buffer(device: &wgpu::Device, jobs: u32) -> wgpu::Buffer {
 }
 
 impl LightPass {
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, registry: &BlockRegistry) -> Self {
+    /// The pass for `registry`'s blocks on a device of `device_type` (which spread it runs:
+    /// [`Self::spread_in_lines`]).
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        registry: &BlockRegistry,
+        device_type: wgpu::DeviceType,
+    ) -> Self {
         let layout = LIGHT_BINDINGS.layout(device);
         let source = shader_source(LIGHT);
         let pipeline =
@@ -116,6 +140,8 @@ impl LightPass {
             mask: pipeline("mask"),
             fall: pipeline("fall"),
             spread: pipeline("spread"),
+            spread_lines: pipeline("spread_lines"),
+            spread_in_lines: device_type == wgpu::DeviceType::Cpu,
             pull: pipeline("pull"),
             levels: pipeline("levels"),
             layout,
@@ -215,10 +241,11 @@ impl LightPass {
             });
             if chunks > 0 {
                 compute_pass(profiler, encoder, Some(light), stage::LIGHT_SPREAD, |pass| {
-                    pass.set_pipeline(&self.spread);
-                    for round in &groups[FIRST_ROUND..] {
-                        pass.set_bind_group(0, round, &[]);
-                        dispatch_linear(pass, chunks * 8192, 64);
+                    pass.set_pipeline(if self.spread_in_lines { &self.spread_lines } else { &self.spread });
+                    for (round, group) in groups[FIRST_ROUND..].iter().enumerate() {
+                        pass.set_bind_group(0, group, &[]);
+                        let per_chunk = if self.spread_in_lines { spread_lines(round as u32) } else { 8192 };
+                        dispatch_linear(pass, chunks * per_chunk, 64);
                     }
                 });
             }

@@ -114,6 +114,13 @@ impl Tools<'_> {
         self.renderer.passes.split_pairs = pairs;
     }
 
+    /// The light's spread rounds sweep lines of 32 cells (`true`, the default on a software
+    /// adapter) or give each word of 4 cells an invocation (`false`, the default on a GPU), from
+    /// the next frame on: tests run both on any adapter this way.
+    pub fn set_light_spread_in_lines(&mut self, lines: bool) {
+        self.renderer.passes.light.spread_in_lines = lines;
+    }
+
     /// Turns the opaque depth pre-pass on or off (filled modes), from the next frame on.
     pub fn set_depth_prepass(&mut self, on: bool) {
         self.renderer.options.depth_prepass = on;

@@ -97,7 +97,7 @@ pub(crate) struct Passes {
     /// This frame's opaque surfaces are shaded once per pixel (its depth target can be read);
     /// otherwise forward, each fragment as it is drawn.
     pub shade_per_pixel: bool,
-    light: LightPass,
+    pub(super) light: LightPass,
     pub(crate) shadow: ShadowPass,
     pipelines: DrawPipelines,
     draw_layout: wgpu::BindGroupLayout,
@@ -137,7 +137,7 @@ impl Passes {
             pyramid: Pyramid::new(device, queue, options.size()),
             deferred: Deferred::new(device, options.size(), options.color_format),
             shade_per_pixel: false,
-            light: LightPass::new(device, queue, registry),
+            light: LightPass::new(device, queue, registry, device_type),
             shadow: ShadowPass::new(device, &draw_layout, draws.capacity),
             draws,
             pipelines: DrawPipelines::new(device, &draw_layout, caps.polygon_mode_line, options.color_format),

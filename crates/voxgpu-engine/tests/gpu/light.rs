@@ -1,9 +1,9 @@
 //! Light on every adapter: the GPU's light of every resident node, every level, equals the CPU
 //! twin's computed from scratch (`voxgpu_core::light::light_nodes`), after the first frame and
 //! after every frame of a random sequence of edits (lamps placed and broken, shafts dug to the
-//! sky, water poured, chunks removed and put back), with coarse nodes above the chunks. The GPU
-//! lights only what each change reaches, so this is the incremental update against a full
-//! recompute.
+//! sky, water poured, chunks removed and put back), with coarse nodes above the chunks, by both
+//! forms of the spread's rounds (sweeps along lines, and an invocation per word). The GPU lights
+//! only what each change reaches, so this is the incremental update against a full recompute.
 
 use voxgpu_test_kit as kit;
 
@@ -67,106 +67,111 @@ fn gpu_light_equals_a_full_recompute_after_every_random_edit() {
     let rules = LightRules::new(&world.registry);
     let surface =
         |world: &World, x: i32, z: i32| (0..160).rev().find(|&y| !world.block(IVec3::new(x, y, z)).is_air());
+    // Both forms of the spread's rounds, on every adapter (each adapter picks one by default).
     for gpu in kit::gpu_contexts() {
-        let mut world = world.clone();
-        let mut r = kit::renderer(&gpu, &world, RendererOptions::new(64, 48, 96.0));
-        // Coarse nodes over the chunks: their light comes from their children's.
-        for (key, node) in parents(&world) {
-            if !node.is_empty() {
-                r.insert_node(key, Arc::new(node)).expect("node fits");
+        for lines in [false, true] {
+            let what = format!("{} (spread {})", gpu.summary, if lines { "in lines" } else { "by words" });
+            let mut world = world.clone();
+            let mut r = kit::renderer(&gpu, &world, RendererOptions::new(64, 48, 96.0));
+            r.tools().set_light_spread_in_lines(lines);
+            // Coarse nodes over the chunks: their light comes from their children's.
+            for (key, node) in parents(&world) {
+                if !node.is_empty() {
+                    r.insert_node(key, Arc::new(node)).expect("node fits");
+                }
             }
-        }
-        r.render(&camera()).expect("first frame");
-        let compared = assert_light_equals_twin(&r, &rules, &format!("{}: first frame", gpu.summary));
-        assert!(compared > 40, "{compared} nodes");
+            r.render(&camera()).expect("first frame");
+            let compared = assert_light_equals_twin(&r, &rules, &format!("{}: first frame", what));
+            assert!(compared > 40, "{compared} nodes");
 
-        let mut rng = kit::Rng(0x119e);
-        let (low, high) = (-64, 96);
-        for round in 0..12 {
-            let mut edits: Vec<(IVec3, BlockId)> = Vec::new();
-            for _ in 0..1 + rng.below(4) {
-                let x = low + rng.below((high - low) as u64) as i32;
-                let z = low + rng.below((high - low) as u64) as i32;
-                let Some(top) = surface(&world, x, z) else { continue };
-                match rng.below(6) {
-                    // A lamp on the ground, or buried a few blocks down (a cave's lamp).
-                    0 => edits.push((IVec3::new(x, top + 1, z), ids::LAMP)),
-                    1 => edits.push((IVec3::new(x, top - rng.below(12) as i32, z), ids::GLOWSTONE)),
-                    // A shaft to the sky, three wide.
-                    2 => {
-                        for y in top - 20..=top {
-                            for dx in -1..=1 {
-                                edits.push((IVec3::new(x + dx, y, z), BlockId::AIR));
+            let mut rng = kit::Rng(0x119e);
+            let (low, high) = (-64, 96);
+            for round in 0..12 {
+                let mut edits: Vec<(IVec3, BlockId)> = Vec::new();
+                for _ in 0..1 + rng.below(4) {
+                    let x = low + rng.below((high - low) as u64) as i32;
+                    let z = low + rng.below((high - low) as u64) as i32;
+                    let Some(top) = surface(&world, x, z) else { continue };
+                    match rng.below(6) {
+                        // A lamp on the ground, or buried a few blocks down (a cave's lamp).
+                        0 => edits.push((IVec3::new(x, top + 1, z), ids::LAMP)),
+                        1 => edits.push((IVec3::new(x, top - rng.below(12) as i32, z), ids::GLOWSTONE)),
+                        // A shaft to the sky, three wide.
+                        2 => {
+                            for y in top - 20..=top {
+                                for dx in -1..=1 {
+                                    edits.push((IVec3::new(x + dx, y, z), BlockId::AIR));
+                                }
                             }
                         }
-                    }
-                    // A roof over the place, casting the ground below into shade.
-                    3 => {
-                        for dz in -3..=3 {
-                            for dx in -3..=3 {
-                                edits.push((IVec3::new(x + dx, top + 6, z + dz), ids::STONE));
+                        // A roof over the place, casting the ground below into shade.
+                        3 => {
+                            for dz in -3..=3 {
+                                for dx in -3..=3 {
+                                    edits.push((IVec3::new(x + dx, top + 6, z + dz), ids::STONE));
+                                }
                             }
                         }
+                        4 => edits.push((IVec3::new(x, top + 1, z), ids::WATER)),
+                        // Break whatever lamp or block is on top.
+                        _ => edits.push((IVec3::new(x, top, z), BlockId::AIR)),
                     }
-                    4 => edits.push((IVec3::new(x, top + 1, z), ids::WATER)),
-                    // Break whatever lamp or block is on top.
-                    _ => edits.push((IVec3::new(x, top, z), BlockId::AIR)),
+                    // Each edit lands before the next is chosen, so the next sees the surface it left.
+                    for (at, block) in edits.drain(..) {
+                        world.set_block(at, block);
+                        r.set_block(at, block).expect("edit");
+                    }
                 }
-                // Each edit lands before the next is chosen, so the next sees the surface it left.
-                for (at, block) in edits.drain(..) {
-                    world.set_block(at, block);
-                    r.set_block(at, block).expect("edit");
+                // Now and then a chunk leaves and, a frame later, comes back.
+                let leaving =
+                    (round % 4 == 3).then(|| ChunkPos::new(rng.below(3) as i32, 1, rng.below(3) as i32));
+                if let Some(pos) = leaving {
+                    r.remove_chunk(pos);
+                }
+                r.render(&camera()).expect("edited frame");
+                assert_light_equals_twin(&r, &rules, &format!("{}: round {round}", what));
+                if let Some(chunk) = leaving.and_then(|pos| world.chunk(pos).map(|c| (pos, Arc::clone(c)))) {
+                    r.insert_chunk(chunk.0, chunk.1).expect("chunk fits");
+                    r.render(&camera()).expect("frame");
+                    assert_light_equals_twin(&r, &rules, &format!("{}: round {round}, back", what));
                 }
             }
-            // Now and then a chunk leaves and, a frame later, comes back.
-            let leaving =
-                (round % 4 == 3).then(|| ChunkPos::new(rng.below(3) as i32, 1, rng.below(3) as i32));
-            if let Some(pos) = leaving {
-                r.remove_chunk(pos);
-            }
-            r.render(&camera()).expect("edited frame");
-            assert_light_equals_twin(&r, &rules, &format!("{}: round {round}", gpu.summary));
-            if let Some(chunk) = leaving.and_then(|pos| world.chunk(pos).map(|c| (pos, Arc::clone(c)))) {
-                r.insert_chunk(chunk.0, chunk.1).expect("chunk fits");
-                r.render(&camera()).expect("frame");
-                assert_light_equals_twin(&r, &rules, &format!("{}: round {round}, back", gpu.summary));
-            }
-        }
 
-        // A tall hollow under the ground, then one column of its roof dug out in one frame: sky
-        // light falls through the hole to the hollow's floor, more than 14 blocks below every dug
-        // cell and in a lower chunk, so only the reach of the fall through the clear cells below a
-        // dug cell lights the floor. Then the hole's top is closed again: the light it let in
-        // must leave the same way.
-        let (x, z) = (20, 12);
-        let top = surface(&world, x, z).expect("ground at the hollow");
-        let floor = (top - 48).max(1);
-        let lowest_dug = top - 8;
-        assert!(
-            floor.div_euclid(32) < (lowest_dug - 14).div_euclid(32),
-            "the hollow's floor {floor} lies in a chunk below any within 14 blocks of the roof {lowest_dug}..={top}"
-        );
-        let set = |world: &mut World, r: &mut Offscreen, at: IVec3, block: BlockId| {
-            world.set_block(at, block);
-            r.set_block(at, block).expect("edit");
-        };
-        for y in floor..lowest_dug {
-            for dz in -2..=2 {
-                for dx in -2..=2 {
-                    set(&mut world, &mut r, IVec3::new(x + dx, y, z + dz), BlockId::AIR);
+            // A tall hollow under the ground, then one column of its roof dug out in one frame: sky
+            // light falls through the hole to the hollow's floor, more than 14 blocks below every dug
+            // cell and in a lower chunk, so only the reach of the fall through the clear cells below a
+            // dug cell lights the floor. Then the hole's top is closed again: the light it let in
+            // must leave the same way.
+            let (x, z) = (20, 12);
+            let top = surface(&world, x, z).expect("ground at the hollow");
+            let floor = (top - 48).max(1);
+            let lowest_dug = top - 8;
+            assert!(
+                floor.div_euclid(32) < (lowest_dug - 14).div_euclid(32),
+                "the hollow's floor {floor} lies in a chunk below any within 14 blocks of the roof {lowest_dug}..={top}"
+            );
+            let set = |world: &mut World, r: &mut Offscreen, at: IVec3, block: BlockId| {
+                world.set_block(at, block);
+                r.set_block(at, block).expect("edit");
+            };
+            for y in floor..lowest_dug {
+                for dz in -2..=2 {
+                    for dx in -2..=2 {
+                        set(&mut world, &mut r, IVec3::new(x + dx, y, z + dz), BlockId::AIR);
+                    }
                 }
             }
+            r.render(&camera()).expect("hollow frame");
+            assert_light_equals_twin(&r, &rules, &format!("{}: a hollow", what));
+            for y in lowest_dug..=top {
+                set(&mut world, &mut r, IVec3::new(x, y, z), BlockId::AIR);
+            }
+            r.render(&camera()).expect("shaft frame");
+            assert_light_equals_twin(&r, &rules, &format!("{}: the hollow's roof opened", what));
+            set(&mut world, &mut r, IVec3::new(x, top, z), ids::STONE);
+            r.render(&camera()).expect("closed frame");
+            assert_light_equals_twin(&r, &rules, &format!("{}: the hollow's roof closed", what));
         }
-        r.render(&camera()).expect("hollow frame");
-        assert_light_equals_twin(&r, &rules, &format!("{}: a hollow", gpu.summary));
-        for y in lowest_dug..=top {
-            set(&mut world, &mut r, IVec3::new(x, y, z), BlockId::AIR);
-        }
-        r.render(&camera()).expect("shaft frame");
-        assert_light_equals_twin(&r, &rules, &format!("{}: the hollow's roof opened", gpu.summary));
-        set(&mut world, &mut r, IVec3::new(x, top, z), ids::STONE);
-        r.render(&camera()).expect("closed frame");
-        assert_light_equals_twin(&r, &rules, &format!("{}: the hollow's roof closed", gpu.summary));
     }
 }
 

@@ -275,3 +275,101 @@ fn the_caster_lists_equal_the_cpu_twin() {
         assert!(uncertain * 100 < listed.iter().sum::<usize>(), "{uncertain} commands too near to call");
     }
 }
+
+/// A roof over the floor's far end, out of the eye's sight: y 30..33, x −35..−25, z −5..5.
+const ROOF: (Vec3, Vec3) = (Vec3::new(-35.0, 30.0, -5.0), Vec3::new(-25.0, 33.0, 5.0));
+
+/// The floor of `pillar_world` stretched west, the roof, and a ceiling over the eye's end (y 22,
+/// x −10..12, z −15..15) that hides everything above it from an eye just under it.
+fn hidden_roof_world() -> World {
+    let mut world = World::new(BlockRegistry::builtin());
+    for z in -40..40 {
+        for x in -70..20 {
+            world.set_block(IVec3::new(x, 10, z), ids::STONE);
+        }
+    }
+    for z in -15..15 {
+        for x in -10..12 {
+            world.set_block(IVec3::new(x, 22, z), ids::STONE);
+        }
+    }
+    let (low, high) = (ROOF.0.as_ivec3(), ROOF.1.as_ivec3());
+    for y in low.y..high.y {
+        for z in low.z..high.z {
+            for x in low.x..high.x {
+                world.set_block(IVec3::new(x, y, z), ids::STONE);
+            }
+        }
+    }
+    world
+}
+
+/// Occlusion culling tests a caster by where its shadow falls, not by where it is: a roof the
+/// eye cannot see (a low ceiling over the eye hides it, so the depth pyramid hides its box)
+/// shades floor the eye sees. The frame equals the frame without occlusion culling pixel for
+/// pixel, and the roof's shadow is in it.
+#[test]
+fn a_caster_hidden_from_the_eye_still_casts_the_shadow_the_eye_sees() {
+    use voxgpu_engine::Culling;
+    let world = hidden_roof_world();
+    // Two blocks under the ceiling, looking down at the roof's shadow (about x −48..−38, z 8..18
+    // at 10:00) with the roof in the frustum, behind the ceiling.
+    let mut camera = Camera::look_at(Vec3::new(10.0, 20.0, 0.5), Vec3::new(-43.0, FLOOR, 12.7));
+    camera.fov_y_degrees = 60.0;
+    let frustum = voxgpu_core::cull::Frustum::from_view_proj(camera.view_proj(1.0));
+    assert!(frustum.intersects_box(ROOF.0, ROOF.1), "the roof lies in the view, behind the ceiling");
+    let sun = voxgpu_engine::sun(10.0).truncate();
+    for gpu in kit::gpu_contexts() {
+        let options = |occlusion| RendererOptions {
+            fog: false,
+            time_of_day: 10.0,
+            lod: voxgpu_core::lod::LodSettings::OFF,
+            culling: Culling { occlusion, ..Culling::ALL },
+            ..RendererOptions::new(SIZE, SIZE, 400.0)
+        };
+        let (mut on, mut off) =
+            (kit::renderer(&gpu, &world, options(true)), kit::renderer(&gpu, &world, options(false)));
+        let culled = frame(&mut on, &camera, true);
+        let drawn = frame(&mut off, &camera, true);
+        let unshaded = frame(&mut off, &camera, false);
+        if culled != drawn {
+            let dir = kit::output_dir().join("shadow");
+            std::fs::create_dir_all(&dir).expect("output dir");
+            culled.save(dir.join("hidden-roof-occlusion-on.png")).expect("save");
+            drawn.save(dir.join("hidden-roof-occlusion-off.png")).expect("save");
+            panic!("{}: occlusion culling changed the picture of the hidden roof's shadow", gpu.summary);
+        }
+        // The floor points the roof shades, seen from the eye: darker with shadows on. Their rays
+        // to the sun pass 1.5 blocks inside the roof's sides: the outer cascade's texels are a
+        // quarter block, the receivers read two texels off the floor and filter over two.
+        let inner = (ROOF.0 + Vec3::new(1.5, 0.0, 1.5), ROOF.1 - Vec3::new(1.5, 0.0, 1.5));
+        let mut shaded = 0;
+        for z in -100..100 {
+            for x in -280..-40 {
+                let p = Vec3::new(x as f32 * 0.25 + 0.125, FLOOR, z as f32 * 0.25 + 0.125);
+                if !hits(p, sun, inner) {
+                    continue;
+                }
+                let Some((px, py)) = pixel(&camera, p) else { continue };
+                let ratio = luminance(culled.get_pixel(px, py)) / luminance(unshaded.get_pixel(px, py));
+                assert!(
+                    ratio < 0.85,
+                    "{}: ({}, {}) under the roof at {ratio:.3} of its light",
+                    gpu.summary,
+                    p.x,
+                    p.z
+                );
+                shaded += 1;
+            }
+        }
+        assert!(shaded > 100, "{}: only {shaded} points of the roof's shadow seen", gpu.summary);
+        // The roof itself is hidden in the pyramid the caster pass tested: only its shadow keeps it.
+        let casters = on.inspect().shadow_casters().expect("caster lists");
+        let pyramid = casters.pyramid.as_ref().expect("the caster pass tested a depth pyramid");
+        let anchor = glam::IVec3::from_array(casters.cull.anchor).as_vec3();
+        let view_proj = glam::Mat4::from_cols_array_2d(&casters.cull.pyramid.view_proj);
+        let hidden = pyramid.test_box(view_proj, ROOF.0 - anchor, ROOF.1 - anchor);
+        assert!(hidden.occluded, "{}: the eye sees the roof, so the test proves nothing", gpu.summary);
+        println!("{}: {shaded} points of a hidden roof's shadow seen", gpu.summary);
+    }
+}
