@@ -23,7 +23,7 @@
 //! 2. **Spread**, full-detail chunks (level 0) only, to the fixed point: every non-opaque cell
 //!    takes the largest value its six neighbours (across chunk borders) offer, until none
 //!    changes. The GPU gets there in at most [`RELAX_STEPS`] rounds, each at least a Jacobi
-//!    step (its rounds sweep whole lines of cells); this twin by a work list. Light is never
+//!    step (on a CPU adapter its rounds also sweep whole lines of cells); this twin by a work list. Light is never
 //!    spread at a coarse level, where one step would cross `2^level` blocks.
 //! 3. **Coarse from fine**: a level-N node (N ≥ 1) takes, in each octant whose child node is
 //!    resident, that child's level-1 mip; elsewhere it keeps its fall.

@@ -1,6 +1,6 @@
 //! Occlusion culling's CPU twin: the depth pyramid built from a frame's depth (twin of
-//! `shaders/hiz.wgsl`) and the test of a box against it (twin of `box_occluded` in
-//! `shaders/cull.wgsl`).
+//! `shaders/hiz.wgsl`) and the test of a box against it (twin of `pyramid_occludes` in
+//! `shaders/pyramid_test.wgsl`, which the cull and shadow caster passes share).
 //!
 //! **Depth** is reverse-Z (1 at the near plane, 0 infinitely far), so a pixel's *farthest*
 //! surface is its *smallest* depth, and a pyramid texel keeps the minimum of the pixels it covers.

@@ -17,8 +17,8 @@
 //           (their masks let open columns pass unread), emission as block light
 //   spread  up to RELAX_STEPS rounds over the level-0 jobs: each open cell takes the largest
 //           light its six neighbours offer, across chunk borders. Two forms (light.rs
-//           `LightSpread`): `spread`, 1 invocation per light word (4 cells) a round; and
-//           `spread_lines`, rounds along x, z, y, x, ..., 1 invocation per row of 32 cells (x)
+//           `LightPass::spread_in_lines`): `spread`, 1 invocation per light word (4 cells) a
+//           round; and `spread_lines`, rounds along x, z, y, x, ..., 1 invocation per row of 32 cells (x)
 //           or line of 32 words (y, z) that takes what the neighbours off the line offer and
 //           then sweeps each way along the line, so light crosses a chunk in one round. In
 //           place: a neighbour read may be this round's or the last, both at most the fixed

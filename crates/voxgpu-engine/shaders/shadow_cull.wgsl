@@ -53,6 +53,10 @@ struct ShadowCull {
     pyramid: PyramidTest,
     // Blocks by which a piece is grown before the pyramid tests it (shadow::RECEIVER_MARGIN).
     margin: f32,
+    // 1 / sun.y where the sun stands at least shadow::SWEEP_MIN_SUN_Y high (0 elsewhere: the
+    // whole sweep): a product rounds the same on every GPU and in the CPU twin, a quotient need
+    // not.
+    inv_sun_y: f32,
 }
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
@@ -79,10 +83,10 @@ const SWEEP_PIECES: u32 = 8u;
 // bottom of `sphere` (no fragment reading the cascade lies lower), at most shadow.sun.w.
 fn sweep_length(sphere: vec4<f32>, top: f32) -> f32 {
     let sun = shadow.sun;
-    if sun.y <= 0.0 {
+    if shadow.inv_sun_y <= 0.0 {
         return sun.w;
     }
-    return clamp((top - (sphere.y - sphere.w)) / sun.y, 0.0, sun.w);
+    return clamp((top - (sphere.y - sphere.w)) * shadow.inv_sun_y, 0.0, sun.w);
 }
 
 // Whether a piece of a sweep, the box [low, high] moved along from `a` to `b`, can hold a

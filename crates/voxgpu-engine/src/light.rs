@@ -9,9 +9,9 @@
 //! every job, `spread` or `spread_lines` ([`LightPass::spread_in_lines`]) [`RELAX_STEPS`] times
 //! over the chunks (one uniform per round; rounds after
 //! the light settles return at once), then for each level from 0 up, `pull` (level 1 and up:
-//! octants from their children, lit the step before) and `levels`. The pull is a dispatch of its
-//! own, an invocation per light word, rather than a first step of `levels`' one workgroup per
-//! job: on a GPU this pass waits on its chain of dependent steps, not on its arithmetic.
+//! octants from their children, lit the step before) and `levels`. The pull gives each light word
+//! its own invocation: on a GPU this pass waits on its chains of dependent steps, not on its
+//! arithmetic, so the copy is spread as wide as it goes.
 
 use wgpu_profiler::GpuProfiler;
 
@@ -49,6 +49,10 @@ const ALL: usize = 0;
 const CHUNKS: usize = 1;
 const FIRST_ROUND: usize = 1 + LEVEL_RANGES;
 
+/// Light words of a node's level 0 (32³ cells, 4 a word): the invocations per job of `spread`'s
+/// rounds and of `pull`. Twin of the shader's `LEVEL0_WORDS`.
+const LEVEL0_WORDS: u32 = 8192;
+
 /// Invocations per chunk of `spread_lines` round `round`: rounds go along x, z, y, x, ...; along
 /// x each row of 32 cells has one, along z or y each line of 32 light words. Twin of the shader's
 /// `X_LINES` and `ACROSS_LINES`.
@@ -82,10 +86,10 @@ pub struct LightPass {
     /// The spread's rounds sweep lines of 32 cells (`spread_lines`) rather than give each word
     /// of 4 cells an invocation (`spread`). Both reach the same fixed point; which is faster
     /// depends on the adapter. On a GPU a round waits on its longest chain of dependent steps,
-    /// and a sweep's chain is 32 cells long: an H100 took 0.63 ms a frame where word rounds took
-    /// 0.26. On a CPU adapter launching invocations dominates, and light that crosses a chunk in
-    /// one round settles in a few: lavapipe took half the time with sweeps. So sweeps on CPU
-    /// adapters, words elsewhere ([`Self::new`]); tests run both.
+    /// and a sweep's chain is 32 cells long. On a CPU adapter launching invocations dominates,
+    /// and light that crosses a chunk in one round settles in a few rounds. So sweeps on CPU
+    /// adapters, words elsewhere ([`Self::new`]; docs/PERFORMANCE.md has the figures); tests run
+    /// both.
     pub spread_in_lines: bool,
     pull: wgpu::ComputePipeline,
     levels: wgpu::ComputePipeline,
@@ -244,7 +248,8 @@ impl LightPass {
                     pass.set_pipeline(if self.spread_in_lines { &self.spread_lines } else { &self.spread });
                     for (round, group) in groups[FIRST_ROUND..].iter().enumerate() {
                         pass.set_bind_group(0, group, &[]);
-                        let per_chunk = if self.spread_in_lines { spread_lines(round as u32) } else { 8192 };
+                        let per_chunk =
+                            if self.spread_in_lines { spread_lines(round as u32) } else { LEVEL0_WORDS };
                         dispatch_linear(pass, chunks * per_chunk, 64);
                     }
                 });
@@ -257,7 +262,7 @@ impl LightPass {
                     pass.set_bind_group(0, &groups[CHUNKS + level], &[]);
                     if level > 0 {
                         pass.set_pipeline(&self.pull);
-                        dispatch_linear(pass, range.count * 8192, 64);
+                        dispatch_linear(pass, range.count * LEVEL0_WORDS, 64);
                     }
                     pass.set_pipeline(&self.levels);
                     dispatch_linear(pass, range.count, 1);

@@ -13,9 +13,9 @@
 //!   faces the sun, whose tight box meets the cascade's box, and whose shadow can fall on what
 //!   the eye sees through that cascade: the box swept away from the sun, down to the bottom of
 //!   the cascade's sphere (no receiver of the cascade lies lower) and at most by the map's
-//!   depth, is cut into [`SWEEP_PIECES`] pieces, and one piece's bounding box must meet the
-//!   cascade's sphere and the camera's frustum (both grown by [`RECEIVER_MARGIN`]) and, in a
-//!   frame with two phases of occlusion culling, not be hidden in the depth pyramid built from
+//!   depth, is cut into [`SWEEP_PIECES`] pieces, and for one piece its bounding box must meet
+//!   the cascade's sphere, the piece itself the camera's frustum (both grown by
+//!   [`RECEIVER_MARGIN`]) and, in a frame with two phases of occlusion culling, not be hidden in the depth pyramid built from
 //!   the first phase (the pass then runs after that pyramid). The map stays sphere-fitted and
 //!   stable; only casters whose shadow lies off screen, or only where the eye cannot see (in the
 //!   ground, in caves, behind hills), are left out.
@@ -56,9 +56,13 @@ pub const CASTER_REACH: f32 = 384.0;
 pub const RECEIVER_MARGIN: f32 = 2.0;
 /// Pieces a caster's sweep away from the sun is cut into for the receiver tests (`SWEEP_PIECES`
 /// in `shaders/shadow_cull.wgsl`, which the caster twin's test holds to this): one bounding box
-/// of a long diagonal sweep is far larger than the shadow it bounds, and met the outer sphere
+/// of a long diagonal sweep is far larger than the shadow it bounds, and meets the outer sphere
 /// from casters whose shadow falls nowhere near it.
 pub const SWEEP_PIECES: u32 = 8;
+/// The lowest sun (the y of its unit direction) for which a caster's sweep is cut short at the
+/// bottom of the receivers' sphere; lower, the whole sweep is tested (its length over a smaller
+/// y would exceed the map's depth anyway).
+pub const SWEEP_MIN_SUN_Y: f32 = 1e-3;
 /// Texels along each side of a cascade.
 pub const SHADOW_MAP_SIZE: u32 = 2048;
 /// The shadow map's format.
@@ -143,8 +147,12 @@ pub struct ShadowCull {
     /// Blocks by which a piece of a sweep is grown before the pyramid tests it
     /// ([`RECEIVER_MARGIN`]).
     pub margin: f32,
+    /// 1 / `sun.y` where the sun stands at least [`SWEEP_MIN_SUN_Y`] high, else 0 (the whole
+    /// sweep): the sweep's length is a product, which rounds the same on every GPU and in the
+    /// twin (WGSL allows a quotient 2.5 ULP).
+    pub inv_sun_y: f32,
     /// Pads the uniform to 16 bytes; zero.
-    pub _pad: [f32; 3],
+    pub _pad: [f32; 2],
 }
 
 /// What a test against a depth pyramid needs of it (`PyramidTest` in
@@ -188,7 +196,8 @@ impl ShadowCull {
             cascades: CASCADES as u32,
             pyramid: PyramidTest::default(),
             margin: RECEIVER_MARGIN,
-            _pad: [0.0; 3],
+            inv_sun_y: if sun.y >= SWEEP_MIN_SUN_Y { 1.0 / sun.y } else { 0.0 },
+            _pad: [0.0; 2],
         }
     }
 }
