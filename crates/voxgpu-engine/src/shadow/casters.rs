@@ -193,7 +193,7 @@ impl ShadowCull {
             (true, false) => Rejection::ViewFrustum,
             (true, true) => Rejection::Occluded,
         };
-        seen.map_or(Err((unseen, by)), Ok)
+        seen.ok_or((unseen, by))
     }
 
     /// Whether `cascade` draws the opaque stream of face `face` of the node `record`, whose
