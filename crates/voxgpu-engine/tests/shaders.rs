@@ -466,3 +466,35 @@ fn the_table_check_finds_two_swapped_buffers_of_one_type() {
     assert!(errors.iter().any(|e| e.contains("`chunks`") && e.contains("bytes")), "{errors:?}");
     assert!(errors.iter().any(|e| e.contains("`extra`")), "{errors:?}");
 }
+
+#[test]
+fn shadow_cull_layout_matches_between_rust_and_wgsl() {
+    use std::mem::offset_of;
+    use voxgpu_engine::shadow::{PyramidTest, SWEEP_PIECES, ShadowCull};
+    let file = SHADERS.iter().find(|f| f.name == "shadow_cull.wgsl").expect("the caster pass's shader");
+    let module = validate("shaders/shadow_cull.wgsl", &shader_source(*file));
+    let (members, span) = wgsl_struct(&module, "ShadowCull");
+    let rust = [
+        ("planes", offset_of!(ShadowCull, planes)),
+        ("view", offset_of!(ShadowCull, view)),
+        ("receivers", offset_of!(ShadowCull, receivers)),
+        ("sun", offset_of!(ShadowCull, sun)),
+        ("anchor", offset_of!(ShadowCull, anchor)),
+        ("cascades", offset_of!(ShadowCull, cascades)),
+        ("pyramid", offset_of!(ShadowCull, pyramid)),
+        ("margin", offset_of!(ShadowCull, margin)),
+        ("inv_sun_y", offset_of!(ShadowCull, inv_sun_y)),
+    ];
+    assert_eq!(members, rust.map(|(n, o)| (n.to_string(), o as u32)).to_vec(), "ShadowCull members");
+    assert_eq!(span as usize, size_of::<ShadowCull>(), "ShadowCull size");
+    let (members, span) = wgsl_struct(&module, "PyramidTest");
+    let rust = [
+        ("view_proj", offset_of!(PyramidTest, view_proj)),
+        ("frame", offset_of!(PyramidTest, frame)),
+        ("levels", offset_of!(PyramidTest, levels)),
+        ("depth_margin", offset_of!(PyramidTest, depth_margin)),
+    ];
+    assert_eq!(members, rust.map(|(n, o)| (n.to_string(), o as u32)).to_vec(), "PyramidTest members");
+    assert_eq!(span as usize, size_of::<PyramidTest>(), "PyramidTest size");
+    assert_eq!(u32_constant(&module, "SWEEP_PIECES"), SWEEP_PIECES);
+}
