@@ -292,14 +292,19 @@ struct CullParams {
     sort_scale: f32,
     // The block every position is measured from (Camera.anchor).
     anchor: vec3<i32>,
-    // The frame the depth pyramid was built from, in pixels (occlusion.rs).
-    pyramid_frame: vec2<u32>,
-    // Levels of the depth pyramid; 0 when there is none to test against.
-    pyramid_levels: u32,
-    // occlusion::DEPTH_MARGIN.
+    // The depth pyramid the streams are tested against; its levels are 0 when there is none.
+    pyramid: PyramidTest,
+}
+
+// What a test against a depth pyramid (pyramid_test.wgsl) needs of it: the camera its depth was
+// drawn with (anchored positions to clip space), the frame it was built from in pixels
+// (occlusion.rs), its levels (0: no test) and occlusion::DEPTH_MARGIN. The cull pass and the
+// shadow caster pass each carry one.
+struct PyramidTest {
+    view_proj: mat4x4<f32>,
+    frame: vec2<u32>,
+    levels: u32,
     depth_margin: f32,
-    // Anchored positions to the clip space of the camera the pyramid's depth was drawn with.
-    pyramid_view_proj: mat4x4<f32>,
 }
 
 // The texture atlas: tiles of TILE_SIZE^2 texels, ATLAS_COLUMNS to a row; tile TILE_PLAIN is

@@ -154,8 +154,7 @@ fn write_command(list: u32, index: u32, first_quad: u32, quads: u32) {
 
 // Whether every pixel the box could cover holds a nearer surface (pyramid_test.wgsl).
 fn box_occluded(low: vec3<f32>, high: vec3<f32>) -> bool {
-    let test = PyramidTest(cull.pyramid_view_proj, cull.pyramid_frame, cull.pyramid_levels, cull.depth_margin);
-    return pyramid_occludes(test, low, high);
+    return pyramid_occludes(cull.pyramid, low, high);
 }
 
 @compute @workgroup_size(64)
@@ -214,7 +213,7 @@ fn cull_stream(invocation: u32, first_phase: bool) {
     }
     let two_phase = (cull.flags & CULL_TWO_PHASE) != 0u;
     var occluded = false;
-    if candidate && (cull.flags & CULL_OCCLUSION) != 0u && cull.pyramid_levels > 0u {
+    if candidate && (cull.flags & CULL_OCCLUSION) != 0u && cull.pyramid.levels > 0u {
         let bounds = stream_box(record, faces[face_index].bounds, cull.anchor);
         occluded = box_occluded(bounds[0], bounds[1]);
     }

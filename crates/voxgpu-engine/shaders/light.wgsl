@@ -341,26 +341,20 @@ fn sweep_x(slot: u32, y: i32, z: i32) -> bool {
         l[w] = v;
         grew |= u32(v != own) << w;
     }
-    var carry = byte_of(word_at(slot, -1, y, z), 3u);
-    for (var x = 0u; x < CHUNK_SIZE; x++) {
-        let w = x / 4u;
-        let shift = 8u * (x % 4u);
-        let cur = (l[w] >> shift) & 0xffu;
-        let v = light_max(cur, offered(carry, (o[w] >> shift) & 0xffu, false));
-        l[w] = (l[w] & ~(0xffu << shift)) | (v << shift);
-        grew |= u32(v != cur) << w;
-        carry = v;
-    }
-    carry = byte_of(word_at(slot, i32(CHUNK_SIZE), y, z), 0u);
-    for (var i = 0u; i < CHUNK_SIZE; i++) {
-        let x = CHUNK_SIZE - 1u - i;
-        let w = x / 4u;
-        let shift = 8u * (x % 4u);
-        let cur = (l[w] >> shift) & 0xffu;
-        let v = light_max(cur, offered(carry, (o[w] >> shift) & 0xffu, false));
-        l[w] = (l[w] & ~(0xffu << shift)) | (v << shift);
-        grew |= u32(v != cur) << w;
-        carry = v;
+    // Towards +x from the cell left of the row, then towards -x from the cell right of it.
+    for (var back = 0u; back < 2u; back++) {
+        var carry = select(byte_of(word_at(slot, -1, y, z), 3u),
+                           byte_of(word_at(slot, i32(CHUNK_SIZE), y, z), 0u), back == 1u);
+        for (var i = 0u; i < CHUNK_SIZE; i++) {
+            let x = select(i, CHUNK_SIZE - 1u - i, back == 1u);
+            let w = x / 4u;
+            let shift = 8u * (x % 4u);
+            let cur = (l[w] >> shift) & 0xffu;
+            let v = light_max(cur, offered(carry, (o[w] >> shift) & 0xffu, false));
+            l[w] = (l[w] & ~(0xffu << shift)) | (v << shift);
+            grew |= u32(v != cur) << w;
+            carry = v;
+        }
     }
     for (var w = 0u; w < 8u; w++) {
         if ((grew >> w) & 1u) != 0u {
@@ -405,22 +399,18 @@ fn sweep_across(slot: u32, axis: u32, xw: u32, p: i32) -> bool {
         l[k] = v;
         grew |= u32(v != own) << k;
     }
-    let first = across(axis, x0, p, -1);
-    var carry = word_at(slot, first.x, first.y, first.z);
-    for (var k = 0u; k < CHUNK_SIZE; k++) {
-        let v = take_word(l[k], o[k], carry, false);
-        grew |= u32(v != l[k]) << k;
-        l[k] = v;
-        carry = v;
-    }
-    let last = across(axis, x0, p, i32(CHUNK_SIZE));
-    carry = word_at(slot, last.x, last.y, last.z);
-    for (var i = 0u; i < CHUNK_SIZE; i++) {
-        let k = CHUNK_SIZE - 1u - i;
-        let v = take_word(l[k], o[k], carry, axis == 1u);
-        grew |= u32(v != l[k]) << k;
-        l[k] = v;
-        carry = v;
+    // Up the line from the word before it, then down from the word after it (downwards along y
+    // is light falling from above).
+    for (var back = 0u; back < 2u; back++) {
+        let start = across(axis, x0, p, select(-1, i32(CHUNK_SIZE), back == 1u));
+        var carry = word_at(slot, start.x, start.y, start.z);
+        for (var i = 0u; i < CHUNK_SIZE; i++) {
+            let k = select(i, CHUNK_SIZE - 1u - i, back == 1u);
+            let v = take_word(l[k], o[k], carry, back == 1u && axis == 1u);
+            grew |= u32(v != l[k]) << k;
+            l[k] = v;
+            carry = v;
+        }
     }
     for (var k = 0u; k < CHUNK_SIZE; k++) {
         if ((grew >> k) & 1u) != 0u {

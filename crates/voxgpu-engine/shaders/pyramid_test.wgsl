@@ -1,18 +1,8 @@
 // The depth pyramid's occlusion test, shared by the cull pass (the view's streams) and the shadow
 // caster pass (the pieces of a caster's shadow).
 
-// What a test needs of the pyramid: the camera its depth was drawn with (anchored positions to
-// clip space), the frame it was built from in pixels, its levels and
-// voxgpu_core::occlusion::DEPTH_MARGIN.
-struct PyramidTest {
-    view_proj: mat4x4<f32>,
-    frame: vec2<u32>,
-    levels: u32,
-    depth_margin: f32,
-}
-
-// Whether every pixel the box [low, high] could cover holds a nearer surface in `pyramid`: a
-// frame's depth pyramid, laid out as hiz.wgsl builds it. Twin of
+// Whether every pixel the box [low, high] could cover holds a nearer surface in `pyramid`, as
+// `test` (common.wgsl's PyramidTest) describes it: a frame's depth pyramid, laid out as hiz.wgsl builds it. Twin of
 // voxgpu_core::occlusion::DepthPyramid::test_box. Included by cull.wgsl and shadow_cull.wgsl,
 // which bind `pyramid: array<f32>`.
 fn pyramid_occludes(test: PyramidTest, low: vec3<f32>, high: vec3<f32>) -> bool {

@@ -236,17 +236,26 @@ pub struct CullParams {
     /// The block positions are measured from ([`CameraUniform::anchor`]); the planes too are in
     /// these coordinates.
     pub anchor: [i32; 3],
-    /// Pads `pyramid_frame` to its 8-byte alignment; zero.
+    /// Pads `pyramid` to its 16-byte alignment; zero.
     pub _pad: u32,
-    /// The frame the depth pyramid was built from, in pixels.
-    pub pyramid_frame: [u32; 2],
-    /// Levels of the depth pyramid; 0 when there is none to test against.
-    pub pyramid_levels: u32,
-    /// [`voxgpu_core::occlusion::DEPTH_MARGIN`].
-    pub depth_margin: f32,
+    /// The depth pyramid the streams are tested against; its levels are 0 when there is none.
+    pub pyramid: PyramidTest,
+}
+
+/// What a test against a depth pyramid needs of it (`PyramidTest` in `shaders/common.wgsl`):
+/// the cull pass and the shadow caster pass each carry one.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PyramidTest {
     /// Anchored positions to the clip space of the camera the pyramid's depth was drawn with
     /// (columns).
-    pub pyramid_view_proj: [[f32; 4]; 4],
+    pub view_proj: [[f32; 4]; 4],
+    /// The frame the pyramid was built from, in pixels.
+    pub frame: [u32; 2],
+    /// Its levels; 0 for no test.
+    pub levels: u32,
+    /// [`voxgpu_core::occlusion::DEPTH_MARGIN`].
+    pub depth_margin: f32,
 }
 
 impl CullParams {

@@ -34,6 +34,7 @@ use wgpu_profiler::GpuProfiler;
 
 use crate::bindings::{BindingTable, Resources, Slot};
 use crate::draw::{CountingPass, DrawSubmission};
+pub use crate::layouts::PyramidTest;
 use crate::layouts::{ChunkMeta, FaceMesh, PassParams};
 use crate::pipelines::{compute_pipeline, dispatch_linear};
 use crate::profiling::{compute_pass, render_pass, scope, stage};
@@ -153,22 +154,6 @@ pub struct ShadowCull {
     pub inv_sun_y: f32,
     /// Pads the uniform to 16 bytes; zero.
     pub _pad: [f32; 2],
-}
-
-/// What a test against a depth pyramid needs of it (`PyramidTest` in
-/// `shaders/pyramid_test.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct PyramidTest {
-    /// Anchored positions to the clip space of the camera the pyramid's depth was drawn with
-    /// (columns).
-    pub view_proj: [[f32; 4]; 4],
-    /// The frame the pyramid was built from, in pixels.
-    pub frame: [u32; 2],
-    /// Its levels; 0 for no test.
-    pub levels: u32,
-    /// [`voxgpu_core::occlusion::DEPTH_MARGIN`].
-    pub depth_margin: f32,
 }
 
 impl ShadowCull {

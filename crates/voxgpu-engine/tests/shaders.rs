@@ -175,7 +175,12 @@ fn camera_uniform_layout_matches_between_rust_and_wgsl() {
 /// (name, offset) pairs, and its size against `size` (ignored for runtime-sized structs, where it
 /// is the header size up to the runtime array).
 fn assert_struct(name: &str, rust: &[(&str, usize)], size: usize) {
-    let (members, span) = wgsl_struct(&common(), name);
+    assert_struct_in(&common(), name, rust, size);
+}
+
+/// [`assert_struct`] for a struct `module` declares.
+fn assert_struct_in(module: &Module, name: &str, rust: &[(&str, usize)], size: usize) {
+    let (members, span) = wgsl_struct(module, name);
     let wgsl: Vec<(&str, usize)> = members.iter().map(|(n, o)| (n.as_str(), *o as usize)).collect();
     let (header, _) = wgsl.split_at(rust.len().min(wgsl.len()));
     assert_eq!(header, rust, "{name} members");
@@ -245,10 +250,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
             ("view_eye", offset_of!(voxgpu_engine::low_level::CullParams, view_eye)),
             ("sort_scale", offset_of!(voxgpu_engine::low_level::CullParams, sort_scale)),
             ("anchor", offset_of!(voxgpu_engine::low_level::CullParams, anchor)),
-            ("pyramid_frame", offset_of!(voxgpu_engine::low_level::CullParams, pyramid_frame)),
-            ("pyramid_levels", offset_of!(voxgpu_engine::low_level::CullParams, pyramid_levels)),
-            ("depth_margin", offset_of!(voxgpu_engine::low_level::CullParams, depth_margin)),
-            ("pyramid_view_proj", offset_of!(voxgpu_engine::low_level::CullParams, pyramid_view_proj)),
+            ("pyramid", offset_of!(voxgpu_engine::low_level::CullParams, pyramid)),
         ],
         size_of::<voxgpu_engine::low_level::CullParams>(),
     );
@@ -468,33 +470,36 @@ fn the_table_check_finds_two_swapped_buffers_of_one_type() {
 }
 
 #[test]
-fn shadow_cull_layout_matches_between_rust_and_wgsl() {
+fn shadow_cull_and_pyramid_test_layouts_match_between_rust_and_wgsl() {
     use std::mem::offset_of;
     use voxgpu_engine::shadow::{PyramidTest, SWEEP_PIECES, ShadowCull};
     let file = SHADERS.iter().find(|f| f.name == "shadow_cull.wgsl").expect("the caster pass's shader");
     let module = validate("shaders/shadow_cull.wgsl", &shader_source(*file));
-    let (members, span) = wgsl_struct(&module, "ShadowCull");
-    let rust = [
-        ("planes", offset_of!(ShadowCull, planes)),
-        ("view", offset_of!(ShadowCull, view)),
-        ("receivers", offset_of!(ShadowCull, receivers)),
-        ("sun", offset_of!(ShadowCull, sun)),
-        ("anchor", offset_of!(ShadowCull, anchor)),
-        ("cascades", offset_of!(ShadowCull, cascades)),
-        ("pyramid", offset_of!(ShadowCull, pyramid)),
-        ("margin", offset_of!(ShadowCull, margin)),
-        ("inv_sun_y", offset_of!(ShadowCull, inv_sun_y)),
-    ];
-    assert_eq!(members, rust.map(|(n, o)| (n.to_string(), o as u32)).to_vec(), "ShadowCull members");
-    assert_eq!(span as usize, size_of::<ShadowCull>(), "ShadowCull size");
-    let (members, span) = wgsl_struct(&module, "PyramidTest");
-    let rust = [
-        ("view_proj", offset_of!(PyramidTest, view_proj)),
-        ("frame", offset_of!(PyramidTest, frame)),
-        ("levels", offset_of!(PyramidTest, levels)),
-        ("depth_margin", offset_of!(PyramidTest, depth_margin)),
-    ];
-    assert_eq!(members, rust.map(|(n, o)| (n.to_string(), o as u32)).to_vec(), "PyramidTest members");
-    assert_eq!(span as usize, size_of::<PyramidTest>(), "PyramidTest size");
+    assert_struct_in(
+        &module,
+        "ShadowCull",
+        &[
+            ("planes", offset_of!(ShadowCull, planes)),
+            ("view", offset_of!(ShadowCull, view)),
+            ("receivers", offset_of!(ShadowCull, receivers)),
+            ("sun", offset_of!(ShadowCull, sun)),
+            ("anchor", offset_of!(ShadowCull, anchor)),
+            ("cascades", offset_of!(ShadowCull, cascades)),
+            ("pyramid", offset_of!(ShadowCull, pyramid)),
+            ("margin", offset_of!(ShadowCull, margin)),
+            ("inv_sun_y", offset_of!(ShadowCull, inv_sun_y)),
+        ],
+        size_of::<ShadowCull>(),
+    );
+    assert_struct(
+        "PyramidTest",
+        &[
+            ("view_proj", offset_of!(PyramidTest, view_proj)),
+            ("frame", offset_of!(PyramidTest, frame)),
+            ("levels", offset_of!(PyramidTest, levels)),
+            ("depth_margin", offset_of!(PyramidTest, depth_margin)),
+        ],
+        size_of::<PyramidTest>(),
+    );
     assert_eq!(u32_constant(&module, "SWEEP_PIECES"), SWEEP_PIECES);
 }

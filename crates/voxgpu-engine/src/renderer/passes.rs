@@ -369,10 +369,7 @@ impl Passes {
         let drawn_with = if occlusion.two_phase { Some(*camera) } else { self.pyramid.built_with };
         if let (true, Some(drawn_with)) = (occlusion.test, drawn_with) {
             cull.flags |= CullParams::OCCLUSION;
-            cull.pyramid_frame = [self.pyramid.frame.0, self.pyramid.frame.1];
-            cull.pyramid_levels = self.pyramid.level_count();
-            cull.depth_margin = voxgpu_core::occlusion::DEPTH_MARGIN;
-            cull.pyramid_view_proj = drawn_with.view_proj_from(aspect, anchor).to_cols_array_2d();
+            cull.pyramid = self.pyramid_test(&drawn_with, aspect, anchor);
         }
         queue.write_buffer(&self.draws.cull_params, 0, bytemuck::bytes_of(&cull));
     }
@@ -397,9 +394,14 @@ impl Passes {
         if !occlusion.two_phase || first_phase_shades {
             return PyramidTest::default();
         }
-        let aspect = frame.0 as f32 / frame.1 as f32;
+        self.pyramid_test(camera, frame.0 as f32 / frame.1 as f32, camera.anchor())
+    }
+
+    /// A test against the depth pyramid as it is laid out now, whose depth `drawn_with` drew at
+    /// `aspect`, for positions measured from `anchor`.
+    fn pyramid_test(&self, drawn_with: &Camera, aspect: f32, anchor: glam::IVec3) -> PyramidTest {
         PyramidTest {
-            view_proj: camera.view_proj_from(aspect, camera.anchor()).to_cols_array_2d(),
+            view_proj: drawn_with.view_proj_from(aspect, anchor).to_cols_array_2d(),
             frame: [self.pyramid.frame.0, self.pyramid.frame.1],
             levels: self.pyramid.level_count(),
             depth_margin: voxgpu_core::occlusion::DEPTH_MARGIN,
