@@ -27,11 +27,12 @@
 //           which no cell changed finds the fixed point already (every cell at least what its
 //           six neighbours offer), so it does nothing: the rounds left after the light settles
 //           cost a read of `moved` each
-//   pull    1 invocation per light word of a level-L job (L >= 1): octants with a resident child
-//           take the child's level-1 light as their level 0 (its children were lit the step
-//           before)
-//   levels  1 workgroup of 256 per job of one level: levels 1..5 of its light, each cell the
-//           largest of its eight below, per channel
+//   levels  1 workgroup of 256 per job, every job in one dispatch: levels 1..5 of its light,
+//           each cell the largest of its eight below, per channel (of a chunk's spread light; of a
+//           coarser job's sky light from `fall`, which `pull` then replaces where children are)
+//   pull    per node level from 1 up, 1 invocation per word of a job's light levels: octants
+//           with a resident child take the child's levels 1..5 as their levels 0..4 (its
+//           children were pulled the step before), and level 5 follows
 
 struct LightRange {
     // The first job and how many a dispatch covers.
@@ -499,26 +500,74 @@ fn pair_max(lo: u32, hi: u32) -> u32 {
     return (a & 0xffu) | ((a >> 8u) & 0xff00u) | ((b & 0xffu) << 16u) | ((b & 0xff0000u) << 8u);
 }
 
+// The light levels of a level-L job (L >= 1) from its children, one invocation per word of
+// levels 0..5 (LIGHT_MASK_OFFSET words; the mask follows them). A max pyramid of a max pyramid
+// is one: a job's level-k cell over an octant with a resident child is that child's level-(k+1)
+// cell, since the job's level 0 there is the child's level 1 and both take the largest of eight
+// per channel. So every level is copied at once from the children (lit the step before), with no
+// chain of levels within the job. Octants without a child keep what `levels` made of the fall's
+// sky light before this pass; level 5, one cell over all eight octants, takes the largest of the
+// children's level 5 and those octants' level 4.
 @compute @workgroup_size(64)
 fn pull(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let at = job_index(id, groups, 64u, LEVEL0_WORDS);
+    let at = job_index(id, groups, 64u, LIGHT_MASK_OFFSET);
     if at.x >= range.count {
         return;
     }
     let job = jobs[range.first + at.x];
-    let first = at.y * 4u;
-    let half = CHUNK_SIZE / 2u;
-    let p = vec3<u32>(first % CHUNK_SIZE, (first / CHUNK_SIZE) % CHUNK_SIZE, first / (CHUNK_SIZE * CHUNK_SIZE));
-    let octant = vec3<u32>(p >= vec3<u32>(half));
-    let child = job.children[octant.x | (octant.y << 1u) | (octant.z << 2u)];
-    if child == NO_SLOT {
+    var level = MAX_LEVEL;
+    while at.y * 4u < light_level_base(level) {
+        level -= 1u;
+    }
+    let size = CHUNK_SIZE >> level;
+    let half = size >> 1u;
+    // The word's first cell within its level.
+    let first = at.y * 4u - light_level_base(level);
+    let own = job.slot * LIGHT_WORDS + at.y;
+    if half >= 4u {
+        // Four cells of a row within one octant: one aligned word of the child's level + 1.
+        let p = vec3<u32>(first % size, (first / size) % size, first / (size * size));
+        let octant = vec3<u32>(p >= vec3<u32>(half));
+        let child = job.children[octant.x | (octant.y << 1u) | (octant.z << 2u)];
+        if child == NO_SLOT {
+            return;
+        }
+        let q = p - octant * half;
+        let index = light_level_base(level + 1u) + q.x + half * (q.y + half * q.z);
+        atomicStore(&light[own], atomicLoad(&light[child * LIGHT_WORDS + index / 4u]));
         return;
     }
-    // Four cells of the child's level 1 (16^3), starting on a word since x is a multiple of 4.
-    let q = p - octant * half;
-    let index = light_level_base(1u) + q.x + half * (q.y + half * q.z);
-    let word = atomicLoad(&light[child * LIGHT_WORDS + index / 4u]);
-    atomicStore(&light[job.slot * LIGHT_WORDS + at.y], word);
+    // Levels 3..5: a word's cells may lie in different octants, so cell by cell.
+    let kept = atomicLoad(&light[own]);
+    var word = 0u;
+    for (var c = 0u; c < 4u; c++) {
+        let i = first + c;
+        var l = byte_of(kept, c);
+        if level == MAX_LEVEL {
+            if i == 0u {
+                l = 0u;
+                for (var o = 0u; o < 8u; o++) {
+                    let child = job.children[o];
+                    if child == NO_SLOT {
+                        // Level 4 is 2 cells a side: octant o's cell is cell o.
+                        l = light_max(l, light_byte(job.slot, light_level_base(MAX_LEVEL - 1u) + o));
+                    } else {
+                        l = light_max(l, light_byte(child, light_level_base(MAX_LEVEL)));
+                    }
+                }
+            }
+        } else {
+            let p = vec3<u32>(i % size, (i / size) % size, i / (size * size));
+            let octant = vec3<u32>(p >= vec3<u32>(half));
+            let child = job.children[octant.x | (octant.y << 1u) | (octant.z << 2u)];
+            if child != NO_SLOT {
+                let q = p - octant * half;
+                l = light_byte(child, light_level_base(level + 1u) + q.x + half * (q.y + half * q.z));
+            }
+        }
+        word |= l << (8u * c);
+    }
+    atomicStore(&light[own], word);
 }
 
 // Levels 1..5 of a job's light, a level at a time, one invocation per output word. A level of 4

@@ -7,15 +7,18 @@
 //! is recorded only on frames that have any: a frame without changes costs nothing. A frame's
 //! steps, each over its own range of the list (one uniform per range): `mask` and `fall` over
 //! every job, `spread` or `spread_lines` ([`LightPass::spread_in_lines`]) [`RELAX_STEPS`] times
-//! over the chunks (one uniform per round; rounds after
-//! the light settles return at once), then for each level from 0 up, `pull` (level 1 and up:
-//! octants from their children, lit the step before) and `levels`. The pull gives each light word
-//! its own invocation: on a GPU this pass waits on its chains of dependent steps, not on its
-//! arithmetic, so the copy is spread as wide as it goes.
+//! over the chunks (one uniform per round; rounds after the light settles return at once), then
+//! `levels` over every job at once (each job's levels 1..5 from its level 0), then for each node
+//! level from 1 up, `pull`: the octants with a resident child take all their levels from the
+//! child's, pulled the step before. A job's level-k light over a child is the child's level k + 1
+//! (a max pyramid of a max pyramid), so the pull copies every level at once, one invocation a
+//! word, and the chain from the chunks to the top node level is one dispatch per level: on a GPU
+//! this pass waits on its chains of dependent steps, not on its arithmetic.
 
 use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
+use super::layouts::LIGHT_MASK_OFFSET;
 use super::pipelines::{compute_pipeline, dispatch_linear};
 use super::profiling::{compute_pass, scope, stage};
 use super::shaders::{LIGHT, shader_source};
@@ -50,7 +53,8 @@ const CHUNKS: usize = 1;
 const FIRST_ROUND: usize = 1 + LEVEL_RANGES;
 
 /// Light words of a node's level 0 (32³ cells, 4 a word): the invocations per job of `spread`'s
-/// rounds and of `pull`. Twin of the shader's `LEVEL0_WORDS`.
+/// rounds (`pull` has one per word of every level, [`LIGHT_MASK_OFFSET`]). Twin of the
+/// shader's `LEVEL0_WORDS`.
 const LEVEL0_WORDS: u32 = 8192;
 
 /// Invocations per chunk of `spread_lines` round `round`: rounds go along x, z, y, x, ...; along
@@ -255,17 +259,15 @@ impl LightPass {
                 });
             }
             compute_pass(profiler, encoder, Some(light), stage::LIGHT_LEVELS, |pass| {
-                for (level, range) in ranges[CHUNKS..FIRST_ROUND].iter().enumerate() {
-                    if range.count == 0 {
-                        continue;
+                pass.set_bind_group(0, &groups[ALL], &[]);
+                pass.set_pipeline(&self.levels);
+                dispatch_linear(pass, count, 1);
+                pass.set_pipeline(&self.pull);
+                for (level, range) in ranges.iter().enumerate().take(FIRST_ROUND).skip(CHUNKS + 1) {
+                    if range.count > 0 {
+                        pass.set_bind_group(0, &groups[level], &[]);
+                        dispatch_linear(pass, range.count * LIGHT_MASK_OFFSET, 64);
                     }
-                    pass.set_bind_group(0, &groups[CHUNKS + level], &[]);
-                    if level > 0 {
-                        pass.set_pipeline(&self.pull);
-                        dispatch_linear(pass, range.count * LEVEL0_WORDS, 64);
-                    }
-                    pass.set_pipeline(&self.levels);
-                    dispatch_linear(pass, range.count, 1);
                 }
             });
         });
