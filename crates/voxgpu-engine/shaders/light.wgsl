@@ -6,8 +6,8 @@
 //         light opacity in bits 0..4, emission in 4..8), range (the jobs a dispatch covers, and
 //         the spread's round).
 // Writes: light (LIGHT_WORDS per slot: the cells' light, its levels, the open-column mask),
-//         moved (per spread round: 1 once any cell of a lit chunk changed in it; zeroed by the
-//         CPU's encoder before the pass).
+//         next_round (the spread's next round's indirect dispatch, once a cell changed in this
+//         one; zeroed by the CPU's encoder before the pass).
 // Entry points, in the order a frame records them:
 //   mask    1 workgroup of 256 per job, 2 column pairs an invocation: the node's open columns
 //           (every cell of opacity 0). Each pair's 32 voxel words are read without a
@@ -24,9 +24,10 @@
 //           place: a neighbour read may be this round's or the last, both at most the fixed
 //           point and at least the last round's, so each round does at least what a Jacobi
 //           round would, and RELAX_STEPS of them reach the fixed point. A round after one in
-//           which no cell changed finds the fixed point already (every cell at least what its
-//           six neighbours offer), so it does nothing: the rounds left after the light settles
-//           cost a read of `moved` each
+//           which no cell changed would find the fixed point already (every cell at least what
+//           its six neighbours offer), so rounds after the first are dispatched indirectly, and
+//           only a round in which a cell changed writes the next one's workgroups: the rounds
+//           left after the light settles run no workgroup
 //   levels  1 workgroup of 256 per job, every job in one dispatch: levels 1..5 of its light,
 //           each cell the largest of its eight below, per channel (of a chunk's spread light; of a
 //           coarser job's sky light from `fall`, which `pull` then replaces where children are)
@@ -40,7 +41,13 @@ struct LightRange {
     count: u32,
     // The spread's round, 0..RELAX_STEPS (0 for the other entry points).
     round: u32,
-    pad: u32,
+    // The next round's workgroups (x, y), written as its indirect dispatch once a cell changes
+    // in this round; 0 after the last round.
+    next_x: u32,
+    next_y: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // One node to light. Rust twin: light::LightJob.
@@ -59,7 +66,9 @@ struct LightJob {
 @group(0) @binding(3) var<storage, read> links: array<u32>;
 @group(0) @binding(4) var<storage, read> rules: array<u32>;
 @group(0) @binding(5) var<storage, read_write> light: array<atomic<u32>>;
-@group(0) @binding(6) var<storage, read_write> moved: array<atomic<u32>>;
+// Indirect dispatch arguments (x, y, z) of the spread's rounds of the other parity than this
+// one's: round r + 1's at word 3 * ((r + 1) / 2).
+@group(0) @binding(6) var<storage, read_write> next_round: array<atomic<u32>>;
 
 const MAX_LIGHT: u32 = 15u;
 // voxgpu_core::light::MAX_ABOVE.
@@ -426,11 +435,16 @@ fn sweep_across(slot: u32, axis: u32, xw: u32, p: i32) -> bool {
 const X_LINES: u32 = 1024u;
 const ACROSS_LINES: u32 = 256u;
 
-// Marks round `round` as having moved light when a cell of this workgroup changed in it.
+// When a cell of this workgroup changed in round `round`, dispatches the next round (its
+// arguments were zeroed by the CPU's encoder before the pass, so a round after one in which no
+// cell changed runs no workgroup).
 fn mark_round(lane: u32, round: u32) {
     workgroupBarrier();
-    if lane == 0u && atomicLoad(&changed) != 0u {
-        atomicStore(&moved[round], 1u);
+    if lane == 0u && atomicLoad(&changed) != 0u && range.next_x != 0u {
+        let at = 3u * ((round + 1u) / 2u);
+        atomicStore(&next_round[at], range.next_x);
+        atomicStore(&next_round[at + 1u], range.next_y);
+        atomicStore(&next_round[at + 2u], 1u);
     }
 }
 
@@ -440,17 +454,14 @@ fn mark_round(lane: u32, round: u32) {
 fn spread(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
           @builtin(local_invocation_index) lane: u32) {
     let at = job_index(id, groups, 64u, LEVEL0_WORDS);
-    let round = range.round;
-    // The previous round left every cell as it found it: the light is at its fixed point.
-    let settled = round > 0u && atomicLoad(&moved[round - 1u]) == 0u;
-    if at.x < range.count && !settled && relax(jobs[range.first + at.x].slot, at.y) {
+    if at.x < range.count && relax(jobs[range.first + at.x].slot, at.y) {
         atomicStore(&changed, 1u);
     }
-    mark_round(lane, round);
+    mark_round(lane, range.round);
 }
 
 // A round of sweeps along x, z, y, x, ... (one invocation per row or line of 32 cells): light
-// crosses a chunk in one round, so it settles in a few and the rest return at once; for CPU
+// crosses a chunk in one round, so it settles in a few and the rest run no workgroup; for CPU
 // adapters, where launching invocations costs more than their chains.
 @compute @workgroup_size(64)
 fn spread_lines(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
@@ -459,8 +470,7 @@ fn spread_lines(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     let turn = round % 3u;
     let axis = select(select(1u, 2u, turn == 1u), 0u, turn == 0u);
     let at = job_index(id, groups, 64u, select(ACROSS_LINES, X_LINES, axis == 0u));
-    let settled = round > 0u && atomicLoad(&moved[round - 1u]) == 0u;
-    if at.x < range.count && !settled {
+    if at.x < range.count {
         let slot = jobs[range.first + at.x].slot;
         var grew = false;
         if axis == 0u {

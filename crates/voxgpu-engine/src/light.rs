@@ -6,20 +6,22 @@
 //! to light itself ([`crate::chunk_pool::ChunkPool::light_jobs`]), sorted by level, and the pass
 //! is recorded only on frames that have any: a frame without changes costs nothing. A frame's
 //! steps, each over its own range of the list (one uniform per range): `mask` and `fall` over
-//! every job, `spread` or `spread_lines` ([`LightPass::spread_in_lines`]) [`RELAX_STEPS`] times
-//! over the chunks (one uniform per round; rounds after the light settles return at once), then
-//! `levels` over every job at once (each job's levels 1..5 from its level 0), then for each node
-//! level from 1 up, `pull`: the octants with a resident child take all their levels from the
-//! child's, pulled the step before. A job's level-k light over a child is the child's level k + 1
-//! (a max pyramid of a max pyramid), so the pull copies every level at once, one invocation a
-//! word, and the chain from the chunks to the top node level is one dispatch per level: on a GPU
-//! this pass waits on its chains of dependent steps, not on its arithmetic.
+//! every job; `spread` or `spread_lines` ([`LightPass::spread_in_lines`]) [`RELAX_STEPS`] times
+//! over the chunks, one uniform per round, each round after the first dispatched indirectly with
+//! the workgroups the round before writes only if a cell changed in it (so the rounds after the
+//! light settles run none); `levels` over every job at once (each job's levels 1..5 from its
+//! level 0); then for each node level from 1 up, `pull`: the octants with a resident child take
+//! all their levels from the child's, pulled the step before. A job's level-k light over a child
+//! is the child's level k + 1 (a max pyramid of a max pyramid), so the pull copies every level at
+//! once, one invocation a word, and the chain from the chunks to the top node level is one
+//! dispatch per level: on a GPU this pass waits on its chains of dependent steps, not on its
+//! arithmetic.
 
 use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::LIGHT_MASK_OFFSET;
-use super::pipelines::{compute_pipeline, dispatch_linear};
+use super::pipelines::{compute_pipeline, dispatch_linear, linear_dispatch};
 use super::profiling::{compute_pass, scope, stage};
 use super::shaders::{LIGHT, shader_source};
 use voxgpu_core::light::{LightRules, RELAX_STEPS};
@@ -35,14 +37,17 @@ pub struct LightJob {
     pub children: [u32; 8],
 }
 
-/// A dispatch's jobs, and the spread's round. Twin of `LightRange`.
+/// A dispatch's jobs, and the spread's round with the next round's workgroups. Twin of
+/// `LightRange`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
 struct LightRange {
     first: u32,
     count: u32,
     round: u32,
-    pad: u32,
+    /// The next round's workgroups, (0, 0) after the last.
+    next: [u32; 2],
+    pad: [u32; 3],
 }
 
 /// Ranges: every job, then one per node level, then the chunks once per spread round.
@@ -56,6 +61,9 @@ const FIRST_ROUND: usize = 1 + LEVEL_RANGES;
 /// rounds (`pull` has one per word of every level, [`LIGHT_MASK_OFFSET`]). Twin of the
 /// shader's `LEVEL0_WORDS`.
 const LEVEL0_WORDS: u32 = 8192;
+
+/// Bytes of one indirect dispatch's arguments (x, y, z workgroups).
+const ROUND_ARGS_BYTES: u64 = 12;
 
 /// Invocations per chunk of `spread_lines` round `round`: rounds go along x, z, y, x, ...; along
 /// x each row of 32 cells has one, along z or y each line of 32 light words. Twin of the shader's
@@ -76,7 +84,7 @@ pub const LIGHT_BINDINGS: BindingTable = BindingTable {
         Slot::read("links", 4),
         Slot::read("rules", 4),
         Slot::read_write("light", 4),
-        Slot::read_write("moved", 4),
+        Slot::read_write("next_round", 4),
     ],
 };
 
@@ -104,8 +112,11 @@ pub struct LightPass {
     /// The block rules, and their GPU table.
     light_rules: LightRules,
     rules: wgpu::Buffer,
-    /// One word per spread round: whether any cell changed in it (zeroed each recording).
-    moved: wgpu::Buffer,
+    /// The indirect dispatch arguments of the spread's rounds after the first, odd rounds in the
+    /// second buffer and even in the first (a dispatch may not read its arguments from the
+    /// buffer it writes): round `r`'s at byte `12 * (r / 2)` of `rounds[r % 2]`, zeroed each
+    /// recording and written by round `r - 1` once a cell changed in it.
+    rounds: [wgpu::Buffer; 2],
     /// One bind group per range, and the pool generation and job capacity they were made for.
     groups: Option<((u64, u32), Vec<wgpu::BindGroup>)>,
 }
@@ -164,11 +175,15 @@ impl LightPass {
                 bytemuck::cast_slice(&rules),
                 wgpu::BufferUsages::STORAGE,
             ),
-            moved: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("voxgpu.light.moved"),
-                size: RELAX_STEPS as u64 * 4,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
+            rounds: [0, 1].map(|parity| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(["voxgpu.light.rounds.even", "voxgpu.light.rounds.odd"][parity]),
+                    size: RELAX_STEPS.div_ceil(2) as u64 * ROUND_ARGS_BYTES,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::INDIRECT
+                        | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
             }),
             groups: None,
         }
@@ -210,8 +225,17 @@ impl LightPass {
             }
             range.count += 1;
         }
+        let chunks = ranges[CHUNKS].count;
+        let lines = self.spread_in_lines;
+        let per_chunk = move |round: u32| if lines { spread_lines(round) } else { LEVEL0_WORDS };
         for round in 0..RELAX_STEPS {
-            ranges[FIRST_ROUND + round as usize] = LightRange { round, ..ranges[CHUNKS] };
+            let next = if round + 1 < RELAX_STEPS {
+                let (x, y) = linear_dispatch(chunks * per_chunk(round + 1), 64);
+                [x, y]
+            } else {
+                [0, 0]
+            };
+            ranges[FIRST_ROUND + round as usize] = LightRange { round, next, ..ranges[CHUNKS] };
         }
         for (buffer, range) in self.ranges.iter().zip(&ranges) {
             queue.write_buffer(buffer, 0, bytemuck::bytes_of(range));
@@ -221,21 +245,26 @@ impl LightPass {
             let groups = self
                 .ranges
                 .iter()
-                .map(|range| {
+                .enumerate()
+                .map(|(i, range)| {
+                    // A round writes the next round's arguments, in the buffer of the other
+                    // parity; the other ranges write none.
+                    let next = i.checked_sub(FIRST_ROUND).map_or(0, |round| (round + 1) % 2);
                     let resources = resources
                         .clone()
                         .buffer("range", range)
                         .buffer("jobs", &self.jobs)
                         .buffer("rules", &self.rules)
-                        .buffer("moved", &self.moved);
+                        .buffer("next_round", &self.rounds[next]);
                     LIGHT_BINDINGS.bind_group(device, &self.layout, &resources)
                 })
                 .collect();
             self.groups = Some((key, groups));
         }
         let (_, groups) = self.groups.as_ref().expect("made above");
-        let chunks = ranges[CHUNKS].count;
-        encoder.clear_buffer(&self.moved, 0, None);
+        for buffer in &self.rounds {
+            encoder.clear_buffer(buffer, 0, None);
+        }
         scope(profiler, encoder, stage::LIGHT, |encoder, light| {
             compute_pass(profiler, encoder, Some(light), stage::LIGHT_MASK, |pass| {
                 pass.set_bind_group(0, &groups[ALL], &[]);
@@ -252,9 +281,12 @@ impl LightPass {
                     pass.set_pipeline(if self.spread_in_lines { &self.spread_lines } else { &self.spread });
                     for (round, group) in groups[FIRST_ROUND..].iter().enumerate() {
                         pass.set_bind_group(0, group, &[]);
-                        let per_chunk =
-                            if self.spread_in_lines { spread_lines(round as u32) } else { LEVEL0_WORDS };
-                        dispatch_linear(pass, chunks * per_chunk, 64);
+                        if round == 0 {
+                            dispatch_linear(pass, chunks * per_chunk(0), 64);
+                        } else {
+                            let offset = (round / 2) as u64 * ROUND_ARGS_BYTES;
+                            pass.dispatch_workgroups_indirect(&self.rounds[round % 2], offset);
+                        }
                     }
                 });
             }
