@@ -15,7 +15,8 @@
 //! fall costs at least 1, every value under 15 lies at most [`RELAX_STEPS`] = 14 steps from a
 //! source: a fall of sky light from the open sky, or an emitter.
 //!
-//! How the GPU (and so this twin) computes it per node:
+//! How this twin computes it per node (the GPU reaches the same bytes in another order; see
+//! `voxgpu_engine::light`):
 //! 1. **Fall**: each column of cells takes sky light straight down from the open sky, through
 //!    the nodes above it at the same level (a missing node above counts as open sky: all-air
 //!    nodes are never stored), each cell of `2^level` blocks by [`cell_down`]; block light is

@@ -30,10 +30,11 @@
 //           left after the light settles run no workgroup
 //   levels  1 workgroup of 256 per job, every job in one dispatch: levels 1..5 of its light,
 //           each cell the largest of its eight below, per channel (of a chunk's spread light; of a
-//           coarser job's sky light from `fall`, which `pull` then replaces where children are)
+//           coarser job's light from `fall`, which `pull` then replaces where children are)
 //   pull    per node level from 1 up, 1 invocation per word of a job's light levels: octants
-//           with a resident child take the child's levels 1..5 as their levels 0..4 (its
-//           children were pulled the step before), and level 5 follows
+//           with a resident child take the child's levels 1..5 as their levels 0..4 (the
+//           children's light is final by then: chunks' from `levels`, coarser children's from
+//           the pull of the level below), and level 5 the largest over the octants
 
 struct LightRange {
     // The first job and how many a dispatch covers.
@@ -514,9 +515,9 @@ fn pair_max(lo: u32, hi: u32) -> u32 {
 // levels 0..5 (LIGHT_MASK_OFFSET words; the mask follows them). A max pyramid of a max pyramid
 // is one: a job's level-k cell over an octant with a resident child is that child's level-(k+1)
 // cell, since the job's level 0 there is the child's level 1 and both take the largest of eight
-// per channel. So every level is copied at once from the children (lit the step before), with no
-// chain of levels within the job. Octants without a child keep what `levels` made of the fall's
-// sky light before this pass; level 5, one cell over all eight octants, takes the largest of the
+// per channel. So every level is copied at once from the children (final by the dispatch before),
+// with no chain of levels within the job. Octants without a child keep what the `levels` dispatch
+// made of the fall's light; level 5, one cell over all eight octants, takes the largest of the
 // children's level 5 and those octants' level 4.
 @compute @workgroup_size(64)
 fn pull(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

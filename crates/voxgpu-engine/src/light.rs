@@ -11,11 +11,12 @@
 //! the workgroups the round before writes only if a cell changed in it (so the rounds after the
 //! light settles run none); `levels` over every job at once (each job's levels 1..5 from its
 //! level 0); then for each node level from 1 up, `pull`: the octants with a resident child take
-//! all their levels from the child's, pulled the step before. A job's level-k light over a child
-//! is the child's level k + 1 (a max pyramid of a max pyramid), so the pull copies every level at
-//! once, one invocation a word, and the chain from the chunks to the top node level is one
-//! dispatch per level: on a GPU this pass waits on its chains of dependent steps, not on its
-//! arithmetic.
+//! their levels from the child's (final by then: a chunk's from `levels`, a coarser child's from
+//! the pull of the level below), and the top level, one cell, the largest over the octants. A
+//! job's level-k light over a child is the child's level k + 1 (a max pyramid of a max pyramid),
+//! so the pull copies every level at once, one invocation a word, and the chain from the chunks
+//! to the top node level is one dispatch per level: on a GPU this pass waits on its chains of
+//! dependent steps, not on its arithmetic.
 
 use wgpu_profiler::GpuProfiler;
 

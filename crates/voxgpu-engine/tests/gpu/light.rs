@@ -1,9 +1,10 @@
 //! Light on every adapter: the GPU's light of every resident node, every level, equals the CPU
 //! twin's computed from scratch (`voxgpu_core::light::light_nodes`), after the first frame and
 //! after every frame of a random sequence of edits (lamps placed and broken, shafts dug to the
-//! sky, water poured, chunks removed and put back), with coarse nodes above the chunks, by both
-//! forms of the spread's rounds (sweeps along lines, and an invocation per word). The GPU lights
-//! only what each change reaches, so this is the incremental update against a full recompute.
+//! sky, water poured, chunks removed and put back), with two levels of coarse nodes above the
+//! chunks, by both forms of the spread's rounds (sweeps along lines, and an invocation per
+//! word). The GPU lights only what each change reaches, so this is the incremental update against
+//! a full recompute.
 
 use voxgpu_test_kit as kit;
 
@@ -45,6 +46,21 @@ fn assert_light_equals_twin(r: &Offscreen, rules: &LightRules, what: &str) -> us
     want.len()
 }
 
+/// The level-1 parents of every chunk of `world`, built from their children, and their level-2
+/// parents, built from those: the GPU pulls a level-2 node's light from level-1 nodes it pulled
+/// the dispatch before.
+fn ancestors(world: &World) -> Vec<(NodeKey, Chunk)> {
+    let parents = parents(world);
+    let mut keys: Vec<NodeKey> = parents.keys().map(|k| k.parent()).collect();
+    keys.sort_by_key(|k| k.pos.to_array());
+    keys.dedup();
+    let grandparents: Vec<(NodeKey, Chunk)> = keys
+        .into_iter()
+        .map(|key| (key, node_from_children(&key.children().map(|c| parents.get(&c)))))
+        .collect();
+    parents.into_iter().chain(grandparents).filter(|(_, node)| !node.is_empty()).collect()
+}
+
 /// The level-1 parents of every chunk of `world`, built from their children.
 fn parents(world: &World) -> HashMap<NodeKey, Chunk> {
     let mut keys: Vec<NodeKey> = world.chunks().map(|(p, _)| NodeKey::chunk(p).parent()).collect();
@@ -74,15 +90,15 @@ fn gpu_light_equals_a_full_recompute_after_every_random_edit() {
             let mut world = world.clone();
             let mut r = kit::renderer(&gpu, &world, RendererOptions::new(64, 48, 96.0));
             r.tools().set_light_spread_in_lines(lines);
-            // Coarse nodes over the chunks: their light comes from their children's.
-            for (key, node) in parents(&world) {
-                if !node.is_empty() {
-                    r.insert_node(key, Arc::new(node)).expect("node fits");
-                }
+            // Coarse nodes over the chunks, two levels: their light comes from their children's.
+            for (key, node) in ancestors(&world) {
+                r.insert_node(key, Arc::new(node)).expect("node fits");
             }
             r.render(&camera()).expect("first frame");
             let compared = assert_light_equals_twin(&r, &rules, &format!("{}: first frame", what));
             assert!(compared > 40, "{compared} nodes");
+            let level_2 = r.resident().nodes().filter(|(key, _)| key.level == 2).count();
+            assert!(level_2 > 0, "level-2 nodes over level-1 nodes are lit and compared");
 
             let mut rng = kit::Rng(0x119e);
             let (low, high) = (-64, 96);
