@@ -64,7 +64,7 @@ const FIRST_ROUND: usize = 1 + LEVEL_RANGES;
 const LEVEL0_WORDS: u32 = 8192;
 
 /// Bytes of one indirect dispatch's arguments (x, y, z workgroups).
-const ROUND_ARGS_BYTES: u64 = 12;
+const ROUND_ARGS_BYTES: u64 = size_of::<wgpu::util::DispatchIndirectArgs>() as u64;
 
 /// Invocations per chunk of `spread_lines` round `round`: rounds go along x, z, y, x, ...; along
 /// x each row of 32 cells has one, along z or y each line of 32 light words. Twin of the shader's
