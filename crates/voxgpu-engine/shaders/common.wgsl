@@ -389,6 +389,10 @@ struct Camera {
 
 // Shadow cascades: layers of the shadow map (shadow::CASCADES).
 const SHADOW_CASCADES: u32 = 2u;
+// Texels along each side of the shadow map's layers (shadow::SHADOW_MAP_SIZE). A cascade of
+// fewer texels (shadow::CASCADE_TEXELS: 2 × its radius / its texel's edge) fills the corner of
+// its layer at the origin.
+const SHADOW_MAP_TEXELS: u32 = 2048u;
 
 // Camera.sky_flags. Twins of CameraUniform::HAZE and PROCEDURAL_SKY.
 const SKY_HAZE: u32 = 1u;

@@ -177,7 +177,9 @@ fn daylight(face: u32, sunlit: f32) -> vec3<f32> {
 // the filtered edge of a shadow; 1 beyond the outer cascade, faded in over its last 15%
 // (shadow::FADE_SHARE). The fragment reads the inner cascade within its radius, the outer one
 // beyond. It is looked up two texels off its face along the normal, so the face does not
-// shadow itself where the map's texels slope across it.
+// shadow itself where the map's texels slope across it. A cascade smaller than the map's layers
+// lies in their corner at the origin, and the filter never reaches past its edge: the inner one
+// is read only within its inscribed sphere.
 fn sun_visibility(anchored: vec3<f32>, face: u32) -> f32 {
     let to_eye = anchored - camera.eye;
     let distance = sqrt(dot(to_eye, to_eye));
@@ -186,10 +188,13 @@ fn sun_visibility(anchored: vec3<f32>, face: u32) -> f32 {
         return 1.0;
     }
     let cascade = u32(distance >= camera.shadow_radii.x - 1.0);
+    let radius = select(camera.shadow_radii.x, outer, cascade == 1u);
     let texel = select(camera.shadow_radii.z, camera.shadow_radii.w, cascade == 1u);
     let p = anchored + face_normal(face) * (2.0 * texel);
     let clip = camera.shadow_view_proj[cascade] * vec4<f32>(p, 1.0);
-    let uv = vec2<f32>(clip.x * 0.5 + 0.5, 0.5 - clip.y * 0.5);
+    // The cascade's share of its layer's side (its texels over the layer's; exact in f32).
+    let share = 2.0 * radius / (texel * f32(SHADOW_MAP_TEXELS));
+    let uv = vec2<f32>(clip.x * 0.5 + 0.5, 0.5 - clip.y * 0.5) * share;
     let lit = textureSampleCompareLevel(shadow_map, shadow_sampler, uv, cascade, clip.z);
     return mix(lit, 1.0, smoothstep(0.85 * outer, outer, distance));
 }

@@ -3,8 +3,9 @@
 //! read by `sun_visibility` (`shaders/lighting.wgsl`: per pixel for opaque surfaces, per fragment
 //! for the forward-shaded ones).
 //!
-//! - **Cascades**: [`CASCADE_RADII`] blocks around the eye, [`SHADOW_MAP_SIZE`]² texels each, in
-//!   the layers of one depth texture. A cascade is fitted to a sphere, not to the view frustum,
+//! - **Cascades**: [`CASCADE_RADII`] blocks around the eye, [`CASCADE_TEXELS`]² texels each, in
+//!   the layers of one depth texture [`SHADOW_MAP_SIZE`]² texels wide (a smaller cascade draws
+//!   into, and is read from, the corner of its layer at the origin). A cascade is fitted to a sphere, not to the view frustum,
 //!   so turning the camera never changes it; its centre is snapped to whole texels in the sun's
 //!   fixed light space, so moving the camera moves the texel grid by whole texels and shadow
 //!   edges do not crawl. Its depth reaches [`CASTER_REACH`] blocks past the sphere towards the
@@ -64,8 +65,14 @@ pub const SWEEP_PIECES: u32 = 8;
 /// bottom of the receivers' sphere; lower, the whole sweep is tested (its length over a smaller
 /// y would exceed the map's depth anyway).
 pub const SWEEP_MIN_SUN_Y: f32 = 1e-3;
-/// Texels along each side of a cascade.
+/// Texels along each side of each cascade. Depth-only rasterisation is bound by the texels it
+/// fills, so each cascade gets what its radius needs: the inner one about 11 texels a block, the
+/// outer one 4, where a block covers fewer pixels.
+pub const CASCADE_TEXELS: [u32; CASCADES] = [1024, 2048];
+/// Texels along each side of the map's layers: the largest cascade's (`SHADOW_MAP_TEXELS` in
+/// `shaders/common.wgsl`).
 pub const SHADOW_MAP_SIZE: u32 = 2048;
+const _: () = assert!(CASCADE_TEXELS[0] <= SHADOW_MAP_SIZE && CASCADE_TEXELS[1] == SHADOW_MAP_SIZE);
 /// The shadow map's format.
 pub const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Words per cascade in the counts buffer: the instanced path's indexed draw (index count,
@@ -101,9 +108,9 @@ pub fn cascades(sun: Vec3, eye: DVec3, anchor: IVec3) -> [Cascade; CASCADES] {
     let axes = light_axes(sun);
     let eye_light = axes * eye;
     let anchor_light = axes * anchor.as_dvec3();
-    CASCADE_RADII.map(|radius| {
-        let radius = f64::from(radius);
-        let texel = 2.0 * radius / f64::from(SHADOW_MAP_SIZE);
+    std::array::from_fn(|c| {
+        let radius = f64::from(CASCADE_RADII[c]);
+        let texel = 2.0 * radius / f64::from(CASCADE_TEXELS[c]);
         let centre = (eye_light / texel).floor() * texel;
         // The light camera sits on the far side of the sphere's caster reach, looking down −z.
         let top = centre + DVec3::new(0.0, 0.0, radius + f64::from(CASTER_REACH));
@@ -448,6 +455,8 @@ impl ShadowPass {
                     multiview_mask: None,
                 };
                 render_pass(profiler, encoder, Some(parent), name, descriptor, |pass| {
+                    let side = CASCADE_TEXELS[cascade] as f32;
+                    pass.set_viewport(0.0, 0.0, side, side, 0.0, 1.0);
                     let mut pass = CountingPass::new(pass);
                     pass.set_bind_group(0, draw_group);
                     pass.set_index_buffer(index_buffer);
@@ -501,12 +510,13 @@ pub fn camera_fields(cascades: &[Cascade; CASCADES]) -> ([Mat4; CASCADES], Vec4)
 mod tests {
     use super::*;
 
-    /// The map texel a world position falls in, fractionally, for cascades made with `anchor`.
-    fn texel(cascade: &Cascade, world: DVec3, anchor: IVec3) -> glam::DVec2 {
+    /// The texel of cascade `c` a world position falls in, fractionally, for cascades made with
+    /// `anchor`.
+    fn texel(cascades: &[Cascade; CASCADES], c: usize, world: DVec3, anchor: IVec3) -> glam::DVec2 {
         let p = (world - anchor.as_dvec3()).as_vec3();
-        let clip = cascade.view_proj * p.extend(1.0);
+        let clip = cascades[c].view_proj * p.extend(1.0);
         glam::DVec2::new(f64::from(clip.x) * 0.5 + 0.5, f64::from(clip.y) * 0.5 + 0.5)
-            * f64::from(SHADOW_MAP_SIZE)
+            * f64::from(CASCADE_TEXELS[c])
     }
 
     #[test]
@@ -521,7 +531,7 @@ mod tests {
             let anchor = eye.floor().as_ivec3();
             let moved = cascades(sun, eye, anchor);
             for c in 0..CASCADES {
-                let d = texel(&moved[c], world, anchor) - texel(&base[c], world, start.floor().as_ivec3());
+                let d = texel(&moved, c, world, anchor) - texel(&base, c, world, start.floor().as_ivec3());
                 let off = (d - d.round()).abs().max_element();
                 assert!(off < 2e-3, "cascade {c}, step {step}: the grid moved by {d} texels");
                 shifted_somewhere |= d.round() != glam::DVec2::ZERO;

@@ -268,6 +268,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("MAX_FACE_PAGES", voxgpu_engine::low_level::MAX_FACE_PAGES),
         ("SLOT_WORDS", voxgpu_engine::low_level::SLOT_WORDS),
         ("LIGHT_WORDS", voxgpu_engine::low_level::LIGHT_WORDS),
+        ("SHADOW_MAP_TEXELS", voxgpu_engine::shadow::SHADOW_MAP_SIZE),
         ("LIGHT_MASK_OFFSET", voxgpu_engine::low_level::LIGHT_MASK_OFFSET),
         ("LIGHT_MASK_WORDS", voxgpu_engine::low_level::LIGHT_MASK_WORDS),
         ("LINK_WORDS", (size_of::<voxgpu_engine::low_level::ChunkLinks>() / 4) as u32),
