@@ -430,6 +430,23 @@ fn sky_gradient(horizon: vec3<f32>, dir: vec3<f32>, procedural: bool, sun: vec4<
     return color + (vec3<f32>(1.0, 0.85, 0.6) * glow * 0.25 + dusk) * smoothstep(-0.2, 0.05, sun.y);
 }
 
+// The sky seen through the point `ndc` of the screen, linear RGB: the procedural gradient and the
+// sun's disc, or under water the medium's colour (the sky lies past any distance). Drawn by
+// sky.wgsl, or written by the shade pass with the surfaces (shade_color.wgsl). It depends on
+// where the camera looks, never on where it is.
+fn sky_through(camera: Camera, ndc: vec2<f32>) -> vec3<f32> {
+    if camera.medium.w > 0.0 {
+        return camera.medium.rgb;
+    }
+    // The view ray through this point: unproject a point in front of an eye at the origin.
+    let far = camera.inv_rotation_proj * vec4<f32>(ndc, 0.5, 1.0);
+    let dir = normalize(far.xyz / far.w);
+    var color = sky_gradient(camera.sky_color, dir, true, camera.sun);
+    let sun = max(dot(dir, camera.sun.xyz), 0.0);
+    color += vec3<f32>(1.0, 0.85, 0.6) * pow(sun, 600.0) * 3.0 * smoothstep(-0.05, 0.05, camera.sun.y);
+    return color;
+}
+
 // How much of the sky's colour a surface at squared distance `distance2` from the eye takes,
 // 0..1: with t = distance / fog_end and the exponent 4/ρ for density ρ, t^(4/ρ), taken as
 // (t²)^(2/ρ) so no square root is needed: 0 at the eye, 1 at fog_end. Twin of

@@ -6,8 +6,9 @@
 // Reads:  camera, chunks (each slot's origin, level and mip), light and links (the light in
 //         front of each surface), shadow_map and shadow_sampler (the sun's shadows),
 //         surface_colors (unlit RGB times UNLIT_SCALE, the block's emission in alpha), surface_keys, depth.
-// Writes: lit, every pixel: the shaded colour (linear RGB, alpha 1), or 0 where no opaque
-//         surface was drawn (compose.wgsl then leaves the pixel as it is).
+// Writes: every pixel, through `store_shaded` and `store_empty` of the file included with it:
+//         shade_lit.wgsl into `lit` (compose.wgsl then draws it into the colour target), or
+//         shade_color.wgsl straight into a colour target that can be stored to.
 // Dispatch: (⌈width / 8⌉, ⌈height / 8⌉) workgroups of 8 × 8, one invocation per pixel.
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -20,7 +21,7 @@
 @group(0) @binding(7) var surface_keys: texture_2d<u32>;
 // The frame's depth (reverse-Z), read as an unfilterable float texture.
 @group(0) @binding(8) var depth: texture_2d<f32>;
-@group(0) @binding(9) var lit: texture_storage_2d<rgba16float, write>;
+// Binding 9, what the pass writes, is the included file's.
 
 @compute @workgroup_size(8, 8)
 fn shade(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -29,20 +30,21 @@ fn shade(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let key = textureLoad(surface_keys, id.xy, 0).x;
-    if key == SURFACE_NONE {
-        textureStore(lit, id.xy, vec4<f32>(0.0));
-        return;
-    }
-    // The surface's position from its depth: unprojected through the pixel's centre (where the
-    // rasteriser sampled it), a skirt's push-back undone.
-    var z = textureLoad(depth, id.xy, 0).x;
-    if ((key >> 3u) & 1u) != 0u {
-        z /= 1.0 - SKIRT_DEPTH_BIAS;
-    }
+    // The pixel's centre, where the rasteriser sampled it.
     let ndc = vec2<f32>(
         (f32(id.x) + 0.5) / f32(size.x) * 2.0 - 1.0,
         1.0 - (f32(id.y) + 0.5) / f32(size.y) * 2.0,
     );
+    if key == SURFACE_NONE {
+        store_empty(id.xy, ndc);
+        return;
+    }
+    // The surface's position from its depth, unprojected through the pixel's centre, a skirt's
+    // push-back undone.
+    var z = textureLoad(depth, id.xy, 0).x;
+    if ((key >> 3u) & 1u) != 0u {
+        z /= 1.0 - SKIRT_DEPTH_BIAS;
+    }
     let h = camera.inv_rotation_proj * vec4<f32>(ndc, z, 1.0);
     let to_surface = h.xyz / h.w;
     let slot = key >> 4u;
@@ -50,5 +52,5 @@ fn shade(@builtin(global_invocation_id) id: vec3<u32>) {
     let point = SurfacePoint(camera.eye + to_surface, key & 7u, slot, record.lod - record.node_level, record.lod, record.origin);
     let surface = textureLoad(surface_colors, id.xy, 0);
     let color = surface.rgb / UNLIT_SCALE * lighting(point, surface.a);
-    textureStore(lit, id.xy, vec4<f32>(atmosphere(color, to_surface), 1.0));
+    store_shaded(id.xy, atmosphere(color, to_surface));
 }

@@ -1,8 +1,9 @@
 // Procedural sky: a full-screen triangle drawn after the opaque quads, only where no surface was
-// drawn (depth still at its clear value, 0 in reverse-Z). The gradient of common.wgsl
-// `sky_gradient` (which the haze fades distant surfaces to, so the terrain's end is the sky
-// behind it) and the sun's disc, both following the time of day (Camera.sun); the sun also lights the faces
-// (lighting.wgsl `lighting`).
+// drawn (depth still at its clear value, 0 in reverse-Z): common.wgsl's `sky_through`, the
+// gradient of `sky_gradient` (which the haze fades distant surfaces to, so the terrain's end is
+// the sky behind it) and the sun's disc, both following the time of day (Camera.sun); the sun
+// also lights the faces (lighting.wgsl `lighting`). Where the shade pass writes the colour
+// target itself (shade_color.wgsl), it writes this sky too and this pass is not drawn.
 //
 // Reads:  camera (inverse of the projection and the view's rotation, sky colour). The sky
 //         depends on where the camera looks, never on where it is.
@@ -29,15 +30,5 @@ fn vs_sky(@builtin(vertex_index) vertex: u32) -> SkyOut {
 
 @fragment
 fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
-    // The view ray through this pixel: unproject a point in front of an eye at the origin.
-    let far = camera.inv_rotation_proj * vec4<f32>(in.ndc, 0.5, 1.0);
-    let dir = normalize(far.xyz / far.w);
-    if camera.medium.w > 0.0 {
-        // Under water the sky is past any distance: the medium's colour.
-        return vec4<f32>(camera.medium.rgb, 1.0);
-    }
-    var color = sky_gradient(camera.sky_color, dir, true, camera.sun);
-    let sun = max(dot(dir, camera.sun.xyz), 0.0);
-    color += vec3<f32>(1.0, 0.85, 0.6) * pow(sun, 600.0) * 3.0 * smoothstep(-0.05, 0.05, camera.sun.y);
-    return vec4<f32>(color, 1.0);
+    return vec4<f32>(sky_through(camera, in.ndc), 1.0);
 }

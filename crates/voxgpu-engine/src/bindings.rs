@@ -31,6 +31,9 @@ pub enum SlotKind {
     UintTexture,
     /// A 2D `rgba16float` storage texture, written only (`texture_storage_2d<rgba16float, write>`).
     WriteTexture,
+    /// A write-only 2D `rgba8unorm` storage texture (`texture_storage_2d<rgba8unorm, write>`): a
+    /// colour target written in compute.
+    WriteColor,
     /// A 2D array depth texture read through a comparison sampler (`texture_depth_2d_array`).
     DepthArray,
     /// A comparison sampler (`sampler_comparison`).
@@ -83,6 +86,11 @@ impl Slot {
         Self { name, kind: SlotKind::WriteTexture, min_size: 0, stages: wgpu::ShaderStages::COMPUTE }
     }
 
+    /// A compute-stage 2D `rgba8unorm` storage texture, written only.
+    pub const fn write_color(name: &'static str) -> Self {
+        Self { name, kind: SlotKind::WriteColor, min_size: 0, stages: wgpu::ShaderStages::COMPUTE }
+    }
+
     /// A fragment-stage 2D array depth texture.
     pub const fn depth_array(name: &'static str) -> Self {
         Self { name, kind: SlotKind::DepthArray, min_size: 0, stages: wgpu::ShaderStages::FRAGMENT }
@@ -121,6 +129,11 @@ impl Slot {
             SlotKind::WriteTexture => wgpu::BindingType::StorageTexture {
                 access: wgpu::StorageTextureAccess::WriteOnly,
                 format: wgpu::TextureFormat::Rgba16Float,
+                view_dimension: wgpu::TextureViewDimension::D2,
+            },
+            SlotKind::WriteColor => wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format: wgpu::TextureFormat::Rgba8Unorm,
                 view_dimension: wgpu::TextureViewDimension::D2,
             },
             SlotKind::DepthArray => wgpu::BindingType::Texture {

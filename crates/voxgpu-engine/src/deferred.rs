@@ -19,7 +19,7 @@ use crate::bindings::{BindingTable, Resources, Slot};
 use crate::layouts::ChunkMeta;
 use crate::pipelines::{compute_pipeline, simple_pipeline};
 use crate::profiling::{compute_pass, stage};
-use crate::shaders::{COMPOSE, SHADE, shader_source};
+use crate::shaders::{COMPOSE, SHADE, SHADE_INTO_COLOR, shader_source};
 use wgpu_profiler::{GpuProfiler, GpuProfilerQuery};
 
 /// The surface key of a pixel no opaque surface was drawn to (`SURFACE_NONE` in
@@ -37,13 +37,10 @@ const LIT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 
 const COMPUTE: wgpu::ShaderStages = wgpu::ShaderStages::COMPUTE;
 
-/// `shade.wgsl`: the surfaces, the depth, what lighting reads, and `lit`: three storage buffers
-/// and one storage texture.
-pub const SHADE_BINDINGS: BindingTable = BindingTable {
-    label: "voxgpu.shade",
-    shaders: &[SHADE],
-    partial_shaders: &[],
-    slots: &[
+/// What `shade.wgsl` binds: the surfaces, the depth and what lighting reads (three storage
+/// buffers), then `output`, what it writes.
+const fn shade_slots(output: Slot) -> [Slot; 10] {
+    [
         Slot::uniform("camera", crate::pipelines::CAMERA_BYTES),
         Slot::read("chunks", size_of::<ChunkMeta>() as u64),
         Slot::read("light", 4),
@@ -53,8 +50,24 @@ pub const SHADE_BINDINGS: BindingTable = BindingTable {
         Slot::texture("surface_colors").seen_by(COMPUTE),
         Slot::uint_texture("surface_keys").seen_by(COMPUTE),
         Slot::texture("depth").seen_by(COMPUTE),
-        Slot::write_texture("lit"),
-    ],
+        output,
+    ]
+}
+
+/// `shade.wgsl` writing `lit` (`shade_lit.wgsl`).
+pub const SHADE_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.shade",
+    shaders: &[SHADE],
+    partial_shaders: &[],
+    slots: &shade_slots(Slot::write_texture("lit")),
+};
+
+/// `shade.wgsl` writing the colour target (`shade_color.wgsl`).
+pub const SHADE_INTO_COLOR_BINDINGS: BindingTable = BindingTable {
+    label: "voxgpu.shade_into_color",
+    shaders: &[SHADE_INTO_COLOR],
+    partial_shaders: &[],
+    slots: &shade_slots(Slot::write_color("color_target")),
 };
 
 /// `compose.wgsl`: the shaded colour.
@@ -64,6 +77,20 @@ pub const COMPOSE_BINDINGS: BindingTable = BindingTable {
     partial_shaders: &[],
     slots: &[Slot::texture("lit")],
 };
+
+/// Whether the shade pass can write a frame's colour target itself: a texture it can store to
+/// as RGBA8 (`Rgba8Unorm` with `STORAGE_BINDING`), drawn through an sRGB view (`color_format`
+/// `Rgba8UnormSrgb`, which needs the adapter's view formats), in a frame that clears it and has
+/// the procedural sky (the shade pass writes every pixel, the sky between the surfaces; a flat
+/// clear colour is the rasteriser's to write, exactly). Otherwise it writes `lit` and compose
+/// draws that in.
+pub fn can_shade_into(color: &wgpu::Texture, color_format: wgpu::TextureFormat, clear: bool, sky: bool) -> bool {
+    clear
+        && sky
+        && color_format == wgpu::TextureFormat::Rgba8UnormSrgb
+        && color.format() == wgpu::TextureFormat::Rgba8Unorm
+        && color.usage().contains(wgpu::TextureUsages::STORAGE_BINDING)
+}
 
 /// What the bind groups were made over: the chunk pool's and the shadow pass's generations.
 pub type DeferredKey = (u64, u64);
@@ -79,6 +106,8 @@ pub struct Deferred {
     generation: u64,
     shade: wgpu::ComputePipeline,
     shade_layout: wgpu::BindGroupLayout,
+    shade_into_color: wgpu::ComputePipeline,
+    shade_into_color_layout: wgpu::BindGroupLayout,
     pub compose: wgpu::RenderPipeline,
     compose_layout: wgpu::BindGroupLayout,
     groups: Option<Groups>,
@@ -90,6 +119,9 @@ pub struct Groups {
     key: (DeferredKey, u64),
     shade: wgpu::BindGroup,
     compose: wgpu::BindGroup,
+    /// The shade pass into the colour target, and that target's texture: made for the first
+    /// frame into a colour target it can store to, remade when the texture changes.
+    into_color: Option<(wgpu::Texture, wgpu::BindGroup)>,
 }
 
 fn target(
@@ -117,6 +149,7 @@ impl Deferred {
     /// The passes, and targets for a `frame` of pixels; `color_format` is the colour target's.
     pub fn new(device: &wgpu::Device, frame: (u32, u32), color_format: wgpu::TextureFormat) -> Self {
         let shade_layout = SHADE_BINDINGS.layout(device);
+        let shade_into_color_layout = SHADE_INTO_COLOR_BINDINGS.layout(device);
         let compose_layout = COMPOSE_BINDINGS.layout(device);
         let compose_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("voxgpu.compose"),
@@ -132,6 +165,14 @@ impl Deferred {
             generation: 0,
             shade: compute_pipeline(device, "voxgpu.shade", &shade_layout, &shader_source(SHADE), "shade"),
             shade_layout,
+            shade_into_color: compute_pipeline(
+                device,
+                "voxgpu.shade_into_color",
+                &shade_into_color_layout,
+                &shader_source(SHADE_INTO_COLOR),
+                "shade",
+            ),
+            shade_into_color_layout,
             // Every pixel is written where the shaded colour has one; depth is neither tested
             // nor written.
             compose: simple_pipeline(
@@ -190,11 +231,40 @@ impl Deferred {
             .texture("lit", &self.lit);
         let shade = SHADE_BINDINGS.bind_group(device, &self.shade_layout, &resources);
         let compose = COMPOSE_BINDINGS.bind_group(device, &self.compose_layout, &resources);
-        Groups { depth: depth.clone(), key: (key, self.generation), shade, compose }
+        Groups { depth: depth.clone(), key: (key, self.generation), shade, compose, into_color: None }
     }
 
     pub fn set_groups(&mut self, groups: Groups) {
         self.groups = Some(groups);
+    }
+
+    /// Whether the shade pass is bound to write `color`.
+    pub fn is_bound_to(&self, color: &wgpu::Texture) -> bool {
+        self.groups.as_ref().and_then(|g| g.into_color.as_ref()).is_some_and(|(t, _)| t == color)
+    }
+
+    /// The shade pass's bind group writing `color` (a texture [`can_shade_into`] accepts) over
+    /// `resources`, the frame's; [`Deferred::set_color_group`] keeps it. Needs
+    /// [`Deferred::set_groups`] first.
+    pub fn color_group(&self, device: &wgpu::Device, resources: Resources, color: &wgpu::Texture) -> wgpu::BindGroup {
+        let groups = self.groups.as_ref().expect("bound before the colour target");
+        let view = color.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("voxgpu.target.color.storage"),
+            format: Some(wgpu::TextureFormat::Rgba8Unorm),
+            usage: Some(wgpu::TextureUsages::STORAGE_BINDING),
+            ..Default::default()
+        });
+        let resources = resources
+            .texture("surface_colors", &self.surface_color)
+            .texture("surface_keys", &self.surface_key)
+            .texture("depth", &groups.depth)
+            .texture("color_target", &view);
+        SHADE_INTO_COLOR_BINDINGS.bind_group(device, &self.shade_into_color_layout, &resources)
+    }
+
+    pub fn set_color_group(&mut self, color: &wgpu::Texture, group: wgpu::BindGroup) {
+        let groups = self.groups.as_mut().expect("bound before the colour target");
+        groups.into_color = Some((color.clone(), group));
     }
 
     /// The colour attachments of an opaque pass: the surface targets, cleared (the colour to 0,
@@ -215,18 +285,24 @@ impl Deferred {
         [attachment(&self.surface_color, wgpu::Color::TRANSPARENT), attachment(&self.surface_key, none)]
     }
 
-    /// Records the shade pass under `parent`. Needs [`Deferred::set_groups`] for this frame's
-    /// depth.
+    /// Records the shade pass under `parent`: into the colour target when `into_color` (after
+    /// [`Deferred::bind_color`]), else into `lit`. Needs [`Deferred::set_groups`] for this
+    /// frame's depth.
     pub fn record_shade(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &GpuProfiler,
         parent: &GpuProfilerQuery,
+        into_color: bool,
     ) {
         let groups = self.groups.as_ref().expect("bound before the frame's draws");
+        let (pipeline, group) = match &groups.into_color {
+            Some((_, group)) if into_color => (&self.shade_into_color, group),
+            _ => (&self.shade, &groups.shade),
+        };
         compute_pass(profiler, encoder, Some(parent), stage::DRAW_SHADE, |pass| {
-            pass.set_pipeline(&self.shade);
-            pass.set_bind_group(0, &groups.shade, &[]);
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(self.frame.0.div_ceil(8), self.frame.1.div_ceil(8), 1);
         });
     }

@@ -153,6 +153,7 @@ pub mod low_level {
         crate::shadow::SHADOW_CULL_BINDINGS,
         crate::pipelines::DRAW_BINDINGS,
         crate::deferred::SHADE_BINDINGS,
+        crate::deferred::SHADE_INTO_COLOR_BINDINGS,
         crate::deferred::COMPOSE_BINDINGS,
         crate::quad_pool::GROW_BINDINGS,
         crate::present::PRESENT_BINDINGS,

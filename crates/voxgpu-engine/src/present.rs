@@ -187,7 +187,13 @@ impl Presenter {
             ..Default::default()
         });
         if self.source.as_ref().is_none_or(|(texture, _)| texture != frame) {
-            let source = frame.create_view(&Default::default());
+            // Read through an sRGB view, so the shader sees linear colour whichever of the two
+            // RGBA8 formats the frame's texture has (`Offscreen`'s is stored to as plain RGBA8).
+            let source = frame.create_view(&wgpu::TextureViewDescriptor {
+                format: Some(frame.format().add_srgb_suffix()),
+                usage: Some(wgpu::TextureUsages::TEXTURE_BINDING),
+                ..Default::default()
+            });
             let resources = Resources::new().texture("frame", &source);
             let group = PRESENT_BINDINGS.bind_group(&self.device, &self.layout, &resources);
             self.source = Some((frame.clone(), group));

@@ -1,6 +1,7 @@
 //! The passes part's render passes: one per raster pass of the render mode, after the opaque
-//! pass the shade pass and the compose pass (the opaque surfaces shaded once per pixel), the sky
-//! at the end of the first pass that writes the colour target, the selection outline last.
+//! pass the shade pass (the opaque surfaces shaded once per pixel) and, unless it wrote the
+//! colour target itself, the compose pass, the sky at the end of the first pass that writes the
+//! colour target, the selection outline last.
 
 use super::passes::Passes;
 use super::{RendererOptions, Targets};
@@ -136,10 +137,15 @@ impl Passes {
                     }
                     pass.commands
                 });
-                // The opaque surfaces drawn, they are shaded once per pixel and composed into
-                // the colour target: the frame's first colour pass, which the sky ends.
-                if surfaces && !first_phase {
-                    self.deferred.record_shade(encoder, profiler, parent);
+                // The opaque surfaces drawn, they are shaded once per pixel: straight into the
+                // colour target with the sky between them, the frame's first write of it (it
+                // writes every pixel), or into `lit`, composed into the colour target by the
+                // frame's first colour pass, which the sky ends.
+                if surfaces && !first_phase && self.shade_into_color {
+                    self.deferred.record_shade(encoder, profiler, parent, true);
+                    color_done = true;
+                } else if surfaces && !first_phase {
+                    self.deferred.record_shade(encoder, profiler, parent, false);
                     let first_color = !color_done;
                     color_done = true;
                     let attachments = color(first_color && color_clears);

@@ -135,7 +135,7 @@ impl Renderer {
         // is built from their depth, and the cull pass tests the rest against it. The shadow
         // casters are listed after the pyramid where they can test it, else before anything is
         // drawn; either way before any pass reads the shadow map.
-        passes.bind_deferred(&gpu.device, &self.resident, targets.depth);
+        passes.bind_deferred(&gpu.device, &self.resident, targets, options);
         let occlusion = passes.occlusion_frame(view, options, targets.depth);
         passes.write_cull(&gpu.queue, &camera, view, options, gpu.submission, occlusion);
         let shadow_pyramid = passes.shadow_pyramid(&camera, view.0, options, occlusion);

@@ -18,22 +18,44 @@ pub struct Offscreen {
     renderer: Renderer,
     color: wgpu::Texture,
     depth: wgpu::TextureView,
+    /// Whether the adapter can view a texture in another format (`VIEW_FORMATS`), so the colour
+    /// target can be plain RGBA8 the shade pass stores to.
+    storable: bool,
 }
 
-/// The colour target (sRGB RGBA8, read back and presented) and the depth target.
-fn target_textures(device: &wgpu::Device, width: u32, height: u32) -> (wgpu::Texture, wgpu::TextureView) {
+/// Whether `gpu`'s adapter can view a texture in another format than its own.
+fn storable(gpu: &GpuContext) -> bool {
+    gpu.adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::VIEW_FORMATS)
+}
+
+/// The colour target (RGBA8 holding sRGB, read back and presented) and the depth target. Where
+/// the adapter can view a texture in another format, the texture is plain `Rgba8Unorm`, drawn
+/// through an sRGB view ([`COLOR_FORMAT`]) and stored to as plain RGBA8 by the shade pass, which
+/// then writes the shaded surfaces and the sky itself (`deferred::can_shade_into`); elsewhere it
+/// is [`COLOR_FORMAT`] itself.
+fn target_textures(
+    device: &wgpu::Device,
+    (width, height): (u32, u32),
+    storable: bool,
+) -> (wgpu::Texture, wgpu::TextureView) {
+    let (format, storage, view_formats): (_, _, &[wgpu::TextureFormat]) = if storable {
+        (wgpu::TextureFormat::Rgba8Unorm, wgpu::TextureUsages::STORAGE_BINDING, &[COLOR_FORMAT])
+    } else {
+        (COLOR_FORMAT, wgpu::TextureUsages::empty(), &[])
+    };
     let color = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("voxgpu.target.color"),
         size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        format: COLOR_FORMAT,
+        format,
         // TEXTURE_BINDING: the viewer presents the frame by drawing it into the window's surface.
         usage: wgpu::TextureUsages::RENDER_ATTACHMENT
             | wgpu::TextureUsages::COPY_SRC
-            | wgpu::TextureUsages::TEXTURE_BINDING,
-        view_formats: &[],
+            | wgpu::TextureUsages::TEXTURE_BINDING
+            | storage,
+        view_formats,
     });
     (color, depth_target(device, width, height))
 }
@@ -50,14 +72,25 @@ impl Offscreen {
         let options = RendererOptions { color_format: COLOR_FORMAT, ..options };
         let mut renderer = Renderer::new(&gpu.device, &gpu.queue, options, registry)?;
         renderer.watch_device_loss(Arc::clone(&gpu.lost));
-        let (width, height) = renderer.options().size();
-        let (color, depth) = target_textures(&gpu.device, width, height);
-        Ok(Self { renderer, color, depth })
+        let storable = storable(gpu);
+        let (color, depth) = target_textures(&gpu.device, renderer.options().size(), storable);
+        Ok(Self { renderer, color, depth, storable })
     }
 
     fn with_targets<T>(&mut self, f: impl FnOnce(&mut Renderer, &Targets) -> T) -> T {
-        let color = self.color.create_view(&Default::default());
+        let color = self.color_view();
         f(&mut self.renderer, &Targets { color: &color, depth: &self.depth, clear: true })
+    }
+
+    /// A view of the colour target in [`COLOR_FORMAT`], the format the renderer draws in: what a
+    /// frame recorded into these targets by hand takes as `Targets::color`.
+    pub fn color_view(&self) -> wgpu::TextureView {
+        self.color.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(COLOR_FORMAT),
+            // Not the texture's storage usage, which an sRGB view cannot have.
+            usage: Some(wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING),
+            ..Default::default()
+        })
     }
 
     /// Renders one frame into the targets: [`Renderer::prepare`], [`Renderer::record`], the
@@ -82,7 +115,8 @@ impl Offscreen {
         check_target_size(self.renderer.inspect().device(), width, height)?;
         if (width, height) != self.renderer.options().size() {
             self.renderer.resize(width, height)?;
-            (self.color, self.depth) = target_textures(self.renderer.inspect().device(), width, height);
+            (self.color, self.depth) =
+                target_textures(self.renderer.inspect().device(), (width, height), self.storable);
         }
         Ok(())
     }
@@ -92,12 +126,13 @@ impl Offscreen {
     pub fn recover(&mut self, gpu: &GpuContext) -> Result<(), GpuError> {
         self.renderer.recover(&gpu.device, &gpu.queue)?;
         self.renderer.watch_device_loss(Arc::clone(&gpu.lost));
-        let (width, height) = self.renderer.options().size();
-        (self.color, self.depth) = target_textures(&gpu.device, width, height);
+        self.storable = storable(gpu);
+        (self.color, self.depth) = target_textures(&gpu.device, self.renderer.options().size(), self.storable);
         Ok(())
     }
 
-    /// The colour target (sRGB RGBA8): what `read_pixels` reads and the viewer presents.
+    /// The colour target (RGBA8 holding sRGB; [`Self::color_view`] draws into it): what
+    /// `read_pixels` reads and the viewer presents.
     pub fn color_texture(&self) -> &wgpu::Texture {
         &self.color
     }

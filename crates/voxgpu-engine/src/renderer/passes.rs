@@ -15,7 +15,7 @@
 
 use super::mesh_runs::{ReleaseRun, WorkList};
 use super::residency::Residency;
-use super::{Culling, RendererOptions};
+use super::{Culling, RendererOptions, Targets};
 use crate::Capabilities;
 use crate::bindings::Resources;
 use crate::counters::CounterSources;
@@ -97,6 +97,9 @@ pub(crate) struct Passes {
     /// This frame's opaque surfaces are shaded once per pixel (its depth target can be read);
     /// otherwise forward, each fragment as it is drawn.
     pub shade_per_pixel: bool,
+    /// Whether this frame's shade pass writes the colour target itself, so no compose pass
+    /// draws it in (set with `shade_per_pixel`).
+    pub shade_into_color: bool,
     pub(super) light: LightPass,
     pub(crate) shadow: ShadowPass,
     pipelines: DrawPipelines,
@@ -137,6 +140,7 @@ impl Passes {
             pyramid: Pyramid::new(device, queue, options.size()),
             deferred: Deferred::new(device, options.size(), options.color_format),
             shade_per_pixel: false,
+            shade_into_color: false,
             light: LightPass::new(device, queue, registry, device_type),
             shadow: ShadowPass::new(device, &draw_layout, draws.capacity),
             draws,
@@ -241,10 +245,19 @@ impl Passes {
         self.draws.resources(self.lod.resources(resources))
     }
 
-    /// Readies the shade pass for this frame's `depth` view: the surface targets its size, the
-    /// shade and compose bind groups made over it, unless they are. A depth target without
+    /// Readies the shade pass for this frame's `targets`: the surface targets the depth's size,
+    /// the shade and compose bind groups made over it, unless they are. A depth target without
     /// `TEXTURE_BINDING` usage cannot be read: that frame's opaque surfaces are shaded forward.
-    pub fn bind_deferred(&mut self, device: &wgpu::Device, resident: &Residency, depth: &wgpu::TextureView) {
+    /// Where the shade pass can write the colour target itself (`deferred::can_shade_into`), its
+    /// bind group for that target too.
+    pub fn bind_deferred(
+        &mut self,
+        device: &wgpu::Device,
+        resident: &Residency,
+        targets: &Targets,
+        options: &RendererOptions,
+    ) {
+        let depth = targets.depth;
         let texture = depth.texture();
         self.shade_per_pixel = texture.usage().contains(wgpu::TextureUsages::TEXTURE_BINDING)
             && texture.sample_count() == 1
@@ -257,6 +270,13 @@ impl Passes {
         if !self.deferred.is_bound(key, depth) {
             let groups = self.deferred.make_groups(device, self.resources(resident), key, depth);
             self.deferred.set_groups(groups);
+        }
+        let color = targets.color.texture();
+        self.shade_into_color =
+            crate::deferred::can_shade_into(color, options.color_format, targets.clear, options.procedural_sky);
+        if self.shade_into_color && !self.deferred.is_bound_to(color) {
+            let group = self.deferred.color_group(device, self.resources(resident), color);
+            self.deferred.set_color_group(color, group);
         }
     }
 

@@ -630,7 +630,7 @@ impl Harness {
         &mut self,
         clear: bool,
     ) -> (Result<voxgpu_engine::FrameStats, GpuError>, wgpu::CommandEncoder) {
-        let color = self.r.color_texture().create_view(&Default::default());
+        let color = self.r.color_view();
         let mut encoder = self.r.inspect().device().create_command_encoder(&Default::default());
         let stats = self.r.record(&mut encoder, &Targets { color: &color, depth: &self.depth, clear });
         (stats, encoder)
@@ -1028,7 +1028,7 @@ fn a_refused_camera_changes_nothing_and_the_last_good_one_stays() {
         r.settle(&good).expect("settles");
         let before = r.read_image().expect("pixels");
         let record = |r: &mut Offscreen| {
-            let color = r.color_texture().create_view(&Default::default());
+            let color = r.color_view();
             let mut encoder = r.inspect().device().create_command_encoder(&Default::default());
             let stats = r.record(&mut encoder, &Targets { color: &color, depth: &depth, clear: true });
             stats.map(|_| encoder)

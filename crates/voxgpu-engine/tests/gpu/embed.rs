@@ -23,7 +23,9 @@ use voxgpu_engine::{
 const W: u32 = 160;
 const H: u32 = 120;
 
-fn devices() -> Vec<(String, wgpu::Device, wgpu::Queue)> {
+/// Every Vulkan and GL adapter's device, named, and whether the adapter can view a texture in
+/// another format (`VIEW_FORMATS`).
+fn devices() -> Vec<(String, wgpu::Device, wgpu::Queue, bool)> {
     // What the `voxgpu` binary does (`GpuContext::quiet_device_select`), so this process prints
     // no Mesa device-select lines: once per process, before any test of this binary makes an
     // instance.
@@ -42,7 +44,9 @@ fn devices() -> Vec<(String, wgpu::Device, wgpu::Queue)> {
             ..Default::default()
         }))
         .expect("device with voxgpu's limits");
-        out.push((format!("{} ({:?})", info.name, info.backend), device, queue));
+        let view_formats =
+            adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::VIEW_FORMATS);
+        out.push((format!("{} ({:?})", info.name, info.backend), device, queue, view_formats));
     }
     if let Ok(required) = std::env::var("VOXGPU_REQUIRE_BACKENDS") {
         for name in required.split(',').map(str::trim).filter(|n| !n.is_empty()) {
@@ -121,7 +125,7 @@ fn a_game_records_voxgpu_and_its_own_draw_into_one_encoder_sharing_depth() {
     let camera = Camera::look_at(Vec3::new(-30.0, 45.0, -30.0), Vec3::new(16.0, 16.0, 16.0));
     let (centre, half) = (Vec3::new(16.0, 16.0, 16.0), 5.0);
     let magenta = Vec3::new(1.0, 0.0, 1.0);
-    for (name, device, queue) in devices() {
+    for (name, device, queue, _) in devices() {
         let options = RendererOptions { procedural_sky: false, ..RendererOptions::new(W, H, 400.0) };
         let mut voxels =
             Renderer::new(&device, &queue, options, &BlockRegistry::builtin()).expect("renderer");
@@ -195,7 +199,7 @@ fn a_depth_target_that_cannot_be_read_shades_forward_to_the_same_frame() {
         &voxgpu_worlds::worldgen::WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 3 },
     );
     let camera = Camera::look_at(Vec3::new(-20.0, 100.0, -30.0), Vec3::new(40.0, 70.0, 30.0));
-    for (name, device, queue) in devices() {
+    for (name, device, queue, _) in devices() {
         let options = RendererOptions {
             shadows: Some(true),
             time_of_day: 17.2,
@@ -241,4 +245,68 @@ fn a_depth_target_that_cannot_be_read_shades_forward_to_the_same_frame() {
             per_pixel.chunks_exact(4).filter(|c| (0..3).any(|i| (c[i] as f32 - sky[i]).abs() > 40.0)).count();
         assert!(ground > (W * H / 2) as usize, "{name}: only {ground} pixels of terrain");
     }
+}
+
+/// The shade pass writing a colour target it can store to (plain RGBA8 drawn through an sRGB
+/// view, as `Offscreen`'s is) makes the frame the compose pass makes in a plain sRGB target: the
+/// same surfaces and the procedural sky between them, each channel within two steps (the
+/// shader's exact sRGB encoding against the adapter's), with fewer render-pass commands (no
+/// compose pass). An adapter that cannot view a texture in another format (GL) has only the
+/// compose path; at least one adapter must compare both.
+#[test]
+fn a_colour_target_the_shade_pass_stores_to_holds_the_composed_frame() {
+    let world = voxgpu_test_kit::generated(
+        &voxgpu_worlds::worldgen::WorldSource::Terrain,
+        &voxgpu_worlds::worldgen::WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 3 },
+    );
+    let camera = Camera::look_at(Vec3::new(-20.0, 100.0, -30.0), Vec3::new(40.0, 70.0, 30.0));
+    let mut compared = 0;
+    let devices = devices();
+    for (name, device, queue, view_formats) in &devices {
+        if !view_formats {
+            eprintln!("{name}: cannot view a texture in another format, so it composes only");
+            continue;
+        }
+        let options = RendererOptions { shadows: Some(true), time_of_day: 17.2, ..RendererOptions::new(W, H, 400.0) };
+        let (mut frames, mut commands) = (Vec::new(), Vec::new());
+        for storable in [false, true] {
+            let mut voxels = Renderer::new(device, queue, options.clone(), &world.registry).expect("renderer");
+            for pos in world.sorted_positions() {
+                voxels.insert_chunk(pos, Arc::clone(world.chunk(pos).expect("listed"))).expect("chunk");
+            }
+            let drawn = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+            let color = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("game.target"),
+                size: wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: if storable { wgpu::TextureFormat::Rgba8Unorm } else { COLOR_FORMAT },
+                usage: if storable { drawn | wgpu::TextureUsages::STORAGE_BINDING } else { drawn },
+                view_formats: if storable { &[COLOR_FORMAT] } else { &[] },
+            });
+            let color_view = color.create_view(&wgpu::TextureViewDescriptor {
+                format: Some(COLOR_FORMAT),
+                usage: Some(wgpu::TextureUsages::RENDER_ATTACHMENT),
+                ..Default::default()
+            });
+            let depth = texture(
+                device,
+                DEPTH_FORMAT,
+                wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            );
+            let depth_view = depth.create_view(&Default::default());
+            let targets = Targets { color: &color_view, depth: &depth_view, clear: true };
+            voxels.settle(&camera, &targets).expect("the terrain meshes");
+            frames.push(read(device, queue, &color));
+            commands.push(voxels.inspect().render_pass_commands());
+        }
+        assert!(commands[1] < commands[0], "{name}: no compose pass left out: commands {commands:?}");
+        let largest = frames[0].iter().zip(&frames[1]).map(|(a, b)| a.abs_diff(*b)).max().unwrap_or(0);
+        eprintln!("{name}: stored against composed, largest channel difference {largest}, commands {commands:?}");
+        assert!(largest <= 2, "{name}: a channel differs by {largest}");
+        compared += 1;
+    }
+    let opted_out = std::env::var("VOXGPU_ALLOW_NO_GPU").as_deref() == Ok("1");
+    assert!(compared > 0 || (devices.is_empty() && opted_out), "no adapter could store to a colour target");
 }
