@@ -3,7 +3,10 @@
 //! `shade` (`shaders/shade.wgsl`) finds each pixel's position from the depth target, lights and
 //! hazes it as the forward passes would (`shaders/lighting.wgsl`) into `lit`, and `compose`
 //! (`shaders/compose.wgsl`) copies `lit` into the caller's colour target, leaving every pixel no
-//! opaque surface covers as it was. The transparent passes stay forward-shaded over it.
+//! opaque surface covers as it was. Where the colour target can be stored to
+//! ([`can_shade_into`]), `shade` writes it itself instead, the sky between the surfaces
+//! (`shaders/shade_color.wgsl`), and there is no compose pass: a full-screen fragment pass costs
+//! far more than the shade pass's stores. The transparent passes stay forward-shaded over it.
 //!
 //! Why: a fragment's light (four cells of the light pool, a link walk at node borders) and its
 //! shadow lookups cost the rasteriser's shader units once per drawn fragment, overdraw included;
@@ -13,7 +16,9 @@
 //! - the surface targets and `lit` are the frame's size ([`Deferred::ensure`]); a new size
 //!   replaces them and bumps `generation`;
 //! - the bind groups are remade whenever a buffer or view they bind is replaced: the chunk pool's
-//!   and shadow pass's generations, this pass's own, and the depth view (`Deferred::is_bound`).
+//!   and shadow pass's generations, this pass's own, and the depth view (`Deferred::is_bound`);
+//!   the one writing the colour target also when that texture changes (`Deferred::is_bound_to`),
+//!   and it is dropped with the rest.
 
 use crate::bindings::{BindingTable, Resources, Slot};
 use crate::layouts::ChunkMeta;
@@ -80,16 +85,24 @@ pub const COMPOSE_BINDINGS: BindingTable = BindingTable {
 
 /// Whether the shade pass can write a frame's colour target itself: a texture it can store to
 /// as RGBA8 (`Rgba8Unorm` with `STORAGE_BINDING`), drawn through an sRGB view (`color_format`
-/// `Rgba8UnormSrgb`, which needs the adapter's view formats), in a frame that clears it and has
-/// the procedural sky (the shade pass writes every pixel, the sky between the surfaces; a flat
-/// clear colour is the rasteriser's to write, exactly). Otherwise it writes `lit` and compose
-/// draws that in.
-pub fn can_shade_into(color: &wgpu::Texture, color_format: wgpu::TextureFormat, clear: bool, sky: bool) -> bool {
+/// `Rgba8UnormSrgb`, which needs the adapter's view formats), of one mip level and one layer
+/// (so the caller's view is the whole of it) and the depth target's size, in a frame that clears
+/// it and has the procedural sky (the shade pass writes every pixel, the sky between the
+/// surfaces; a flat clear colour is the rasteriser's to write, exactly). Otherwise it writes
+/// `lit` and compose draws that in.
+pub fn can_shade_into(
+    color: &wgpu::Texture,
+    depth: &wgpu::Texture,
+    color_format: wgpu::TextureFormat,
+    (clear, sky): (bool, bool),
+) -> bool {
     clear
         && sky
         && color_format == wgpu::TextureFormat::Rgba8UnormSrgb
         && color.format() == wgpu::TextureFormat::Rgba8Unorm
         && color.usage().contains(wgpu::TextureUsages::STORAGE_BINDING)
+        && color.mip_level_count() == 1
+        && color.size() == depth.size()
 }
 
 /// What the bind groups were made over: the chunk pool's and the shadow pass's generations.
@@ -286,7 +299,7 @@ impl Deferred {
     }
 
     /// Records the shade pass under `parent`: into the colour target when `into_color` (after
-    /// [`Deferred::bind_color`]), else into `lit`. Needs [`Deferred::set_groups`] for this
+    /// [`Deferred::set_color_group`]), else into `lit`. Needs [`Deferred::set_groups`] for this
     /// frame's depth.
     pub fn record_shade(
         &self,
@@ -296,9 +309,11 @@ impl Deferred {
         into_color: bool,
     ) {
         let groups = self.groups.as_ref().expect("bound before the frame's draws");
-        let (pipeline, group) = match &groups.into_color {
-            Some((_, group)) if into_color => (&self.shade_into_color, group),
-            _ => (&self.shade, &groups.shade),
+        let (pipeline, group) = if into_color {
+            let (_, group) = groups.into_color.as_ref().expect("bound to the colour target");
+            (&self.shade_into_color, group)
+        } else {
+            (&self.shade, &groups.shade)
         };
         compute_pass(profiler, encoder, Some(parent), stage::DRAW_SHADE, |pass| {
             pass.set_pipeline(pipeline);

@@ -82,9 +82,11 @@ pub mod stage {
     /// The opaque pass (with or without the pre-pass before it): unlit colour and surface keys, or
     /// shaded forward where the depth target cannot be read.
     pub const DRAW_OPAQUE: &str = "draw.opaque";
-    /// The opaque surfaces lit and hazed, once per pixel, in compute (`shaders/shade.wgsl`).
+    /// The opaque surfaces lit and hazed, once per pixel, in compute (`shaders/shade.wgsl`);
+    /// where it can store to the colour target, written straight into it with the sky.
     pub const DRAW_SHADE: &str = "draw.shade";
-    /// The shaded opaque surfaces copied into the colour target, then the sky.
+    /// The shaded opaque surfaces copied into the colour target, then the sky (frames whose
+    /// shade pass cannot store to the colour target).
     pub const DRAW_COMPOSE: &str = "draw.compose";
     /// The blended transparent pass.
     pub const DRAW_TRANSPARENT: &str = "draw.transparent";

@@ -53,7 +53,8 @@ pub struct Pixels {
     pub rgba: Vec<u8>,
 }
 
-/// Reads an `Rgba8UnormSrgb` texture.
+/// Reads an RGBA8 texture (`Rgba8UnormSrgb`, or `Rgba8Unorm` holding sRGB as `Offscreen`'s does)
+/// byte for byte.
 pub fn read_rgba8(
     device: &wgpu::Device,
     queue: &wgpu::Queue,

@@ -98,7 +98,10 @@ pub struct Targets<'a> {
     /// The depth target.
     pub depth: &'a wgpu::TextureView,
     /// Clear both first (colour to the sky colour, depth to 0). Off, the frame draws over what
-    /// the targets hold, and the sky fills only pixels whose depth is still 0.
+    /// the targets hold, and the sky fills only pixels whose depth is still 0. A cleared colour
+    /// target that is plain `Rgba8Unorm` with `STORAGE_BINDING` (one mip, one layer, the depth's
+    /// size) seen through an `Rgba8UnormSrgb` view, under the procedural sky, is written whole by
+    /// the compute shade pass, surfaces and sky, rather than by a render pass.
     pub clear: bool,
 }
 

@@ -62,8 +62,9 @@ fn target_textures(
 
 impl Offscreen {
     /// A renderer on `gpu`'s device with `options.width × options.height` targets of its own
-    /// (colour [`COLOR_FORMAT`]: `options.color_format` is set to it). It reports the device's
-    /// loss through `gpu`'s flag.
+    /// (drawn in [`COLOR_FORMAT`]: `options.color_format` is set to it; the texture may be plain
+    /// RGBA8 under that view, see `target_textures`). It reports the device's loss through
+    /// `gpu`'s flag.
     pub fn new(
         gpu: &GpuContext,
         options: RendererOptions,

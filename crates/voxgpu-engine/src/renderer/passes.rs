@@ -262,6 +262,7 @@ impl Passes {
         self.shade_per_pixel = texture.usage().contains(wgpu::TextureUsages::TEXTURE_BINDING)
             && texture.sample_count() == 1
             && texture.format() == crate::DEPTH_FORMAT;
+        self.shade_into_color = false;
         if !self.shade_per_pixel {
             return;
         }
@@ -272,8 +273,8 @@ impl Passes {
             self.deferred.set_groups(groups);
         }
         let color = targets.color.texture();
-        self.shade_into_color =
-            crate::deferred::can_shade_into(color, options.color_format, targets.clear, options.procedural_sky);
+        let frame = (targets.clear, options.procedural_sky);
+        self.shade_into_color = crate::deferred::can_shade_into(color, texture, options.color_format, frame);
         if self.shade_into_color && !self.deferred.is_bound_to(color) {
             let group = self.deferred.color_group(device, self.resources(resident), color);
             self.deferred.set_color_group(color, group);

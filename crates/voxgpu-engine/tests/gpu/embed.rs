@@ -252,7 +252,8 @@ fn a_depth_target_that_cannot_be_read_shades_forward_to_the_same_frame() {
 /// same surfaces and the procedural sky between them, each channel within two steps (the
 /// shader's exact sRGB encoding against the adapter's), with fewer render-pass commands (no
 /// compose pass). An adapter that cannot view a texture in another format (GL) has only the
-/// compose path; at least one adapter must compare both.
+/// compose path; a Vulkan adapter can, so where `VOXGPU_REQUIRE_BACKENDS` names Vulkan one must
+/// compare both, and elsewhere the test says when none did.
 #[test]
 fn a_colour_target_the_shade_pass_stores_to_holds_the_composed_frame() {
     let world = voxgpu_test_kit::generated(
@@ -307,6 +308,10 @@ fn a_colour_target_the_shade_pass_stores_to_holds_the_composed_frame() {
         assert!(largest <= 2, "{name}: a channel differs by {largest}");
         compared += 1;
     }
-    let opted_out = std::env::var("VOXGPU_ALLOW_NO_GPU").as_deref() == Ok("1");
-    assert!(compared > 0 || (devices.is_empty() && opted_out), "no adapter could store to a colour target");
+    let vulkan_required = std::env::var("VOXGPU_REQUIRE_BACKENDS")
+        .is_ok_and(|names| names.split(',').any(|n| n.trim().eq_ignore_ascii_case("vulkan")));
+    if compared == 0 {
+        assert!(!vulkan_required, "the Vulkan adapter could not store to a colour target");
+        eprintln!("no adapter here can view a texture in another format: the two paths were not compared");
+    }
 }
