@@ -74,7 +74,8 @@ fn json_and_trace_name_every_stage_with_consistent_times_on_every_adapter() {
         }
         // The compose pass runs exactly where the shade pass cannot write the profile's colour
         // target itself: on adapters that cannot view a texture in another format (GL).
-        let stores = gpu.adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::VIEW_FORMATS);
+        let stores =
+            gpu.adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::VIEW_FORMATS);
         assert_eq!(
             names.contains(&stage::DRAW_COMPOSE),
             !stores,

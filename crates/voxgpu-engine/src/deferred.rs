@@ -259,7 +259,12 @@ impl Deferred {
     /// The shade pass's bind group writing `color` (a texture [`can_shade_into`] accepts) over
     /// `resources`, the frame's; [`Deferred::set_color_group`] keeps it. Needs
     /// [`Deferred::set_groups`] first.
-    pub fn color_group(&self, device: &wgpu::Device, resources: Resources, color: &wgpu::Texture) -> wgpu::BindGroup {
+    pub fn color_group(
+        &self,
+        device: &wgpu::Device,
+        resources: Resources,
+        color: &wgpu::Texture,
+    ) -> wgpu::BindGroup {
         let groups = self.groups.as_ref().expect("bound before the colour target");
         let view = color.create_view(&wgpu::TextureViewDescriptor {
             label: Some("voxgpu.target.color.storage"),

@@ -128,7 +128,8 @@ impl Offscreen {
         self.renderer.recover(&gpu.device, &gpu.queue)?;
         self.renderer.watch_device_loss(Arc::clone(&gpu.lost));
         self.storable = storable(gpu);
-        (self.color, self.depth) = target_textures(&gpu.device, self.renderer.options().size(), self.storable);
+        (self.color, self.depth) =
+            target_textures(&gpu.device, self.renderer.options().size(), self.storable);
         Ok(())
     }
 

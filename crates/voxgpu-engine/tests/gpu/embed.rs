@@ -268,10 +268,12 @@ fn a_colour_target_the_shade_pass_stores_to_holds_the_composed_frame() {
             eprintln!("{name}: cannot view a texture in another format, so it composes only");
             continue;
         }
-        let options = RendererOptions { shadows: Some(true), time_of_day: 17.2, ..RendererOptions::new(W, H, 400.0) };
+        let options =
+            RendererOptions { shadows: Some(true), time_of_day: 17.2, ..RendererOptions::new(W, H, 400.0) };
         let (mut frames, mut commands) = (Vec::new(), Vec::new());
         for storable in [false, true] {
-            let mut voxels = Renderer::new(device, queue, options.clone(), &world.registry).expect("renderer");
+            let mut voxels =
+                Renderer::new(device, queue, options.clone(), &world.registry).expect("renderer");
             for pos in world.sorted_positions() {
                 voxels.insert_chunk(pos, Arc::clone(world.chunk(pos).expect("listed"))).expect("chunk");
             }
@@ -304,7 +306,9 @@ fn a_colour_target_the_shade_pass_stores_to_holds_the_composed_frame() {
         }
         assert!(commands[1] < commands[0], "{name}: no compose pass left out: commands {commands:?}");
         let largest = frames[0].iter().zip(&frames[1]).map(|(a, b)| a.abs_diff(*b)).max().unwrap_or(0);
-        eprintln!("{name}: stored against composed, largest channel difference {largest}, commands {commands:?}");
+        eprintln!(
+            "{name}: stored against composed, largest channel difference {largest}, commands {commands:?}"
+        );
         assert!(largest <= 2, "{name}: a channel differs by {largest}");
         compared += 1;
     }
