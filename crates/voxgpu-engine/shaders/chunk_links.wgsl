@@ -19,7 +19,7 @@ fn link(slot: u32, face: u32) -> u32 {
 // The slot of the drawn node at `offset` (each component -1, 0 or 1) from `slot`: a face
 // neighbour through its link, an edge neighbour through either face neighbour it shares with
 // `slot` (the first one drawn), the slot itself for no offset; NO_SLOT for a corner chunk or one out of
-// reach. Twin of greedy.rs `reachable`. (Written without loops or early returns: llvmpipe
+// reach. Twin of neighbourhood.rs `reachable`. (Written without loops or early returns: llvmpipe
 // miscompiled a looped version inlined into the mesher's walks.)
 fn slot_at(slot: u32, offset: vec3<i32>) -> u32 {
     let moved = offset != vec3<i32>(0);

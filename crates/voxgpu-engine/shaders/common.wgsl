@@ -494,7 +494,7 @@ fn pack_quad(min: vec3<u32>, size: vec2<u32>, face: u32, block: u32, skirt: bool
 }
 
 // Chunk-local position of the voxel at depth `a` along `axis` and tangent coordinates (u, v),
-// the tangent axes being (axis + 1) % 3 and (axis + 2) % 3. Twin of greedy.rs `voxel_at`.
+// the tangent axes being (axis + 1) % 3 and (axis + 2) % 3. Twin of neighbourhood.rs `voxel_at`.
 fn voxel_pos(axis: u32, a: u32, u: u32, v: u32) -> vec3<u32> {
     switch axis {
         case 0u: { return vec3<u32>(a, u, v); }

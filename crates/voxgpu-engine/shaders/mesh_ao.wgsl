@@ -1,6 +1,6 @@
 // Ambient occlusion as bit planes (part of mesh.wgsl, which includes this file): 32 faces of a row at
 // once, from three rows of the layer in front of them with the cells past the row's ends taken
-// from the halo. Twin of greedy.rs `Surroundings::face_ao`.
+// from the halo. Twin of neighbourhood.rs `Surroundings::face_ao`.
 
 // Row v (-1..=dim) of front layer `front` (-1..=dim): x the opaque bits over u, y the cell at
 // u = -1, z the cell at u = dim.
@@ -39,7 +39,7 @@ fn at_right(r: vec3<u32>) -> u32 {
 // v + 1: `lo[k]` and `hi[k]` are the low and high bit of corner k's value (corner k on the +u
 // side when k & 1, the +v side when k & 2). Per corner: both sides closed gives 0, else 3 minus
 // the closed cells of (side u, side v, diagonal); so the high bit is "fewer than two closed" and
-// the low bit "an even number closed, sides not both". Twin of greedy.rs `face_ao`, 32 faces
+// the low bit "an even number closed, sides not both". Twin of neighbourhood.rs `face_ao`, 32 faces
 // per operation.
 struct AoPlanes {
     lo: vec4<u32>,

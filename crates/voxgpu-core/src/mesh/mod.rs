@@ -3,13 +3,14 @@
 
 mod face;
 mod greedy;
+mod neighbourhood;
 mod parallel;
 mod quad;
 
 pub use face::Face;
 pub use greedy::{
-    ChunkMesh, FaceGroups, Grid, Neighbours, Surroundings, around_index, face_range, mesh_chunk, mesh_grid,
-    mesh_world_chunk, mesh_world_chunk_lod, meshes_reading, meshes_reading_block,
+    ChunkMesh, FaceGroups, face_range, mesh_chunk, mesh_grid, mesh_world_chunk, mesh_world_chunk_lod,
 };
+pub use neighbourhood::{Grid, Neighbours, Surroundings, around_index, meshes_reading, meshes_reading_block};
 pub use parallel::{cpu_threads, map_parallel, mesh_chunks_parallel};
 pub use quad::{PackedQuad, QUAD_BYTES, QUAD_FIELDS, Quad, QuadField};
