@@ -31,38 +31,21 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use glam::IVec3;
-
 use super::GpuError;
 use super::buffers::GrowableBuffer;
 use super::layouts::{ChunkLinks, ChunkMeta, ChunkState, FaceMesh, LIGHT_WORDS, NO_SLOT, SLOT_WORDS};
 use lighting::LightChange;
-use voxgpu_core::mesh::{Face, meshes_reading, meshes_reading_block};
-use voxgpu_core::voxel::{
-    BlockId, CHUNK_SIZE, Chunk, ChunkPos, MAX_NODE_LEVEL, NodeColumn, NodeKey, cell_block, voxel_index,
-};
+use voxgpu_core::mesh::{Face, meshes_reading};
+use voxgpu_core::voxel::{Chunk, ChunkPos, MAX_NODE_LEVEL, NodeColumn, NodeKey};
 
+mod edits;
 mod lighting;
 mod release;
+mod uploads;
 pub use release::Release;
+use uploads::{Staged, Target};
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
-
-/// Which pool buffer a staged write goes to. Resolved when the frame records the copy, so a
-/// buffer replaced by growth in between receives it.
-#[derive(Clone, Copy, Debug)]
-enum Target {
-    Voxels,
-    Meta,
-    Links,
-}
-
-/// One entry of the upload stream, in the order made.
-#[derive(Clone, Debug)]
-enum Staged {
-    Write(Target, u64, Vec<u8>),
-    Release(Release),
-}
 
 /// Who re-meshes a chunk's neighbours when it arrives or leaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -447,110 +430,6 @@ impl ChunkPool {
         self.unreleased += 1;
     }
 
-    /// Sets one block: uploads the one changed word, asks for the chunk's mips to be rebuilt, and
-    /// marks every chunk whose full-detail mesh reads the voxel dirty ([`meshes_reading_block`]).
-    /// (Neighbours meshed at a coarser level read the rebuilt mips: the mip pass marks those
-    /// dirty itself.) Every ancestor node gets the one cell the edit can change, recomputed by the
-    /// mip rule from the eight cells below it, so far nodes show the edit too.
-    pub fn set_block(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        world: IVec3,
-        block: BlockId,
-    ) -> Result<(), GpuError> {
-        let (pos, local) = ChunkPos::from_block(world);
-        let key = NodeKey::chunk(pos);
-        let Some(resident) = self.resident.get_mut(&key) else {
-            if block.is_air() {
-                return Ok(());
-            }
-            let mut chunk = Chunk::empty();
-            chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
-            self.insert(device, queue, key, Arc::new(chunk), Remesh::Neighbours)?;
-            return self.update_ancestors(device, queue, world);
-        };
-        let chunk = Arc::make_mut(&mut resident.chunk);
-        chunk.set(local.x as usize, local.y as usize, local.z as usize, block);
-        if chunk.is_empty() {
-            self.remove(key, Remesh::Neighbours);
-            return self.update_ancestors(device, queue, world);
-        }
-        let slot = resident.slot;
-        self.stage_cell(key, local);
-        self.light_edited(world);
-        self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
-        meshes_reading_block(world).for_each(|p| self.mark_dirty(NodeKey::chunk(p)));
-        self.update_ancestors(device, queue, world)
-    }
-
-    /// Stages the u32 of the node's level 0 holding `local` and its pair.
-    fn stage_cell(&mut self, key: NodeKey, local: IVec3) {
-        let Some(resident) = self.resident.get(&key) else { return };
-        let index = voxel_index(local.x as usize, local.y as usize, local.z as usize) & !1;
-        let pair = [resident.chunk.voxels()[index], resident.chunk.voxels()[index + 1]];
-        let offset = self.voxels.offset(resident.slot as u64) + index as u64 * 2;
-        self.stage(Target::Voxels, offset, bytemuck::cast_slice(&pair));
-    }
-
-    /// After the block at `world` changed at level 0: for each level up, the cell holding it is
-    /// recomputed from the eight cells below (the level below's node, or air where it is not
-    /// resident), until the cell does not change or the level's column was never generated. A
-    /// missing (all-air) node of a generated column is created when its cell turns solid.
-    fn update_ancestors(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        world: IVec3,
-    ) -> Result<(), GpuError> {
-        let size = CHUNK_SIZE as i32;
-        for level in 1..=MAX_NODE_LEVEL {
-            let cell = world.div_euclid(IVec3::splat(1 << level));
-            let key = NodeKey::new(level, cell.div_euclid(IVec3::splat(size)));
-            let current = match self.resident.get(&key) {
-                Some(r) => Arc::clone(&r.chunk),
-                None if self.ready_columns.contains(&key.column()) => Arc::new(Chunk::empty()),
-                None => return Ok(()),
-            };
-            let local = cell.rem_euclid(IVec3::splat(size));
-            let below: [BlockId; 8] = std::array::from_fn(|i| {
-                let fine = cell * 2 + voxgpu_core::voxel::octant(i);
-                let child = NodeKey::new(level - 1, fine.div_euclid(IVec3::splat(size)));
-                let at = fine.rem_euclid(IVec3::splat(size));
-                self.node(child).map_or(BlockId::AIR, |c| c.get(at.x as usize, at.y as usize, at.z as usize))
-            });
-            let block = cell_block(&below);
-            let [x, y, z] = local.to_array().map(|c| c as usize);
-            if current.get(x, y, z) == block {
-                return Ok(());
-            }
-            let mut updated = (*current).clone();
-            updated.set(x, y, z, block);
-            match self.resident.get(&key).map(|r| r.slot) {
-                None => self.insert(device, queue, key, Arc::new(updated), Remesh::Neighbours)?,
-                Some(_) if updated.is_empty() => self.remove(key, Remesh::Neighbours),
-                Some(slot) => {
-                    self.resident.get_mut(&key).expect("resident").chunk = Arc::new(updated);
-                    self.stage_cell(key, local);
-                    self.light_changed(key);
-                    self.request(slot, ChunkState::DIRTY | ChunkState::VOXELS);
-                    // Face and edge neighbours whose border layer reads this cell.
-                    let touches = |d: IVec3| {
-                        (0..3).all(|a| match d[a] {
-                            0 => true,
-                            ..0 => local[a] == 0,
-                            _ => local[a] == size - 1,
-                        })
-                    };
-                    for n in reading(key).filter(|n| touches(n.pos - key.pos)) {
-                        self.mark_dirty(n);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Marks every resident node dirty (benchmarks re-mesh the same chunks repeatedly).
     pub fn mark_all_dirty(&mut self) {
         let keys: Vec<NodeKey> = self.resident.keys().copied().collect();
@@ -564,89 +443,5 @@ impl ChunkPool {
         if let Some(slot) = self.resident.get(&key).map(|r| r.slot) {
             self.request(slot, ChunkState::DIRTY);
         }
-    }
-
-    /// Stages the neighbour slots of the node `key`, if resident, and nothing else: its state on
-    /// the GPU may hold bits the GPU set (a retry after refused pages) that a whole record would
-    /// overwrite.
-    fn write_links_of(&mut self, key: NodeKey) {
-        if let Some(slot) = self.resident.get(&key).map(|r| r.slot) {
-            let record = self.links[slot as usize];
-            let bytes = bytemuck::bytes_of(&record.neighbours).to_vec();
-            self.stage(Target::Links, self.links_buffer.offset(slot as u64), &bytes);
-        }
-    }
-
-    /// Adds request bits to a resident slot's state and stages the write.
-    fn request(&mut self, slot: u32, bits: u32) {
-        self.links[slot as usize].state |= bits;
-        self.write_links(slot);
-    }
-
-    /// Stages the CPU's part of a slot's links: neighbours and state, not `lod`.
-    fn write_links(&mut self, slot: u32) {
-        let record = self.links[slot as usize];
-        let bytes = &bytemuck::bytes_of(&record)[..ChunkLinks::CPU_BYTES];
-        self.stage(Target::Links, self.links_buffer.offset(slot as u64), bytes);
-        self.requested.push(slot);
-    }
-
-    fn stage(&mut self, target: Target, offset: u64, bytes: &[u8]) {
-        self.staged.push(Staged::Write(target, offset, bytes.to_vec()));
-    }
-
-    /// Records every staged write as a copy through `belt`, in the order they were made, and
-    /// each staged release where it stands with `release` (which records the release-only run).
-    /// Returns the bytes uploaded. The entries are kept until [`Self::confirm`] or
-    /// [`Self::replay`].
-    ///
-    /// In the browser the writes go through `queue.write_buffer` instead, which runs before the
-    /// encoder's commands as these copies would: a staging belt there maps and copies each
-    /// chunk through JavaScript twice, where `writeBuffer` copies once from wasm memory. No
-    /// release is staged there.
-    pub fn record_uploads(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        belt: &mut wgpu::util::StagingBelt,
-        queue: &wgpu::Queue,
-        mut release: impl FnMut(&mut wgpu::CommandEncoder, &mut wgpu::util::StagingBelt, Release),
-    ) -> u64 {
-        let mut uploaded = 0;
-        // Every recording follows `Renderer::check_submitted` (in `prepare`, or `timed_remesh`'s
-        // own call), which replays a frame that `frame_submitted` did not confirm.
-        debug_assert!(self.unconfirmed.is_empty(), "a frame recorded over an unconfirmed one");
-        let staged = std::mem::take(&mut self.staged);
-        for entry in &staged {
-            let (target, offset, bytes) = match entry {
-                Staged::Write(target, offset, bytes) => (*target, *offset, bytes),
-                Staged::Release(r) => {
-                    release(encoder, belt, *r);
-                    continue;
-                }
-            };
-            uploaded += bytes.len() as u64;
-            let buffer = match target {
-                Target::Voxels => &self.voxels.buffer,
-                Target::Meta => &self.meta.buffer,
-                Target::Links => &self.links_buffer.buffer,
-            };
-            if cfg!(target_arch = "wasm32") {
-                queue.write_buffer(buffer, offset, bytes);
-                continue;
-            }
-            let Some(size) = wgpu::BufferSize::new(bytes.len() as u64) else { continue };
-            belt.write_buffer(encoder, buffer, offset, size).copy_from_slice(bytes);
-        }
-        self.unconfirmed.extend(staged);
-        // Every eviction staged so far is in this stream.
-        self.recorded_evictions = (self.unreleased, self.quarantine.len());
-        // The GPU has the requests now; keep only what the slot is (and, until the frame is
-        // confirmed, what it asked for).
-        for slot in self.requested.drain(..) {
-            let state = &mut self.links[slot as usize].state;
-            self.unconfirmed_requests.push((slot, *state & !ChunkState::STANDING));
-            *state &= ChunkState::STANDING;
-        }
-        uploaded
     }
 }
