@@ -1,5 +1,7 @@
 // Light: sky and block light of the nodes the CPU lists, in the light pool. Twin:
 // crates/voxgpu-core/src/light.rs, which states the rules and why the steps give its fixed point.
+// The rules and the helpers on packed light bytes are in light_bytes.wgsl, and what one
+// invocation of a spread round does in light_spread.wgsl; this file includes both.
 //
 // Reads:  jobs (the nodes to light, by level, each with its children's slots), voxels (the
 //         nodes' level-0 cells), links (same-level neighbours, as words), rules (per block id:
@@ -71,7 +73,6 @@ struct LightJob {
 // one's: round r + 1's at word 3 * ((r + 1) / 2).
 @group(0) @binding(6) var<storage, read_write> next_round: array<atomic<u32>>;
 
-const MAX_LIGHT: u32 = 15u;
 // voxgpu_core::light::MAX_ABOVE.
 const MAX_ABOVE: u32 = 32u;
 const LEVEL0_WORDS: u32 = 8192u;
@@ -99,52 +100,6 @@ fn emission(id: u32) -> u32 {
 
 fn neighbour(slot: u32, face: u32) -> u32 {
     return links[slot * LINK_WORDS + face];
-}
-
-fn sat_sub(a: u32, b: u32) -> u32 {
-    return select(0u, a - b, a > b);
-}
-
-// Twin of light::enter: sky light `v` entering a cell of opacity `o` from above.
-fn enter(v: u32, o: u32) -> u32 {
-    if o >= MAX_LIGHT {
-        return 0u;
-    }
-    if v == MAX_LIGHT {
-        return MAX_LIGHT - o;
-    }
-    return sat_sub(v, max(1u, o));
-}
-
-// Twin of light::cell_down: the cell's value (x) and what leaves its bottom (y).
-fn cell_down(v: u32, o: u32, blocks: u32) -> vec2<u32> {
-    let top = enter(v, o);
-    if top == MAX_LIGHT || top == 0u {
-        return vec2<u32>(top, top);
-    }
-    return vec2<u32>(top, sat_sub(top, (blocks - 1u) * max(1u, o)));
-}
-
-// The per-channel larger of two cells' light bytes.
-fn light_max(a: u32, b: u32) -> u32 {
-    return max(a & 15u, b & 15u) | max(a & 0xf0u, b & 0xf0u);
-}
-
-// Twin of light::offered: what a cell of opacity `o` takes from neighbour light `n`.
-fn offered(n: u32, o: u32, from_above: bool) -> u32 {
-    if o >= MAX_LIGHT {
-        return 0u;
-    }
-    let cost = max(1u, o);
-    var sky = sat_sub(n & 15u, cost);
-    if from_above {
-        sky = enter(n & 15u, o);
-    }
-    return sky | (sat_sub(n >> 4u, cost) << 4u);
-}
-
-fn byte_of(word: u32, k: u32) -> u32 {
-    return (word >> (8u * k)) & 0xffu;
 }
 
 fn job_index(id: vec3<u32>, groups: vec3<u32>, size: u32, per_job: u32) -> vec2<u32> {
@@ -236,201 +191,8 @@ fn fall(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     }
 }
 
-// The light word holding cell (x, y, z) of level 0 of `slot`, where x, y, z may lie one cell
-// outside the node: the face neighbour's word then, 0 where there is none.
-fn word_at(slot: u32, x: i32, y: i32, z: i32) -> u32 {
-    var s = slot;
-    var p = vec3<i32>(x, y, z);
-    let size = i32(CHUNK_SIZE);
-    for (var axis = 0u; axis < 3u; axis++) {
-        if p[axis] < 0 {
-            s = neighbour(s, 2u * axis + 1u);
-            p[axis] += size;
-        } else if p[axis] >= size {
-            s = neighbour(s, 2u * axis);
-            p[axis] -= size;
-        }
-        if s == NO_SLOT {
-            return 0u;
-        }
-    }
-    let index = u32(p.x) + CHUNK_SIZE * (u32(p.y) + CHUNK_SIZE * u32(p.z));
-    return atomicLoad(&light[s * LIGHT_WORDS + index / 4u]);
-}
-
 // Whether a cell of this workgroup changed in the round.
 var<workgroup> changed: atomic<u32>;
-
-// One light word's round: its cells take the largest light their neighbours offer. Returns
-// whether the word changed.
-fn relax(slot: u32, word_index: u32) -> bool {
-    let first = word_index * 4u;
-    let x0 = i32(first % CHUNK_SIZE);
-    let y = i32((first / CHUNK_SIZE) % CHUNK_SIZE);
-    let z = i32(first / (CHUNK_SIZE * CHUNK_SIZE));
-    let own = atomicLoad(&light[slot * LIGHT_WORDS + word_index]);
-    let below = word_at(slot, x0, y - 1, z);
-    let above = word_at(slot, x0, y + 1, z);
-    let back = word_at(slot, x0, y, z - 1);
-    let front = word_at(slot, x0, y, z + 1);
-    // The cells left of x0 and right of x0 + 3: the last byte of the word before, the first of
-    // the one after.
-    let left = byte_of(word_at(slot, x0 - 1, y, z), 3u);
-    let right = byte_of(word_at(slot, x0 + 4, y, z), 0u);
-    var word = 0u;
-    for (var c = 0u; c < 4u; c++) {
-        let o = opacity(block_at(slot, u32(x0) + c, u32(y), u32(z)));
-        var l = byte_of(own, c);
-        if o < MAX_LIGHT {
-            let west = select(byte_of(own, c - 1u), left, c == 0u);
-            let east = select(byte_of(own, c + 1u), right, c == 3u);
-            l = light_max(l, offered(west, o, false));
-            l = light_max(l, offered(east, o, false));
-            l = light_max(l, offered(byte_of(below, c), o, false));
-            l = light_max(l, offered(byte_of(above, c), o, true));
-            l = light_max(l, offered(byte_of(back, c), o, false));
-            l = light_max(l, offered(byte_of(front, c), o, false));
-        }
-        word |= l << (8u * c);
-    }
-    if word == own {
-        return false;
-    }
-    atomicStore(&light[slot * LIGHT_WORDS + word_index], word);
-    return true;
-}
-
-// The opacities of cells x0..x0 + 3 of row (y, z) of `slot`, a byte each (x0 a multiple of 4).
-fn opacities(slot: u32, x0: u32, y: u32, z: u32) -> u32 {
-    let first = (x0 + CHUNK_SIZE * (y + CHUNK_SIZE * z)) / 2u;
-    let lo = voxels[slot * SLOT_WORDS + first];
-    let hi = voxels[slot * SLOT_WORDS + first + 1u];
-    return opacity(lo & 0xffffu) | (opacity(lo >> 16u) << 8u) | (opacity(hi & 0xffffu) << 16u)
-        | (opacity(hi >> 16u) << 24u);
-}
-
-// The four cells of light word `own` (opacities `o4`), each raised to what the cell beside it
-// in word `n` offers (`from_above` when `n` is the word above).
-fn take_word(own: u32, o4: u32, n: u32, from_above: bool) -> u32 {
-    var word = 0u;
-    for (var c = 0u; c < 4u; c++) {
-        word |= light_max(byte_of(own, c), offered(byte_of(n, c), byte_of(o4, c), from_above)) << (8u * c);
-    }
-    return word;
-}
-
-// The four cells of `own`, each raised to what its neighbours along x offer: within the word,
-// and the cells `left` of its first and `right` of its last.
-fn take_row(own: u32, o4: u32, left: u32, right: u32) -> u32 {
-    var word = 0u;
-    for (var c = 0u; c < 4u; c++) {
-        let o = byte_of(o4, c);
-        let west = select(byte_of(own, c - 1u), left, c == 0u);
-        let east = select(byte_of(own, c + 1u), right, c == 3u);
-        word |= light_max(light_max(byte_of(own, c), offered(west, o, false)), offered(east, o, false)) << (8u * c);
-    }
-    return word;
-}
-
-// A round along x over row (y, z): every cell takes what its neighbours above, below, behind and
-// in front offer, then a sweep each way along the row carries light as far as it goes. Returns
-// whether a cell changed.
-fn sweep_x(slot: u32, y: i32, z: i32) -> bool {
-    let row = slot * LIGHT_WORDS + (CHUNK_SIZE / 4u) * (u32(y) + CHUNK_SIZE * u32(z));
-    var o: array<u32, 8>;
-    var l: array<u32, 8>;
-    var grew = 0u;
-    for (var w = 0u; w < 8u; w++) {
-        let x0 = i32(4u * w);
-        let own = atomicLoad(&light[row + w]);
-        let o4 = opacities(slot, 4u * w, u32(y), u32(z));
-        var v = take_word(own, o4, word_at(slot, x0, y - 1, z), false);
-        v = take_word(v, o4, word_at(slot, x0, y + 1, z), true);
-        v = take_word(v, o4, word_at(slot, x0, y, z - 1), false);
-        v = take_word(v, o4, word_at(slot, x0, y, z + 1), false);
-        o[w] = o4;
-        l[w] = v;
-        grew |= u32(v != own) << w;
-    }
-    // Towards +x from the cell left of the row, then towards -x from the cell right of it.
-    for (var back = 0u; back < 2u; back++) {
-        var carry = select(byte_of(word_at(slot, -1, y, z), 3u),
-                           byte_of(word_at(slot, i32(CHUNK_SIZE), y, z), 0u), back == 1u);
-        for (var i = 0u; i < CHUNK_SIZE; i++) {
-            let x = select(i, CHUNK_SIZE - 1u - i, back == 1u);
-            let w = x / 4u;
-            let shift = 8u * (x % 4u);
-            let cur = (l[w] >> shift) & 0xffu;
-            let v = light_max(cur, offered(carry, (o[w] >> shift) & 0xffu, false));
-            l[w] = (l[w] & ~(0xffu << shift)) | (v << shift);
-            grew |= u32(v != cur) << w;
-            carry = v;
-        }
-    }
-    for (var w = 0u; w < 8u; w++) {
-        if ((grew >> w) & 1u) != 0u {
-            atomicStore(&light[row + w], l[w]);
-        }
-    }
-    return grew != 0u;
-}
-
-// Cell (x, y, z) with coordinate `k` along `axis` (1: y, 2: z) and `p` on the other of the two.
-fn across(axis: u32, x: i32, p: i32, k: i32) -> vec3<i32> {
-    if axis == 1u {
-        return vec3<i32>(x, k, p);
-    }
-    return vec3<i32>(x, p, k);
-}
-
-// A round along y or z (`axis`) over the line of words at x0 = 4 * xw and `p` on the other axis:
-// every cell takes what its neighbours along x and along the third axis offer, then a sweep each
-// way along the line carries light as far as it goes (falling light taking the rule from above).
-// Returns whether a cell changed.
-fn sweep_across(slot: u32, axis: u32, xw: u32, p: i32) -> bool {
-    let x0 = i32(4u * xw);
-    var o: array<u32, 32>;
-    var l: array<u32, 32>;
-    var grew = 0u;
-    for (var k = 0u; k < CHUNK_SIZE; k++) {
-        let at = across(axis, x0, p, i32(k));
-        let index = slot * LIGHT_WORDS + xw + (CHUNK_SIZE / 4u) * (u32(at.y) + CHUNK_SIZE * u32(at.z));
-        let own = atomicLoad(&light[index]);
-        let o4 = opacities(slot, u32(x0), u32(at.y), u32(at.z));
-        let left = byte_of(word_at(slot, x0 - 1, at.y, at.z), 3u);
-        let right = byte_of(word_at(slot, x0 + 4, at.y, at.z), 0u);
-        var v = take_row(own, o4, left, right);
-        // The third axis: z for a line along y, y (light from above by its rule) along z.
-        let step = across(axis, 0, 1, 0);
-        let before = at - step;
-        let after = at + step;
-        v = take_word(v, o4, word_at(slot, before.x, before.y, before.z), false);
-        v = take_word(v, o4, word_at(slot, after.x, after.y, after.z), axis == 2u);
-        o[k] = o4;
-        l[k] = v;
-        grew |= u32(v != own) << k;
-    }
-    // Up the line from the word before it, then down from the word after it (downwards along y
-    // is light falling from above).
-    for (var back = 0u; back < 2u; back++) {
-        let start = across(axis, x0, p, select(-1, i32(CHUNK_SIZE), back == 1u));
-        var carry = word_at(slot, start.x, start.y, start.z);
-        for (var i = 0u; i < CHUNK_SIZE; i++) {
-            let k = select(i, CHUNK_SIZE - 1u - i, back == 1u);
-            let v = take_word(l[k], o[k], carry, back == 1u && axis == 1u);
-            grew |= u32(v != l[k]) << k;
-            l[k] = v;
-            carry = v;
-        }
-    }
-    for (var k = 0u; k < CHUNK_SIZE; k++) {
-        if ((grew >> k) & 1u) != 0u {
-            let at = across(axis, x0, p, i32(k));
-            atomicStore(&light[slot * LIGHT_WORDS + xw + (CHUNK_SIZE / 4u) * (u32(at.y) + CHUNK_SIZE * u32(at.z))], l[k]);
-        }
-    }
-    return grew != 0u;
-}
 
 // Lines of a chunk a round along x covers (rows of 8 words), and along y or z (lines of 32).
 const X_LINES: u32 = 1024u;
@@ -488,27 +250,6 @@ fn spread_lines(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
 
 fn light_byte(slot: u32, index: u32) -> u32 {
     return byte_of(atomicLoad(&light[slot * LIGHT_WORDS + index / 4u]), index % 4u);
-}
-
-// The per-channel larger of the four bytes of `a` and of `b`, byte by byte: sky and block light
-// each in their own byte lanes (values 0..15), compared with a borrow bit per lane.
-fn light_max4(a: u32, b: u32) -> u32 {
-    var out = 0u;
-    for (var shift = 0u; shift < 8u; shift += 4u) {
-        let x = (a >> shift) & 0x0f0f0f0fu;
-        let y = (b >> shift) & 0x0f0f0f0fu;
-        let x_ge_y = (((x | 0x10101010u) - y) >> 4u) & 0x01010101u;
-        let keep = x_ge_y * 0xffu;
-        out |= ((x & keep) | (y & ~keep)) << shift;
-    }
-    return out;
-}
-
-// The four pairs of bytes of a two-word row of cells, each pair's per-channel largest.
-fn pair_max(lo: u32, hi: u32) -> u32 {
-    let a = light_max4(lo, lo >> 8u);
-    let b = light_max4(hi, hi >> 8u);
-    return (a & 0xffu) | ((a >> 8u) & 0xff00u) | ((b & 0xffu) << 16u) | ((b & 0xff0000u) << 8u);
 }
 
 // The light levels of a level-L job (L >= 1) from its children, one invocation per word of

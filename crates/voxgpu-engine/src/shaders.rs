@@ -66,7 +66,11 @@ pub const CULL: ShaderFile = shader!("cull.wgsl", PYRAMID_TEST);
 pub const TRANSPARENT_SORT: ShaderFile = shader!("transparent_sort.wgsl");
 pub const SHADOW_CULL: ShaderFile = shader!("shadow_cull.wgsl", PYRAMID_TEST);
 pub const HIZ: ShaderFile = shader!("hiz.wgsl");
-pub const LIGHT: ShaderFile = shader!("light.wgsl");
+/// The light rules and the helpers on packed light bytes, included by `light.wgsl`.
+pub const LIGHT_BYTES: ShaderFile = shader!("light_bytes.wgsl");
+/// The spread's per-invocation rounds (a word's, a line's sweeps), included by `light.wgsl`.
+pub const LIGHT_SPREAD: ShaderFile = shader!("light_spread.wgsl");
+pub const LIGHT: ShaderFile = shader!("light.wgsl", LIGHT_BYTES, LIGHT_SPREAD);
 pub const SKY: ShaderFile = shader!("sky.wgsl");
 pub const OUTLINE: ShaderFile = shader!("outline.wgsl");
 /// The viewer's copy of the frame into the window.
