@@ -39,12 +39,7 @@ impl Gpu {
         let caps = Capabilities::of(device.features());
         let info = device.adapter_info();
         let submission = options.draw_submission.unwrap_or(DrawSubmission::for_caps(caps));
-        if !submission.is_supported(caps) {
-            return Err(GpuError::Unsupported {
-                adapter: info.name.clone(),
-                missing: format!("MULTI_DRAW_INDIRECT_COUNT for the {} draw submission", submission.name()),
-            });
-        }
+        check_submission(submission, caps, &info.name)?;
         Ok(Self {
             device: device.clone(),
             queue: queue.clone(),
@@ -84,4 +79,19 @@ pub(crate) fn check_target_size(device: &wgpu::Device, width: u32, height: u32) 
         return Err(GpuError::TargetSize { width, height, max });
     }
     Ok(())
+}
+
+/// Refuses `submission` on a device with `caps` that cannot submit that way (`adapter` names it).
+pub(super) fn check_submission(
+    submission: DrawSubmission,
+    caps: Capabilities,
+    adapter: &str,
+) -> Result<(), GpuError> {
+    if submission.is_supported(caps) {
+        return Ok(());
+    }
+    Err(GpuError::Unsupported {
+        adapter: adapter.to_owned(),
+        missing: format!("MULTI_DRAW_INDIRECT_COUNT for the {} draw submission", submission.name()),
+    })
 }

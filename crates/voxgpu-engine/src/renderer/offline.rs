@@ -121,6 +121,17 @@ impl Tools<'_> {
         self.renderer.passes.light.spread_in_lines = lines;
     }
 
+    /// Submits the draw lists `submission`'s way from the next frame on, kept across a recovered
+    /// device: tests draw one loaded world every way the adapter can, instead of loading it once
+    /// per way. Refused, changing nothing, where the device cannot submit that way.
+    pub fn set_draw_submission(&mut self, submission: crate::DrawSubmission) -> Result<(), GpuError> {
+        let r = &mut *self.renderer;
+        super::device::check_submission(submission, r.gpu.caps, &r.gpu.adapter_name)?;
+        r.gpu.submission = submission;
+        r.options.draw_submission = Some(submission);
+        Ok(())
+    }
+
     /// Turns the opaque depth pre-pass on or off (filled modes), from the next frame on.
     pub fn set_depth_prepass(&mut self, on: bool) {
         self.renderer.options.depth_prepass = on;

@@ -130,27 +130,30 @@ fn a_frame_records_the_same_render_pass_commands_for_ten_chunks_or_fifteen_hundr
     }
     let camera = Camera::look_at(Vec3::new(0.0, 150.0, 0.0), Vec3::new(100.0, 60.0, 100.0));
     for gpu in kit::gpu_contexts() {
-        // Every draw submission the adapter can do, each drawing the same frame.
+        // Every draw submission the adapter can do, each drawing the same frame: one renderer
+        // per world, switched from one way to the next.
+        let submissions: Vec<DrawSubmission> =
+            DrawSubmission::ALL.into_iter().filter(|s| s.is_supported(gpu.caps)).collect();
+        assert!(submissions.len() >= 2, "at least two submissions on {}", gpu.summary);
         let mut frames = Vec::new();
-        for submission in DrawSubmission::ALL.into_iter().filter(|s| s.is_supported(gpu.caps)) {
-            let mut counts = Vec::new();
-            for world in [&small, &big_part] {
-                let options = RendererOptions {
-                    draw_submission: Some(submission),
-                    ..RendererOptions::new(W, H, 400.0)
-                };
-                let mut r = kit::renderer(&gpu, world, options);
+        let mut counts = vec![Vec::new(); submissions.len()];
+        for world in [&small, &big_part] {
+            let mut r = kit::renderer(&gpu, world, RendererOptions::new(W, H, 400.0));
+            for (&submission, counts) in submissions.iter().zip(&mut counts) {
+                r.tools().set_draw_submission(submission).expect("a submission the adapter has");
+                assert_eq!(r.inspect().submission(), submission);
                 r.settle(&camera).expect("frame");
                 counts.push((world.len(), r.inspect().render_pass_commands()));
                 if world.len() == big_part.len() {
                     frames.push((submission, r.read_image().expect("read back")));
                 }
             }
+        }
+        for (submission, counts) in submissions.iter().zip(&counts) {
             assert_eq!(counts[0].1, counts[1].1, "{submission:?}: {counts:?} on {}", gpu.summary);
             eprintln!("{submission:?}: (chunks, render-pass commands) {counts:?} on {}", gpu.summary);
             assert!(counts[0].1 > 0 && counts[1].0 > 100 * counts[0].0, "{counts:?}");
         }
-        assert!(frames.len() >= 2, "at least two submissions on {}", gpu.summary);
         // The transparent list too (its sorted region, the instanced path's second draw): glass
         // and water filling a box of chunks, seen from outside. Equal keys of different chunks
         // are drawn in a defined order, so every submission blends the same frame.
@@ -161,10 +164,15 @@ fn a_frame_records_the_same_render_pass_commands_for_ten_chunks_or_fifteen_hundr
         .expect("glass checker");
         assert!(glass.len() > 1, "several transparent chunks: {}", glass.len());
         let glass_camera = Camera::look_at(Vec3::new(90.0, 70.0, 110.0), Vec3::new(16.0, 16.0, 16.0));
-        for submission in DrawSubmission::ALL.into_iter().filter(|s| s.is_supported(gpu.caps)) {
-            let options =
-                RendererOptions { draw_submission: Some(submission), ..RendererOptions::new(W, H, 400.0) };
-            let mut r = kit::renderer(&gpu, &glass, options);
+        let mut r = kit::renderer(&gpu, &glass, RendererOptions::new(W, H, 400.0));
+        // A way the device cannot submit is refused and changes nothing (GL has no indirect count).
+        let before = r.inspect().submission();
+        for missing in DrawSubmission::ALL.into_iter().filter(|s| !submissions.contains(s)) {
+            assert!(r.tools().set_draw_submission(missing).is_err(), "{missing:?} on {}", gpu.summary);
+            assert_eq!(r.inspect().submission(), before);
+        }
+        for &submission in &submissions {
+            r.tools().set_draw_submission(submission).expect("a submission the adapter has");
             let stats = r.settle(&glass_camera).expect("frame");
             assert!(stats.quads > 0, "the glass is drawn");
             frames.push((submission, r.read_image().expect("read back")));
