@@ -1,7 +1,8 @@
 // Packed light (part of light.wgsl, which includes this file): a cell's light is a byte, sky
 // light in bits 0..4 and block light in bits 4..8, each 0..MAX_LIGHT, and a light word holds four
 // cells along x, cell x0 + c in byte c. The light rules on these values (twins of light.rs
-// `enter`, `cell_down` and `offered`) and the per-channel maxima of bytes, words and rows: pure
+// `enter`, `cell_down` and `offered`), the per-channel maxima of bytes, words and rows, and the
+// take steps of a word and a row (`take_word`, `take_row`) the sweeps apply: pure
 // functions of their arguments.
 
 const MAX_LIGHT: u32 = 15u;

@@ -38,15 +38,16 @@ impl Gpu {
         check_target_size(device, options.width, options.height)?;
         let caps = Capabilities::of(device.features());
         let info = device.adapter_info();
+        let adapter_name = format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type);
         let submission = options.draw_submission.unwrap_or(DrawSubmission::for_caps(caps));
-        check_submission(submission, caps, &info.name)?;
+        check_submission(submission, caps, &adapter_name)?;
         Ok(Self {
             device: device.clone(),
             queue: queue.clone(),
             lost: None,
             caps,
             submission,
-            adapter_name: format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type),
+            adapter_name,
             device_type: info.device_type,
             shadows_by_default: info.device_type != wgpu::DeviceType::Cpu
                 && info.backend != wgpu::Backend::Gl,

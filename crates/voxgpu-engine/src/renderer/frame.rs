@@ -67,8 +67,16 @@ impl Renderer {
             shadows,
         );
         let view = (self.options.size(), self.options.culling);
-        self.frames.prepared =
-            Some(Prepared { camera: *camera, view, params, lod, started, evicted_room, shadows });
+        self.frames.prepared = Some(Prepared {
+            camera: *camera,
+            view,
+            params,
+            lod,
+            started,
+            evicted_room,
+            shadows,
+            submission: self.gpu.submission,
+        });
         Ok(())
     }
 
@@ -111,7 +119,7 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         targets: &Targets,
     ) -> Result<FrameStats, GpuError> {
-        let Prepared { camera, view, params, lod, started, evicted_room, shadows } =
+        let Prepared { camera, view, params, lod, started, evicted_room, shadows, submission } =
             self.frames.prepared.take().ok_or(GpuError::NotPrepared)?;
         // The staging belt maps new buffers and panics when that fails, as it does on a lost
         // device: nothing is recorded once the loss is known.
@@ -120,7 +128,7 @@ impl Renderer {
         let (gpu, passes, frames) = (&self.gpu, &mut self.passes, &mut self.frames);
         let profiler = &frames.profiling.profiler;
         let options = &self.options;
-        passes.record_compute(&gpu.queue, encoder, profiler, gpu.submission, &params, &lod);
+        passes.record_compute(&gpu.queue, encoder, profiler, submission, &params, &lod);
         // With light off nothing reads the light pool, so it is never computed.
         frames.light_nodes = (0, 0);
         if options.light {
@@ -137,10 +145,10 @@ impl Renderer {
         // drawn; either way before any pass reads the shadow map.
         passes.bind_deferred(&gpu.device, &self.resident, targets, options);
         let occlusion = passes.occlusion_frame(view, options, targets.depth);
-        passes.write_cull(&gpu.queue, &camera, view, options, gpu.submission, occlusion);
+        passes.write_cull(&gpu.queue, &camera, view, options, submission, occlusion);
         let shadow_pyramid = passes.shadow_pyramid(&camera, view.0, options, occlusion);
         let record_shadows = |passes: &Passes, encoder: &mut wgpu::CommandEncoder| {
-            let how = (gpu.submission, &params);
+            let how = (submission, &params);
             passes.record_shadows(&gpu.queue, encoder, profiler, how, &shadow_pyramid);
         };
         if shadows && shadow_pyramid.levels == 0 {
@@ -148,10 +156,9 @@ impl Renderer {
         }
         let mut commands = 0;
         if occlusion.two_phase {
-            passes.record_cull_first(encoder, profiler, gpu.submission, &params);
-            commands +=
-                passes.record_draw(encoder, profiler, targets, options, gpu.submission, DrawPhase::First);
-            passes.draws.reset_phase(encoder, gpu.submission);
+            passes.record_cull_first(encoder, profiler, submission, &params);
+            commands += passes.record_draw(encoder, profiler, targets, options, submission, DrawPhase::First);
+            passes.draws.reset_phase(encoder, submission);
             passes.pyramid.record(&gpu.device, encoder, profiler, targets.depth, camera);
         }
         if shadows && shadow_pyramid.levels > 0 {
@@ -159,7 +166,7 @@ impl Renderer {
         }
         passes.record_cull(encoder, profiler, &params);
         let phase = if occlusion.two_phase { DrawPhase::Second } else { DrawPhase::Only };
-        commands += passes.record_draw(encoder, profiler, targets, options, gpu.submission, phase);
+        commands += passes.record_draw(encoder, profiler, targets, options, submission, phase);
         frames.render_pass_commands = commands;
         frames.occlusion_tested = occlusion.test;
         let sources = passes.counter_sources(&self.resident, shadows);

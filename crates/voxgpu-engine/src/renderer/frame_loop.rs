@@ -35,6 +35,9 @@ pub(crate) struct Prepared {
     pub evicted_room: u32,
     /// The frame draws sun shadows ([`crate::RendererOptions::shadows`] on this device).
     pub shadows: bool,
+    /// How the frame's draw lists are submitted: the camera uniform `prepare` wrote says so too,
+    /// so `record` follows it even where the submission changed in between.
+    pub submission: crate::DrawSubmission,
 }
 
 /// A recorded frame, until the caller has submitted it.

@@ -1,6 +1,6 @@
 //! The renderer's calls that wait for the GPU or serve tools rather than a frame loop:
-//! settling a world, and the [`Tools`] handle (profiling controls, the depth pre-pass switch,
-//! a timed full re-mesh).
+//! settling a world, and the [`Tools`] handle (profiling controls, the draw submission, the
+//! depth pre-pass switch, a timed full re-mesh).
 
 use web_time::Instant;
 
@@ -121,9 +121,10 @@ impl Tools<'_> {
         self.renderer.passes.light.spread_in_lines = lines;
     }
 
-    /// Submits the draw lists `submission`'s way from the next frame on, kept across a recovered
-    /// device: tests draw one loaded world every way the adapter can, instead of loading it once
-    /// per way. Refused, changing nothing, where the device cannot submit that way.
+    /// Submits the draw lists `submission`'s way from the next `prepare` on (a frame already
+    /// prepared keeps the way it was prepared with), kept across a recovered device: tests draw
+    /// one loaded world every way the adapter can, instead of loading it once per way. Refused,
+    /// changing nothing, where the device cannot submit that way.
     pub fn set_draw_submission(&mut self, submission: crate::DrawSubmission) -> Result<(), GpuError> {
         let r = &mut *self.renderer;
         super::device::check_submission(submission, r.gpu.caps, &r.gpu.adapter_name)?;
