@@ -68,6 +68,10 @@ const GROUP: u32 = 256u;
 // Rows of a slice one invocation takes at most (a quarter of 32).
 const MAX_ROWS: u32 = 8u;
 
+// Workgroup memory. Every variable below (and `counts` or the subgroup totals of the count
+// sums) is written before any invocation reads it, `planes` zeroed by `build_planes` itself, so
+// the pipelines skip wgpu's zeroing of it: keep it so.
+
 // The axis's planes, row v of slice a at `plane(a, v)` in each 1024-word third:
 // - PLANES_OPAQUE:  bit u is an opaque cell;
 // - PLANES_SOLID:   bit u is a solid (non-air) cell;

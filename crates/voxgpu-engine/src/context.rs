@@ -257,6 +257,11 @@ fn configured(mut desc: wgpu::InstanceDescriptor, backends: wgpu::Backends) -> w
     // buffer, dispatch sizes clamped to 65,535), so it is off by default;
     // WGPU_VALIDATION_INDIRECT_CALL=1 turns it back on for debugging.
     desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    // wgpu's default in debug builds also embeds each shader's source and line table in its
+    // SPIR-V (`DEBUG`): naga finds each statement's line by counting the newlines before it, so a
+    // pipeline's compile grows with the square of its source, a fifth of a renderer's creation on
+    // lavapipe. Off by default; WGPU_DEBUG=1 turns it back on for a shader debugger.
+    desc.flags.remove(wgpu::InstanceFlags::DEBUG);
     let mut desc = desc.with_env();
     desc.backends = backends;
     wgpu::Instance::new(desc)

@@ -16,7 +16,7 @@ use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{ChunkMeta, CullParams, FaceMesh, PassParams};
-use super::pipelines::{compute_pipeline, dispatch_linear};
+use super::pipelines::{ComputeShader, dispatch_linear};
 use super::profiling::{compute_pass, stage};
 use super::shaders::{CULL, TRANSPARENT_SORT, shader_source};
 use voxgpu_core::cull::SORT_BUCKETS;
@@ -265,22 +265,15 @@ impl DrawLists {
 
     pub fn new(device: &wgpu::Device, capacity: u32) -> Self {
         let layout = CULL_BINDINGS.layout(device);
-        let cull_source = shader_source(CULL);
-        let first = compute_pipeline(device, "voxgpu.cull.first", &layout, &cull_source, "first");
-        let second = compute_pipeline(device, "voxgpu.cull", &layout, &cull_source, "second");
+        let cull = ComputeShader::new(device, "voxgpu.cull", &layout, &shader_source(CULL));
+        let first = cull.pipeline(device, "voxgpu.cull.first", "first");
+        let second = cull.pipeline(device, "voxgpu.cull", "second");
         let sort_layout = SORT_BINDINGS.layout(device);
-        let sort_source = shader_source(TRANSPARENT_SORT);
-        let sort_scan = compute_pipeline(device, "voxgpu.sort.scan", &sort_layout, &sort_source, "scan");
-        let sort_scatter =
-            compute_pipeline(device, "voxgpu.sort.scatter", &sort_layout, &sort_source, "scatter");
-        let sort_place = compute_pipeline(device, "voxgpu.sort.place", &sort_layout, &sort_source, "place");
-        let instanced_only = compute_pipeline(
-            device,
-            "voxgpu.sort.instanced_only",
-            &sort_layout,
-            &sort_source,
-            "instanced_only",
-        );
+        let sort = ComputeShader::new(device, "voxgpu.sort", &sort_layout, &shader_source(TRANSPARENT_SORT));
+        let sort_scan = sort.pipeline(device, "voxgpu.sort.scan", "scan");
+        let sort_scatter = sort.pipeline(device, "voxgpu.sort.scatter", "scatter");
+        let sort_place = sort.pipeline(device, "voxgpu.sort.place", "place");
+        let instanced_only = sort.pipeline(device, "voxgpu.sort.instanced_only", "instanced_only");
         let counts = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("voxgpu.cull.counts"),
             size: COUNT_WORDS * 4,

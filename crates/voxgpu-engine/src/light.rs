@@ -6,7 +6,7 @@
 //! to light itself ([`crate::chunk_pool::ChunkPool::light_jobs`]), sorted by level, and the pass
 //! is recorded only on frames that have any: a frame without changes costs nothing. A frame's
 //! steps, each over its own range of the list (one uniform per range): `mask` and `fall` over
-//! every job; `spread` or `spread_lines` ([`LightPass::spread_in_lines`]) [`RELAX_STEPS`] times
+//! every job; `spread` or `spread_lines` ([`LightPass::set_spread_in_lines`]) [`RELAX_STEPS`] times
 //! over the chunks, one uniform per round, each round after the first dispatched indirectly with
 //! the workgroups the round before writes only if a cell changed in it (so the rounds after the
 //! light settles run none); `levels` over every job at once (each job's levels 1..5 from its
@@ -22,7 +22,7 @@ use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::LIGHT_MASK_OFFSET;
-use super::pipelines::{compute_pipeline, dispatch_linear, linear_dispatch};
+use super::pipelines::{ComputeShader, dispatch_linear, linear_dispatch};
 use super::profiling::{compute_pass, scope, stage};
 use super::shaders::{LIGHT, shader_source};
 use voxgpu_core::light::{LightRules, RELAX_STEPS};
@@ -94,8 +94,12 @@ pub struct LightPass {
     layout: wgpu::BindGroupLayout,
     mask: wgpu::ComputePipeline,
     fall: wgpu::ComputePipeline,
+    /// The source's module, for the spread of the other kind when [`Self::set_spread_in_lines`]
+    /// switches to it.
+    shader: ComputeShader,
+    /// The spread's pipeline, `spread_lines` or `spread` as [`Self::spread_in_lines`] says: only
+    /// the one in use is compiled.
     spread: wgpu::ComputePipeline,
-    spread_lines: wgpu::ComputePipeline,
     /// The spread's rounds sweep lines of 32 cells (`spread_lines`) rather than give each word
     /// of 4 cells an invocation (`spread`). Both reach the same fixed point; which is faster
     /// depends on the adapter. On a GPU a round waits on its longest chain of dependent steps,
@@ -103,7 +107,7 @@ pub struct LightPass {
     /// and light that crosses a chunk in one round settles in a few rounds. So sweeps on CPU
     /// adapters, words elsewhere ([`Self::new`]; docs/PERFORMANCE.md has the figures); tests run
     /// both.
-    pub spread_in_lines: bool,
+    spread_in_lines: bool,
     pull: wgpu::ComputePipeline,
     levels: wgpu::ComputePipeline,
     jobs: wgpu::Buffer,
@@ -122,6 +126,11 @@ pub struct LightPass {
     groups: Option<((u64, u32), Vec<wgpu::BindGroup>)>,
 }
 
+/// The entry point of the spread that sweeps lines (`lines`) or relaxes words.
+fn spread_entry(lines: bool) -> &'static str {
+    if lines { "spread_lines" } else { "spread" }
+}
+
 fn jobs_buffer(device: &wgpu::Device, jobs: u32) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("voxgpu.light.jobs"),
@@ -133,7 +142,7 @@ fn jobs_buffer(device: &wgpu::Device, jobs: u32) -> wgpu::Buffer {
 
 impl LightPass {
     /// The pass for `registry`'s blocks on a device of `device_type` (which spread it runs:
-    /// [`Self::spread_in_lines`]).
+    /// [`Self::set_spread_in_lines`]).
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -141,9 +150,10 @@ impl LightPass {
         device_type: wgpu::DeviceType,
     ) -> Self {
         let layout = LIGHT_BINDINGS.layout(device);
-        let source = shader_source(LIGHT);
-        let pipeline =
-            |entry: &str| compute_pipeline(device, &format!("voxgpu.light.{entry}"), &layout, &source, entry);
+        let shader = ComputeShader::new(device, "voxgpu.light", &layout, &shader_source(LIGHT))
+            .writes_its_workgroup_memory();
+        let pipeline = |entry: &str| shader.pipeline(device, &format!("voxgpu.light.{entry}"), entry);
+        let spread_in_lines = device_type == wgpu::DeviceType::Cpu;
         let ranges = (0..RANGES)
             .map(|_| {
                 device.create_buffer(&wgpu::BufferDescriptor {
@@ -159,11 +169,11 @@ impl LightPass {
         Self {
             mask: pipeline("mask"),
             fall: pipeline("fall"),
-            spread: pipeline("spread"),
-            spread_lines: pipeline("spread_lines"),
-            spread_in_lines: device_type == wgpu::DeviceType::Cpu,
+            spread: pipeline(spread_entry(spread_in_lines)),
+            spread_in_lines,
             pull: pipeline("pull"),
             levels: pipeline("levels"),
+            shader,
             layout,
             jobs: jobs_buffer(device, 64),
             capacity: 64,
@@ -193,6 +203,19 @@ impl LightPass {
     /// The block rules the pass applies.
     pub fn rules(&self) -> &LightRules {
         &self.light_rules
+    }
+
+    /// Makes the spread sweep lines (`lines`) or relax words from the next recording on,
+    /// compiling its pipeline if it changes.
+    pub fn set_spread_in_lines(&mut self, device: &wgpu::Device, lines: bool) {
+        if lines != self.spread_in_lines {
+            self.spread = self.shader.pipeline(
+                device,
+                &format!("voxgpu.light.{}", spread_entry(lines)),
+                spread_entry(lines),
+            );
+            self.spread_in_lines = lines;
+        }
     }
 
     /// Records the light of `jobs` (sorted by level, as `light_jobs` makes them) into the pool's
@@ -279,7 +302,7 @@ impl LightPass {
             });
             if chunks > 0 {
                 compute_pass(profiler, encoder, Some(light), stage::LIGHT_SPREAD, |pass| {
-                    pass.set_pipeline(if self.spread_in_lines { &self.spread_lines } else { &self.spread });
+                    pass.set_pipeline(&self.spread);
                     for (round, group) in groups[FIRST_ROUND..].iter().enumerate() {
                         pass.set_bind_group(0, group, &[]);
                         if round == 0 {

@@ -18,7 +18,7 @@ use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{ChunkLinks, ChunkMeta, LodParams, PassParams, WORK_JOBS_OFFSET};
-use super::pipelines::compute_pipeline;
+use super::pipelines::{ComputeShader, compute_pipeline};
 use super::profiling::{compute_pass, stage};
 use super::shaders::{LOD, MIPS, MIPS_BUILD, shader_source};
 use voxgpu_core::lod::LEVELS;
@@ -110,10 +110,8 @@ impl LodPasses {
         let select_layout = SELECT_BINDINGS.layout(device);
         let collect_layout = COLLECT_BINDINGS.layout(device);
         let build_layout = BUILD_BINDINGS.layout(device);
-        let mips_source = shader_source(MIPS);
-        let collect = |entry: &str| {
-            compute_pipeline(device, &format!("voxgpu.mips.{entry}"), &collect_layout, &mips_source, entry)
-        };
+        let mips_shader = ComputeShader::new(device, "voxgpu.mips", &collect_layout, &shader_source(MIPS));
+        let collect = |entry: &str| mips_shader.pipeline(device, &format!("voxgpu.mips.{entry}"), entry);
         let storage = |label, size| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -124,10 +122,10 @@ impl LodPasses {
                 mapped_at_creation: false,
             })
         };
-        let lod_source = shader_source(LOD);
+        let lod_shader = ComputeShader::new(device, "voxgpu.lod", &select_layout, &shader_source(LOD));
         Self {
-            split: compute_pipeline(device, "voxgpu.lod.split", &select_layout, &lod_source, "decide_split"),
-            select: compute_pipeline(device, "voxgpu.lod.shown", &select_layout, &lod_source, "decide_shown"),
+            split: lod_shader.pipeline(device, "voxgpu.lod.split", "decide_split"),
+            select: lod_shader.pipeline(device, "voxgpu.lod.shown", "decide_shown"),
             collect: collect("collect"),
             finalize: collect("finalize"),
             build: compute_pipeline(

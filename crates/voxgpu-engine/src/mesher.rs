@@ -19,7 +19,7 @@ use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{AllocatorHeader, ChunkLinks, ChunkMeta, FaceMesh, PassParams, WORK_JOBS_OFFSET};
-use super::pipelines::compute_pipeline;
+use super::pipelines::{ComputeShader, compute_pipeline};
 use super::profiling::{compute_pass, scope, stage};
 use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, MESH_SUBGROUPS, shader_source};
 
@@ -129,11 +129,12 @@ impl Mesher {
         let collect_layout = COLLECT_BINDINGS.layout(device);
         let release_layout = RELEASE_BINDINGS.layout(device);
         let mesh_layout = MESH_BINDINGS.layout(device);
-        let collect_source = shader_source(MESH_COLLECT);
+        let collect_shader =
+            ComputeShader::new(device, "voxgpu.mesh.collect", &collect_layout, &shader_source(MESH_COLLECT));
         let mesh_source = shader_source(if subgroups { MESH_SUBGROUPS } else { MESH });
-        let collect = |entry: &str| {
-            compute_pipeline(device, &format!("voxgpu.mesh.{entry}"), &collect_layout, &collect_source, entry)
-        };
+        let mesh_shader = ComputeShader::new(device, "voxgpu.mesh", &mesh_layout, &mesh_source)
+            .writes_its_workgroup_memory();
+        let collect = |entry: &str| collect_shader.pipeline(device, &format!("voxgpu.mesh.{entry}"), entry);
         Self {
             collect_evicted: collect("collect_evicted"),
             collect_dirty: collect("collect_dirty"),
@@ -144,8 +145,8 @@ impl Mesher {
                 &shader_source(MESH_RELEASE),
                 "main",
             ),
-            mesh: compute_pipeline(device, "voxgpu.mesh", &mesh_layout, &mesh_source, "main"),
-            commit: compute_pipeline(device, "voxgpu.mesh.commit", &mesh_layout, &mesh_source, "commit"),
+            mesh: mesh_shader.pipeline(device, "voxgpu.mesh", "main"),
+            commit: mesh_shader.pipeline(device, "voxgpu.mesh.commit", "commit"),
             collect_layout,
             release_layout,
             mesh_layout,

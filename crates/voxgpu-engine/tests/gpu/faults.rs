@@ -97,7 +97,10 @@ fn a_renderer_recovers_from_a_lost_device_with_every_node_and_edit() {
     let registry = BlockRegistry::builtin();
     for gpu in kit::gpu_contexts() {
         let lost = pair(&gpu);
-        let options = RendererOptions::new(96, 64, 400.0);
+        // Level 1 from 32 blocks, so that few columns are chunks.
+        let lod =
+            voxgpu_core::lod::LodSettings::default().with_first_distance(32.0).expect("a first distance");
+        let options = RendererOptions { lod, ..RendererOptions::new(96, 64, 400.0) };
         let mut renderer = Offscreen::new(&lost, options, &registry).expect("renderer");
         // Terrain at 12 chunks: chunks and coarser nodes, with complete columns.
         let columns = TerrainColumns::new(SEED);

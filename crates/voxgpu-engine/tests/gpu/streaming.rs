@@ -230,16 +230,21 @@ fn streaming_holds_the_columns_the_generator_would() {
 
 #[test]
 fn a_flight_across_node_levels_stays_bounded_and_returns_to_the_same_state_and_picture() {
-    // 17 chunks: chunks, level-1 and level-2 nodes (top level 2, 128-block nodes). Out 320
-    // blocks along +X and back, 16 blocks per frame: every level's columns change, across two
-    // level-2 node boundaries, and places change level both ways.
+    // 17 chunks: chunks, level-1 and level-2 nodes (top level 2, 128-block nodes), level 1 from
+    // 32 blocks so that few columns are chunks (at the start 107 chunks, 34 level-1 and 60
+    // level-2 nodes; 416 chunks with level 1 from 128). Out 320 blocks along +X and back, 16
+    // blocks per frame: every level's columns change, across two level-2 node boundaries, and
+    // places change level both ways.
     const FRAMES: u32 = 20;
     const SPEED: f32 = 16.0;
     let registry = voxgpu_core::voxel::BlockRegistry::builtin();
     for gpu in kit::gpu_contexts() {
         // No hysteresis: it makes levels depend on the path (its purpose, tested in lod.rs), and
         // this test wants the state at the start to be a function of the camera alone.
-        let lod = LodSettings::default().with_hysteresis(0.0).expect("no hysteresis is allowed");
+        let lod = LodSettings::default()
+            .with_hysteresis(0.0)
+            .and_then(|l| l.with_first_distance(32.0))
+            .expect("no hysteresis is allowed");
         let options = RendererOptions { lod, ..RendererOptions::new(64, 48, 800.0) };
         let mut renderer = Offscreen::new(&gpu, options, &registry).expect("renderer");
         let settings = StreamSettings { uploads_per_update: 400, lod, ..StreamSettings::new(17) };
