@@ -150,10 +150,14 @@ pub const DRAW_BINDINGS: BindingTable = BindingTable {
 /// variant for cross-fading nodes where the pass draws them, and the sky. The shaded opaque
 /// passes write the surface targets; their forward-shaded variants (for a depth target the shade
 /// pass cannot read) are made the first time a frame asks for them.
+///
+/// Every chunk pipeline is made the first time a frame draws its pass: a renderer that never
+/// shows a debug mode or the depth pre-pass compiles neither (half of the draw pipelines, a
+/// tenth of a renderer's creation on lavapipe).
 pub struct DrawPipelines {
     maker: Maker,
-    passes: Vec<wgpu::RenderPipeline>,
-    fading: Vec<Option<wgpu::RenderPipeline>>,
+    passes: Vec<std::sync::OnceLock<wgpu::RenderPipeline>>,
+    fading: Vec<std::sync::OnceLock<wgpu::RenderPipeline>>,
     /// `[Opaque, OpaqueAfterPrepass]`, each plain and dithering, forward-shaded.
     forward: std::sync::OnceLock<[[wgpu::RenderPipeline; 2]; 2]>,
     pub sky: wgpu::RenderPipeline,
@@ -272,10 +276,8 @@ impl DrawPipelines {
         let outline = simple(OUTLINE, wgpu::PrimitiveTopology::LineList, wgpu::CompareFunction::GreaterEqual);
         let maker = Maker { device: device.clone(), module, layout: pipeline_layout, lines, color_format };
         Self {
-            passes: RasterPass::ALL.map(|pass| maker.make(pass, false, false)).into(),
-            fading: RasterPass::ALL
-                .map(|pass| pass.draws_fading().then(|| maker.make(pass, true, false)))
-                .into(),
+            passes: RasterPass::ALL.map(|_| std::sync::OnceLock::new()).into(),
+            fading: RasterPass::ALL.map(|_| std::sync::OnceLock::new()).into(),
             forward: std::sync::OnceLock::new(),
             maker,
             sky,
@@ -299,7 +301,11 @@ impl DrawPipelines {
             let [plain, fading] = &forward[usize::from(pass == RasterPass::OpaqueAfterPrepass)];
             return (plain, Some(fading));
         }
-        (&self.passes[pass.index()], self.fading[pass.index()].as_ref())
+        let plain = self.passes[pass.index()].get_or_init(|| self.maker.make(pass, false, false));
+        let fading = pass
+            .draws_fading()
+            .then(|| self.fading[pass.index()].get_or_init(|| self.maker.make(pass, true, false)));
+        (plain, fading)
     }
 }
 
