@@ -260,7 +260,9 @@ fn configured(mut desc: wgpu::InstanceDescriptor, backends: wgpu::Backends) -> w
     // wgpu's default in debug builds also embeds each shader's source and line table in its
     // SPIR-V (`DEBUG`): naga finds each statement's line by counting the newlines before it, so a
     // pipeline's compile grows with the square of its source, a fifth of a renderer's creation on
-    // lavapipe. Off by default; WGPU_DEBUG=1 turns it back on for a shader debugger.
+    // lavapipe. The flag also names objects for debuggers (Vulkan's debug utils, which carry the
+    // validation layers' messages, and a GL debug context). Off by default; WGPU_DEBUG=1 turns it
+    // back on for a debugger or the validation layers.
     desc.flags.remove(wgpu::InstanceFlags::DEBUG);
     let mut desc = desc.with_env();
     desc.backends = backends;

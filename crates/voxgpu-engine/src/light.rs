@@ -150,8 +150,9 @@ impl LightPass {
         device_type: wgpu::DeviceType,
     ) -> Self {
         let layout = LIGHT_BINDINGS.layout(device);
-        let shader = ComputeShader::new(device, "voxgpu.light", &layout, &shader_source(LIGHT))
-            .writes_its_workgroup_memory();
+        // The pass's two workgroup variables rely on wgpu's zeroing (their flags are only ever
+        // set).
+        let shader = ComputeShader::new(device, "voxgpu.light", &layout, &shader_source(LIGHT));
         let pipeline = |entry: &str| shader.pipeline(device, &format!("voxgpu.light.{entry}"), entry);
         let spread_in_lines = device_type == wgpu::DeviceType::Cpu;
         let ranges = (0..RANGES)
