@@ -250,20 +250,13 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
 
 /// An instance on `backends` from `desc`, with voxgpu's flags and wgpu's environment variables.
 fn configured(mut desc: wgpu::InstanceDescriptor, backends: wgpu::Backends) -> wgpu::Instance {
-    // wgpu's indirect-call validation re-checks every indirect command on the GPU, and for draws
-    // without an indirect count (GL) it also walks the whole capped command list on the CPU every
-    // frame: CPU work that grows with the world. Every indirect command here is written by our own
-    // passes within the rules it checks (first_instance 0, index ranges inside the static index
-    // buffer, dispatch sizes clamped to 65,535), so it is off by default;
-    // WGPU_VALIDATION_INDIRECT_CALL=1 turns it back on for debugging.
-    desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
-    // wgpu's default in debug builds also embeds each shader's source and line table in its
-    // SPIR-V (`DEBUG`): naga finds each statement's line by counting the newlines before it, so a
-    // pipeline's compile grows with the square of its source, a fifth of a renderer's creation on
-    // lavapipe. The flag also names objects for debuggers (Vulkan's debug utils, which carry the
-    // validation layers' messages, and a GL debug context). Off by default; WGPU_DEBUG=1 turns it
-    // back on for a debugger or the validation layers.
-    desc.flags.remove(wgpu::InstanceFlags::DEBUG);
+    // Off unless the environment turns them on (WGPU_VALIDATION_INDIRECT_CALL=1, WGPU_DEBUG=1):
+    // - indirect-call validation re-checks every indirect command, and without an indirect count
+    //   (GL) walks the whole capped list on the CPU each frame; our passes write every command
+    //   within its rules (first_instance 0, index ranges in the static buffer, dispatches <= 65,535);
+    // - `DEBUG` (on in debug builds) names objects for debuggers and puts each shader's line table
+    //   in its SPIR-V, found by counting newlines: a fifth of a renderer's creation on lavapipe.
+    desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL | wgpu::InstanceFlags::DEBUG);
     let mut desc = desc.with_env();
     desc.backends = backends;
     wgpu::Instance::new(desc)
