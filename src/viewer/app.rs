@@ -2,6 +2,7 @@
 //! draws offscreen and a [`Presenter`] that copies each frame into the window.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
@@ -409,7 +410,13 @@ impl Viewer {
         self.gpu.check_device()?;
         let camera = self.play.step(dt, self.scripted_move);
         if let Some(streamer) = self.streamer.as_mut() {
-            streamer.update(camera.eye, &mut self.renderer)?;
+            // A frame on a software adapter can take a second: the streamer's budgets follow
+            // time, except in a script, whose frames stand for `SCRIPT_DT` each.
+            let elapsed = match script {
+                Some(_) => Duration::from_secs_f32(SCRIPT_DT),
+                None => Duration::try_from_secs_f64(step.interval_ms / 1000.0).unwrap_or_default(),
+            };
+            streamer.update_over(camera.eye, &mut self.renderer, elapsed)?;
         }
         self.play.select(&mut *self.renderer, &camera, true);
 

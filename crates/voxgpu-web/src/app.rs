@@ -457,7 +457,10 @@ impl App {
         // Before the streamer hands out jobs: they carry the edited chunks.
         self.keep_edits();
         if let Some(streamer) = self.streamer.as_mut() {
-            let report = streamer.update(camera.eye, &mut self.renderer).map_err(|e| e.to_string())?;
+            // A frame on a software adapter can take seconds: the streamer's budgets follow time.
+            let elapsed = Duration::try_from_secs_f64(step.interval_ms / 1000.0).unwrap_or_default();
+            let report =
+                streamer.update_over(camera.eye, &mut self.renderer, elapsed).map_err(|e| e.to_string())?;
             self.missing = report.missing;
             STATUS.with(|s| s.borrow_mut().failed_columns += report.failed);
         }
@@ -547,6 +550,11 @@ impl App {
             s.last_edit = self.last_edit.map(|e| [e.at.x, e.at.y, e.at.z, i32::from(e.block.0)]);
             if s.settled.is_none() && s.streaming_cpu_ms.len() < STREAMING_SAMPLES {
                 s.streaming_cpu_ms.push(cpu_ms);
+            }
+            if s.settled.is_none()
+                && let Some(t) = self.renderer.inspect().latest_timings()
+            {
+                s.add_streaming_timings(t);
             }
             if s.settled.is_none() && self.quiet_frames >= QUIET_FRAMES {
                 s.settled = Some((s.frames, now));

@@ -2,6 +2,7 @@
 //! status a test reads.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 
 use glam::Vec3;
 use wasm_bindgen::prelude::*;
@@ -10,7 +11,7 @@ use web_sys::UrlSearchParams;
 use crate::workers::MAX_WORKERS;
 use voxgpu_core::lod::LodSettings;
 use voxgpu_core::voxel::{MAX_NODE_LEVEL, NodeColumn};
-use voxgpu_engine::{DEFAULT_GPU_BUDGET_MIB, DrawSubmission, RenderMode};
+use voxgpu_engine::{DEFAULT_GPU_BUDGET_MIB, DrawSubmission, FrameTimings, RenderMode};
 use voxgpu_worlds::stream::plan::parse_view_distance;
 
 /// What the page's URL asks for: `?world=terrain&seed=1&view=8&camera=x,y,z&target=x,y,z`
@@ -186,6 +187,28 @@ pub struct Status {
     pub streaming_cpu_ms: Vec<f64>,
     /// WebGPU errors and panics, in order.
     pub errors: Vec<String>,
+    /// GPU milliseconds per stage (timestamp queries: the top-level stages and the passes
+    /// within them) summed over the frames before settling whose timings arrived, and how many
+    /// frames that is: where the time to settle goes.
+    pub streaming_stage_ms: BTreeMap<String, f64>,
+    pub streaming_timed_frames: u64,
+    /// The last timings summed, to add each frame's once (the renderer reports its latest until
+    /// the next arrive): their GPU total and CPU times, which two frames never share exactly.
+    last_timings: Option<[f64; 3]>,
+}
+
+impl Status {
+    /// Adds `timings` to the streaming sums, unless they are the ones added last.
+    pub fn add_streaming_timings(&mut self, timings: &FrameTimings) {
+        let key = [timings.gpu_total_ms(), timings.cpu_record_ms, timings.cpu_submit_ms];
+        if self.last_timings.replace(key) == Some(key) {
+            return;
+        }
+        self.streaming_timed_frames += 1;
+        for stage in timings.stages.iter().filter(|s| s.depth <= 1) {
+            *self.streaming_stage_ms.entry(stage.name.clone()).or_default() += stage.duration_ms;
+        }
+    }
 }
 
 /// Samples of frame and GPU time kept after settling.
@@ -203,7 +226,8 @@ thread_local! {
 /// median and 95th percentile) and `streaming_frames`, the last frame's `resident`, `quads`,
 /// `face_jobs` and `missing_columns`, `view_distance`, `workers`, `workers_replaced`, `failed_columns`, `recoveries`, `camera`, `grabbed`, `selected`, `mode`,
 /// `overlay`, `size`, `world`, `message`, `last_edit`, `adapter`,
-/// `draw_submission`, `errors`.
+/// `draw_submission`, `errors`, and `streaming_stage_ms` (GPU milliseconds per stage summed
+/// before settling) over `streaming_timed_frames` frames.
 #[wasm_bindgen]
 pub fn status() -> String {
     STATUS.with(|s| {
@@ -217,7 +241,7 @@ pub fn status() -> String {
         let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
         let errors: Vec<String> = s.errors.iter().map(|e| json_string(e)).collect();
         format!(
-            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"view_distance\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"recoveries\":{},\"camera\":[{}],\"grabbed\":{},\"selected\":{},\"mode\":{},\"overlay\":{},\"size\":[{},{}],\"world\":{},\"message\":{},\"last_edit\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}]}}",
+            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"view_distance\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"recoveries\":{},\"camera\":[{}],\"grabbed\":{},\"selected\":{},\"mode\":{},\"overlay\":{},\"size\":[{},{}],\"world\":{},\"message\":{},\"last_edit\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}],\"streaming_timed_frames\":{},\"streaming_stage_ms\":{{{}}}}}",
             s.frames,
             num(s.first_frame_ms),
             s.settled.map_or("null".into(), |(f, _)| f.to_string()),
@@ -251,7 +275,9 @@ pub fn status() -> String {
             s.last_edit.map_or("null".into(), |e| format!("[{},{},{},{}]", e[0], e[1], e[2], e[3])),
             json_string(&s.adapter),
             json_string(&s.draw_submission),
-            errors.join(",")
+            errors.join(","),
+            s.streaming_timed_frames,
+            s.streaming_stage_ms.iter().map(|(k, v)| format!("{}:{v:.1}", json_string(k))).collect::<Vec<_>>().join(","),
         )
     })
 }

@@ -21,7 +21,9 @@ pub struct StreamSettings {
     /// The thresholds the LOD pass splits nodes at, which decide the finer levels' extent.
     pub lod: LodSettings,
     /// Chunks inserted per update at most (a finished column waits whole until it fits, unless
-    /// it alone is larger than the budget).
+    /// it alone is larger than the budget). This and the next two budgets are per update at 60
+    /// updates a second; [`super::Streamer::update_over`] scales them with the time an update
+    /// stands for.
     pub uploads_per_update: usize,
     /// Re-mesh requests per update at most; the rest wait, deduplicated.
     pub remeshes_per_update: usize,
@@ -119,6 +121,9 @@ pub struct ChunkManager {
     failures: HashMap<NodeColumn, Failure>,
     /// Tokens of jobs forgotten since the last [`ChunkManager::take_forgotten`].
     forgotten: HashSet<u64>,
+    /// How many updates' worth of the per-update budgets the next update may spend (at least 1):
+    /// see [`super::Streamer::update_over`].
+    budget_scale: usize,
 }
 
 impl ChunkManager {
@@ -140,6 +145,7 @@ impl ChunkManager {
             planned_with: Vec::new(),
             failures: HashMap::new(),
             forgotten: HashSet::new(),
+            budget_scale: 1,
         }
     }
 
@@ -150,6 +156,11 @@ impl ChunkManager {
             .iter()
             .filter(|(_, f)| f.attempts >= self.settings.attempts.max(1))
             .map(|(c, f)| (*c, f.message.as_str()))
+    }
+
+    /// Lets the next updates spend `scale` updates' worth of the per-update budgets (at least 1).
+    pub(super) fn set_budget_scale(&mut self, scale: usize) {
+        self.budget_scale = scale.max(1);
     }
 
     /// The tokens of the jobs the last update forgot (their columns left the wanted set), for
@@ -238,7 +249,7 @@ impl ChunkManager {
             self.accept(result, &mut report);
         }
         self.upload(sink, &mut report)?;
-        for _ in 0..self.settings.remeshes_per_update {
+        for _ in 0..self.settings.remeshes_per_update * self.budget_scale {
             let Some(pos) = self.remesh_queue.pop_front() else { break };
             self.remesh_set.remove(&pos);
             if self.resident_chunks.contains(&pos) {
@@ -410,7 +421,7 @@ impl ChunkManager {
                 i += 1;
                 continue;
             }
-            let fits = report.inserted + chunks.len() <= self.settings.uploads_per_update;
+            let fits = report.inserted + chunks.len() <= self.settings.uploads_per_update * self.budget_scale;
             // A column larger than the whole budget goes alone, so it cannot wait forever.
             let alone = report.inserted == 0;
             if !fits && !alone {
@@ -451,7 +462,7 @@ impl ChunkManager {
     /// Jobs for the nearest wanted columns that are neither resident, waiting, in flight, nor
     /// waiting out a retry's delay.
     fn request_jobs(&mut self) -> Vec<Job> {
-        let room = self.settings.max_in_flight.saturating_sub(self.in_flight.len());
+        let room = (self.settings.max_in_flight * self.budget_scale).saturating_sub(self.in_flight.len());
         let waiting: HashSet<NodeColumn> = self.ready.iter().map(|(c, _)| *c).collect();
         let now = Instant::now();
         let columns: Vec<NodeColumn> = self

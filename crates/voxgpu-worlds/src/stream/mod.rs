@@ -62,6 +62,9 @@ pub struct Finished {
     pub chunks: Result<ColumnChunks, String>,
 }
 
+/// The update rate [`StreamSettings`]' per-update budgets are meant for.
+const UPDATES_PER_SECOND: f64 = 60.0;
+
 static TOKENS: AtomicU64 = AtomicU64::new(1);
 
 /// A generation token: strictly increasing over the whole process, from any thread.
@@ -107,6 +110,26 @@ impl Streamer {
         let mut results = std::mem::take(&mut self.collected);
         results.extend(self.pool.try_results());
         self.step(eye, results, sink)
+    }
+
+    /// One update standing for `elapsed` of the caller's time (the interval since its last
+    /// update): the per-update budgets are spent once for each 1/60 s of it, up to one second's
+    /// worth. Streaming then moves at the same rate in columns a second whatever the frame rate:
+    /// where a frame takes a second (a software adapter drawing the horizon), one update
+    /// takes what sixty would at 60 frames a second, instead of the world taking sixty times
+    /// longer to arrive; it also meshes and lights the frame's columns together, so a node whose
+    /// neighbours arrive in the same update is meshed and lit once, not once per neighbour.
+    pub fn update_over<S: ChunkSink>(
+        &mut self,
+        eye: Vec3,
+        sink: &mut S,
+        elapsed: Duration,
+    ) -> Result<UpdateReport, S::Error> {
+        let updates = (elapsed.as_secs_f64() * UPDATES_PER_SECOND).round().clamp(1.0, UPDATES_PER_SECOND);
+        self.manager.set_budget_scale(updates as usize);
+        let report = self.update(eye, sink);
+        self.manager.set_budget_scale(1);
+        report
     }
 
     /// Between updates: takes a [`JobRunner`]'s results as they arrive (kept for the next

@@ -13,7 +13,7 @@ use glam::{IVec2, IVec3, Vec3};
 use voxgpu_core::voxel::blocks as ids;
 use voxgpu_core::voxel::{Chunk, ChunkPos, NodeColumn, NodeKey};
 use voxgpu_worlds::stream::{
-    ChunkManager, ChunkSink, Finished, GenerationPool, Job, JobRunner, StreamSettings, next_token,
+    ChunkManager, ChunkSink, Finished, GenerationPool, Job, JobRunner, StreamSettings, Streamer, next_token,
 };
 use voxgpu_worlds::stream::{plan, wire};
 use voxgpu_worlds::worldgen::{TerrainColumns, WorldParams, WorldSource, columns_in_view, generate};
@@ -469,4 +469,51 @@ fn a_runner_gets_jobs_as_it_has_room_and_never_a_cancelled_one() {
         .filter(|(p, _)| p.0.x == cancelled.column.xz.x && p.0.z == cancelled.column.xz.y)
         .count();
     assert_eq!(chunks, world.len() - cancelled_chunks);
+}
+
+#[test]
+fn an_update_standing_for_a_long_frame_spends_that_many_updates_budgets() {
+    let settings = StreamSettings {
+        uploads_per_update: 5,
+        remeshes_per_update: 3,
+        max_in_flight: 7,
+        ..StreamSettings::new(4)
+    };
+    let runner = BytesRunner {
+        room: 10_000,
+        columns: TerrainColumns::new(3),
+        started: Rc::default(),
+        answered: Vec::new(),
+    };
+    let mut streamer = Streamer::with_runner(settings, Box::new(runner));
+    let mut fake = Fake::default();
+    let eye = eye_over(IVec2::ZERO);
+    let mut update = |elapsed: Duration| {
+        fake.begin();
+        streamer.update_over(eye, &mut fake, elapsed).unwrap()
+    };
+    // No time at all still counts as one update.
+    let first = update(Duration::ZERO);
+    assert_eq!((first.requested, first.inserted), (7, 0));
+    // 50 ms stands for three updates at 60 a second: the seven answers are taken up to 15
+    // chunks (more than one update's 5), and 21 jobs are handed out.
+    let second = update(Duration::from_millis(50));
+    assert!((6..=15).contains(&second.inserted), "{} chunks inserted", second.inserted);
+    assert_eq!(second.requested, 21);
+    // And the next plain update is back to one update's budgets.
+    let third = update(Duration::from_millis(16));
+    assert!(third.inserted <= 5 && third.requested <= 7, "{third:?}");
+
+    // A pause of any length stands for one second at most: 60 updates' budgets.
+    let settings = StreamSettings { max_in_flight: 1, ..StreamSettings::new(16) };
+    let runner = BytesRunner {
+        room: 10_000,
+        columns: TerrainColumns::new(3),
+        started: Rc::default(),
+        answered: Vec::new(),
+    };
+    let mut streamer = Streamer::with_runner(settings, Box::new(runner));
+    fake.begin();
+    let paused = streamer.update_over(eye, &mut fake, Duration::from_secs(3600)).unwrap();
+    assert_eq!(paused.requested, 60);
 }
