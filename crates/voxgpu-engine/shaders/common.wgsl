@@ -71,10 +71,11 @@ fn level_base(level: u32) -> u32 {
 // slot, one byte a cell (sky light in bits 0..4, block light in 4..8), four cells a word, x
 // fastest: level 0 (32^3) then its levels 16^3 ... 1^3, each from a word (light_level_base),
 // then LIGHT_MASK_WORDS words of the open columns of level 0 (bit x of word z: every cell of
-// column (x, z) passes light untouched).
-const LIGHT_WORDS: u32 = 9395u;
+// column (x, z) passes light untouched), then the spread stamp (light.wgsl's `spread_lines`).
+const LIGHT_WORDS: u32 = 9396u;
 const LIGHT_MASK_OFFSET: u32 = 9363u;
 const LIGHT_MASK_WORDS: u32 = 32u;
+const LIGHT_STAMP_OFFSET: u32 = 9395u;
 
 // Where level `level` (0..5) of a node's light starts, in bytes (a multiple of 4). Twin of
 // voxgpu_core::light::light_level_base. The levels before L take 2^15 + 2^12 + ... bytes (the

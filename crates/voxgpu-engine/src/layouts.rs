@@ -128,8 +128,12 @@ pub const SLOT_WORDS: u32 = 18752;
 
 /// u32 words of one slot of the light pool: the node's light, every level
 /// ([`voxgpu_core::light::NODE_LIGHT_BYTES`]), then [`LIGHT_MASK_WORDS`] words of its open
-/// columns. Twin of `LIGHT_WORDS` in `common.wgsl`.
-pub const LIGHT_WORDS: u32 = LIGHT_MASK_OFFSET + LIGHT_MASK_WORDS;
+/// columns, then the word at [`LIGHT_STAMP_OFFSET`]. Twin of `LIGHT_WORDS` in `common.wgsl`.
+pub const LIGHT_WORDS: u32 = LIGHT_STAMP_OFFSET + 1;
+/// Where a light slot's spread stamp is: the latest spread round (numbered across recordings)
+/// in which a cell of the slot changed, which lets a sweeping round skip a chunk where neither
+/// it nor a face neighbour changed in the round before (`light.wgsl`).
+pub const LIGHT_STAMP_OFFSET: u32 = LIGHT_MASK_OFFSET + LIGHT_MASK_WORDS;
 /// Where a light slot's open-column mask starts, in words.
 pub const LIGHT_MASK_OFFSET: u32 = (voxgpu_core::light::NODE_LIGHT_BYTES / 4) as u32;
 /// Words of the open-column mask: one per z, bit x.

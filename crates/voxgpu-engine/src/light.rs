@@ -48,8 +48,16 @@ struct LightRange {
     round: u32,
     /// The next round's workgroups, (0, 0) after the last.
     next: [u32; 2],
-    pad: [u32; 3],
+    /// The spread round's stamp: `STAMPS_PER_RECORDING` per recording, then the round, plus 1.
+    stamp: u32,
+    pad: [u32; 2],
 }
+
+/// Spread stamps numbered per recording: more than [`RELAX_STEPS`], so the rounds of one
+/// recording stamp above every round of the ones before (until the count wraps after 2^28
+/// recordings, when old stamps read as recent and only cost skipped work).
+const STAMPS_PER_RECORDING: u32 = 16;
+const _: () = assert!(STAMPS_PER_RECORDING > RELAX_STEPS);
 
 /// Ranges: every job, then one per node level, then the chunks once per spread round.
 const LEVEL_RANGES: usize = MAX_NODE_LEVEL as usize + 1;
@@ -124,6 +132,8 @@ pub struct LightPass {
     rounds: [wgpu::Buffer; 2],
     /// One bind group per range, and the pool generation and job capacity they were made for.
     groups: Option<((u64, u32), Vec<wgpu::BindGroup>)>,
+    /// Recordings so far, which number the spread's stamps.
+    recordings: u32,
 }
 
 /// The entry point of the spread that sweeps lines (`lines`) or relaxes words.
@@ -198,6 +208,7 @@ impl LightPass {
                 })
             }),
             groups: None,
+            recordings: 0,
         }
     }
 
@@ -260,8 +271,10 @@ impl LightPass {
             } else {
                 [0, 0]
             };
-            ranges[FIRST_ROUND + round as usize] = LightRange { round, next, ..ranges[CHUNKS] };
+            let stamp = self.recordings.wrapping_mul(STAMPS_PER_RECORDING) + round + 1;
+            ranges[FIRST_ROUND + round as usize] = LightRange { round, next, stamp, ..ranges[CHUNKS] };
         }
+        self.recordings = self.recordings.wrapping_add(1);
         for (buffer, range) in self.ranges.iter().zip(&ranges) {
             queue.write_buffer(buffer, 0, bytemuck::bytes_of(range));
         }

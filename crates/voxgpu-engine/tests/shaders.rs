@@ -271,6 +271,7 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("SHADOW_MAP_TEXELS", voxgpu_engine::shadow::SHADOW_MAP_SIZE),
         ("LIGHT_MASK_OFFSET", voxgpu_engine::low_level::LIGHT_MASK_OFFSET),
         ("LIGHT_MASK_WORDS", voxgpu_engine::low_level::LIGHT_MASK_WORDS),
+        ("LIGHT_STAMP_OFFSET", voxgpu_engine::low_level::LIGHT_STAMP_OFFSET),
         ("LINK_WORDS", (size_of::<voxgpu_engine::low_level::ChunkLinks>() / 4) as u32),
         ("NO_SLOT", voxgpu_engine::low_level::NO_SLOT),
         ("WORK_JOBS_OFFSET", voxgpu_engine::low_level::WORK_JOBS_OFFSET),
