@@ -74,6 +74,10 @@ fn opacities(slot: u32, x0: u32, y: u32, z: u32) -> u32 {
         | (opacity(hi >> 16u) << 24u);
 }
 
+// Four opaque cells (`opacities`): no light enters them, so a word of them keeps its light and
+// a line of them has nothing to sweep.
+const ALL_OPAQUE: u32 = 0x0f0f0f0fu;
+
 // A round along x over row (y, z): every cell takes what its neighbours above, below, behind and
 // in front offer, then a sweep each way along the row carries light as far as it goes. Returns
 // whether a cell changed.
@@ -82,17 +86,26 @@ fn sweep_x(slot: u32, y: i32, z: i32) -> bool {
     var o: array<u32, 8>;
     var l: array<u32, 8>;
     var grew = 0u;
+    var open = 0u;
     for (var w = 0u; w < 8u; w++) {
         let x0 = i32(4u * w);
         let own = atomicLoad(&light[row + w]);
         let o4 = opacities(slot, 4u * w, u32(y), u32(z));
+        o[w] = o4;
+        l[w] = own;
+        if o4 == ALL_OPAQUE {
+            continue;
+        }
+        open |= 1u << w;
         var v = take_word(own, o4, word_at(slot, x0, y - 1, z), false);
         v = take_word(v, o4, word_at(slot, x0, y + 1, z), true);
         v = take_word(v, o4, word_at(slot, x0, y, z - 1), false);
         v = take_word(v, o4, word_at(slot, x0, y, z + 1), false);
-        o[w] = o4;
         l[w] = v;
         grew |= u32(v != own) << w;
+    }
+    if open == 0u {
+        return false;
     }
     // Towards +x from the cell left of the row, then towards -x from the cell right of it.
     for (var back = 0u; back < 2u; back++) {
@@ -134,11 +147,18 @@ fn sweep_across(slot: u32, axis: u32, xw: u32, p: i32) -> bool {
     var o: array<u32, 32>;
     var l: array<u32, 32>;
     var grew = 0u;
+    var open = 0u;
     for (var k = 0u; k < CHUNK_SIZE; k++) {
         let at = across(axis, x0, p, i32(k));
         let index = slot * LIGHT_WORDS + xw + (CHUNK_SIZE / 4u) * (u32(at.y) + CHUNK_SIZE * u32(at.z));
         let own = atomicLoad(&light[index]);
         let o4 = opacities(slot, u32(x0), u32(at.y), u32(at.z));
+        o[k] = o4;
+        l[k] = own;
+        if o4 == ALL_OPAQUE {
+            continue;
+        }
+        open |= 1u << k;
         let left = byte_of(word_at(slot, x0 - 1, at.y, at.z), 3u);
         let right = byte_of(word_at(slot, x0 + 4, at.y, at.z), 0u);
         var v = take_row(own, o4, left, right);
@@ -148,9 +168,11 @@ fn sweep_across(slot: u32, axis: u32, xw: u32, p: i32) -> bool {
         let after = at + step;
         v = take_word(v, o4, word_at(slot, before.x, before.y, before.z), false);
         v = take_word(v, o4, word_at(slot, after.x, after.y, after.z), axis == 2u);
-        o[k] = o4;
         l[k] = v;
         grew |= u32(v != own) << k;
+    }
+    if open == 0u {
+        return false;
     }
     // Up the line from the word before it, then down from the word after it (downwards along y
     // is light falling from above).
