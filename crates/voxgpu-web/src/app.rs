@@ -22,7 +22,7 @@ mod saving;
 
 pub use saving::EditedChunks;
 
-use device::{DEVICE, adapter_name, open_device};
+use device::{DEVICE, LOST, adapter_name, open_device};
 
 use crate::page::{self, Params, SAMPLES, STATUS, STREAMING_SAMPLES};
 use crate::present::Present;
@@ -86,6 +86,10 @@ pub struct App {
     instance: wgpu::Instance,
     /// A new device is being asked for, the old one lost: frames wait.
     recovering: bool,
+    /// The camera's eye at the last frame, where arrivals between frames are placed.
+    eye: Option<glam::Vec3>,
+    /// An error from applying arrivals between frames, for the next frame to report.
+    failed_between_frames: Option<String>,
 }
 
 /// Streamed terrain's view distance, in chunks, where the URL gives none: the horizon (2,048
@@ -192,6 +196,8 @@ impl App {
             depth: depth_target(&device, width, height),
             instance,
             recovering: false,
+            eye: None,
+            failed_between_frames: None,
             canvas,
             present,
             size: (width, height),
@@ -439,6 +445,9 @@ impl App {
     }
 
     fn frame(&mut self, now: f64) -> Result<(), String> {
+        if let Some(e) = self.failed_between_frames.take() {
+            return Err(e);
+        }
         if self.recovering {
             return Ok(());
         }
@@ -464,6 +473,7 @@ impl App {
             self.missing = report.missing;
             STATUS.with(|s| s.borrow_mut().failed_columns += report.failed);
         }
+        self.eye = Some(camera.eye);
         // The outline shows only while the pointer is locked (without it, clicks do not edit).
         self.play.select(&mut self.renderer, &camera, self.play.grabbed);
 
@@ -508,11 +518,33 @@ impl App {
         Ok(())
     }
 
-    /// Takes the results the generation workers returned, which hands them their next jobs:
-    /// called as each answer arrives, between frames.
+    /// Takes the results the generation workers returned and inserts them (one update's
+    /// budgets, at the last frame's camera), which hands the workers their next jobs: called as
+    /// each answer arrives, between frames. So the page's work for an arriving column is a task
+    /// of its own, not part of an animation frame, and the next frame meshes and lights
+    /// whatever arrived meanwhile together. While a lost device is replaced, results wait.
     pub fn collect_generation(&mut self) {
-        if let Some(streamer) = self.streamer.as_mut() {
-            streamer.collect();
+        let started = page::now_ms();
+        let Some(streamer) = self.streamer.as_mut() else { return };
+        streamer.collect();
+        let Some(eye) = self.eye else { return };
+        if self.recovering || self.failed_between_frames.is_some() || LOST.with(|l| l.borrow().is_some()) {
+            return;
+        }
+        self.keep_edits();
+        let Some(streamer) = self.streamer.as_mut() else { return };
+        match streamer.update(eye, &mut self.renderer) {
+            Ok(report) => {
+                self.missing = report.missing;
+                STATUS.with(|s| {
+                    let mut s = s.borrow_mut();
+                    s.failed_columns += report.failed;
+                    if s.settled.is_none() && s.between_frames_ms.len() < STREAMING_SAMPLES {
+                        s.between_frames_ms.push(page::now_ms() - started);
+                    }
+                });
+            }
+            Err(e) => self.failed_between_frames = Some(e.to_string()),
         }
     }
 

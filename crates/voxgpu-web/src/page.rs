@@ -185,6 +185,9 @@ pub struct Status {
     /// The CPU side of each frame before the world settled (while streaming), at most
     /// `STREAMING_SAMPLES`.
     pub streaming_cpu_ms: Vec<f64>,
+    /// The page's work on each generation answer between frames before the world settled
+    /// (taking the column and inserting what the budgets allow), at most `STREAMING_SAMPLES`.
+    pub between_frames_ms: Vec<f64>,
     /// WebGPU errors and panics, in order.
     pub errors: Vec<String>,
     /// GPU milliseconds per stage (timestamp queries: the top-level stages and the passes
@@ -223,7 +226,9 @@ thread_local! {
 /// The viewer's state as JSON: `frames`, `first_frame_ms`, `settled_frame`, `settled_ms`,
 /// `frame_ms`, `gpu_ms`, `timestamp_ms` and `cpu_ms` (medians after settling) and `samples`,
 /// `streaming_cpu_ms` and `streaming_cpu_p95_ms` (the page's CPU time per frame before settling,
-/// median and 95th percentile) and `streaming_frames`, the last frame's `resident`, `quads`,
+/// median and 95th percentile) and `streaming_frames`, `between_frames_ms`,
+/// `between_frames_p95_ms` and `between_frames_max_ms` (the page's work on each generation
+/// answer between frames before settling) and `between_frames_tasks`, the last frame's `resident`, `quads`,
 /// `face_jobs` and `missing_columns`, `view_distance`, `workers`, `workers_replaced`, `failed_columns`, `recoveries`, `camera`, `grabbed`, `selected`, `mode`,
 /// `overlay`, `size`, `world`, `message`, `last_edit`, `adapter`,
 /// `draw_submission`, `errors`, and `streaming_stage_ms` (GPU milliseconds per stage summed
@@ -241,7 +246,7 @@ pub fn status() -> String {
         let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
         let errors: Vec<String> = s.errors.iter().map(|e| json_string(e)).collect();
         format!(
-            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"view_distance\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"recoveries\":{},\"camera\":[{}],\"grabbed\":{},\"selected\":{},\"mode\":{},\"overlay\":{},\"size\":[{},{}],\"world\":{},\"message\":{},\"last_edit\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}],\"streaming_timed_frames\":{},\"streaming_stage_ms\":{{{}}}}}",
+            "{{\"frames\":{},\"first_frame_ms\":{},\"settled_frame\":{},\"settled_ms\":{},\"frame_ms\":{},\"gpu_ms\":{},\"timestamp_ms\":{},\"cpu_ms\":{},\"samples\":{},\"resident\":{},\"quads\":{},\"face_jobs\":{},\"missing_columns\":{},\"streaming_cpu_ms\":{},\"streaming_cpu_p95_ms\":{},\"streaming_frames\":{},\"between_frames_ms\":{},\"between_frames_p95_ms\":{},\"between_frames_max_ms\":{},\"between_frames_tasks\":{},\"view_distance\":{},\"workers\":{},\"workers_replaced\":{},\"failed_columns\":{},\"recoveries\":{},\"camera\":[{}],\"grabbed\":{},\"selected\":{},\"mode\":{},\"overlay\":{},\"size\":[{},{}],\"world\":{},\"message\":{},\"last_edit\":{},\"adapter\":{},\"draw_submission\":{},\"errors\":[{}],\"streaming_timed_frames\":{},\"streaming_stage_ms\":{{{}}}}}",
             s.frames,
             num(s.first_frame_ms),
             s.settled.map_or("null".into(), |(f, _)| f.to_string()),
@@ -258,6 +263,10 @@ pub fn status() -> String {
             num(median(&s.streaming_cpu_ms)),
             num(quantile(&s.streaming_cpu_ms, 0.95)),
             s.streaming_cpu_ms.len(),
+            num(median(&s.between_frames_ms)),
+            num(quantile(&s.between_frames_ms, 0.95)),
+            num(s.between_frames_ms.iter().copied().reduce(f64::max)),
+            s.between_frames_ms.len(),
             s.view_distance,
             s.workers,
             s.workers_replaced,
