@@ -7,7 +7,8 @@
 //         nodes' level-0 cells), links (same-level neighbours, as words), rules (per block id:
 //         light opacity in bits 0..4, emission in 4..8), range (the jobs a dispatch covers, and
 //         the spread's round).
-// Writes: light (LIGHT_WORDS per slot: the cells' light, its levels, the open-column mask),
+// Writes: light (LIGHT_WORDS per slot: the cells' light, its levels, the open-column mask, the
+//         spread stamp),
 //         next_round (the spread's next round's indirect dispatch, once a cell changed in this
 //         one; zeroed by the CPU's encoder before the pass).
 // Entry points, in the order a frame records them:
@@ -29,7 +30,9 @@
 //           which no cell changed would find the fixed point already (every cell at least what
 //           its six neighbours offer), so rounds after the first are dispatched indirectly, and
 //           only a round in which a cell changed writes the next one's workgroups: the rounds
-//           left after the light settles run no workgroup
+//           left after the light settles run no workgroup. In `spread_lines` a round after the
+//           first also skips each chunk where neither it nor a face neighbour changed in the
+//           round before (`changed_last_round`, from the slots' spread stamps)
 //   levels  1 workgroup of 256 per job, every job in one dispatch: levels 1..5 of its light,
 //           each cell the largest of its eight below, per channel (of a chunk's spread light; of a
 //           coarser job's light from `fall`, which `pull` then replaces where children are)

@@ -525,14 +525,17 @@ impl App {
     /// whatever arrived meanwhile together. While a lost device is replaced, results wait.
     pub fn collect_generation(&mut self) {
         let started = page::now_ms();
+        if self.streamer.is_none() {
+            return;
+        }
+        // Before the workers get jobs (`collect` hands them out): the jobs carry the edits.
+        self.keep_edits();
         let Some(streamer) = self.streamer.as_mut() else { return };
         streamer.collect();
         let Some(eye) = self.eye else { return };
         if self.recovering || self.failed_between_frames.is_some() || LOST.with(|l| l.borrow().is_some()) {
             return;
         }
-        self.keep_edits();
-        let Some(streamer) = self.streamer.as_mut() else { return };
         match streamer.update(eye, &mut self.renderer) {
             Ok(report) => {
                 self.missing = report.missing;

@@ -20,10 +20,12 @@ use crate::counters::GpuCounters;
 use crate::quad_pool::QuadPool;
 use voxgpu_core::voxel::{BlockId, Chunk, ChunkPos, NodeKey};
 
-/// GPU bytes one resident node is budgeted at: its voxel slot (75,008 bytes), its light (37,580:
-/// every level and the open-column mask), its records (3,232) and 12 KiB of quad pages (six
-/// faces' last pages partly filled; terrain nodes average under 2 KiB of quads).
-pub const NODE_BUDGET_BYTES: u64 = 75_008 + 37_580 + 3_232 + 12 * 1024;
+/// GPU bytes one resident node is budgeted at: its voxel slot (75,008 bytes), its light slot
+/// (37,584: every level, the open-column mask and the spread stamp), its records (3,232) and
+/// 12 KiB of quad pages (six faces' last pages partly filled; terrain nodes average under 2 KiB
+/// of quads).
+pub const NODE_BUDGET_BYTES: u64 =
+    (crate::layouts::SLOT_WORDS as u64 + crate::layouts::LIGHT_WORDS as u64) * 4 + 3_232 + 12 * 1024;
 
 /// The GPU memory budget for streamed nodes when none is given, in MiB: what the horizon needs
 /// with room to spare (wgpu does not report an adapter's memory size).

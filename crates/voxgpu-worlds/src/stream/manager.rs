@@ -21,13 +21,14 @@ pub struct StreamSettings {
     /// The thresholds the LOD pass splits nodes at, which decide the finer levels' extent.
     pub lod: LodSettings,
     /// Chunks inserted per update at most (a finished column waits whole until it fits, unless
-    /// it alone is larger than the budget). This and the next two budgets are per update at 60
+    /// it alone is larger than the budget). This and the re-mesh budget are per update at 60
     /// updates a second; [`super::Streamer::update_over`] scales them with the time an update
     /// stands for.
     pub uploads_per_update: usize,
     /// Re-mesh requests per update at most; the rest wait, deduplicated.
     pub remeshes_per_update: usize,
-    /// Generation jobs in flight at most.
+    /// Generation jobs in flight at most: a bound on the queue, not a rate, so it is never
+    /// scaled (a long queue would keep serving a camera that has moved on).
     pub max_in_flight: usize,
     /// Attempts at a column whose source fails before it is marked failed (at least one).
     pub attempts: u32,
@@ -121,8 +122,8 @@ pub struct ChunkManager {
     failures: HashMap<NodeColumn, Failure>,
     /// Tokens of jobs forgotten since the last [`ChunkManager::take_forgotten`].
     forgotten: HashSet<u64>,
-    /// How many updates' worth of the per-update budgets the next update may spend (at least 1):
-    /// see [`super::Streamer::update_over`].
+    /// How many updates' worth of the upload and re-mesh budgets the next update may spend (at
+    /// least 1): see [`super::Streamer::update_over`].
     budget_scale: usize,
 }
 
@@ -462,7 +463,7 @@ impl ChunkManager {
     /// Jobs for the nearest wanted columns that are neither resident, waiting, in flight, nor
     /// waiting out a retry's delay.
     fn request_jobs(&mut self) -> Vec<Job> {
-        let room = (self.settings.max_in_flight * self.budget_scale).saturating_sub(self.in_flight.len());
+        let room = self.settings.max_in_flight.saturating_sub(self.in_flight.len());
         let waiting: HashSet<NodeColumn> = self.ready.iter().map(|(c, _)| *c).collect();
         let now = Instant::now();
         let columns: Vec<NodeColumn> = self

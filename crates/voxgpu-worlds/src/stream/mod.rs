@@ -82,6 +82,9 @@ pub struct Streamer {
     pub cancelled: u64,
     /// Results [`Self::collect`] took between updates, for the next update.
     collected: Vec<Finished>,
+    /// Updates' worth of budgets [`Self::update_over`] owes (the fraction of 1/60 s it has not
+    /// spent yet), or has spent ahead when negative.
+    owed_updates: f64,
 }
 
 impl Streamer {
@@ -102,7 +105,14 @@ impl Streamer {
     }
 
     fn with_pool(settings: StreamSettings, pool: GenerationPool) -> Self {
-        Self { manager: ChunkManager::new(settings), pool, generated: 0, cancelled: 0, collected: Vec::new() }
+        Self {
+            manager: ChunkManager::new(settings),
+            pool,
+            generated: 0,
+            cancelled: 0,
+            collected: Vec::new(),
+            owed_updates: 0.0,
+        }
     }
 
     /// One update: takes the results that arrived, updates the manager, hands out its jobs.
@@ -113,19 +123,23 @@ impl Streamer {
     }
 
     /// One update standing for `elapsed` of the caller's time (the interval since its last
-    /// update): the per-update budgets are spent once for each 1/60 s of it, up to one second's
-    /// worth. Streaming then moves at the same rate in columns a second whatever the frame rate:
-    /// where a frame takes a second (a software adapter drawing the horizon), one update
-    /// takes what sixty would at 60 frames a second, instead of the world taking sixty times
-    /// longer to arrive; it also meshes and lights the frame's columns together, so a node whose
-    /// neighbours arrive in the same update is meshed and lit once, not once per neighbour.
+    /// update): the upload and re-mesh budgets are spent once for each 1/60 s of it, the
+    /// fraction carried to the next update, up to one second's worth (and at least once an
+    /// update). Streaming then inserts at the same rate in chunks a second whatever the frame
+    /// rate: where a frame takes a second (a software adapter drawing the horizon), one update
+    /// inserts what sixty would at 60 frames a second, and the frame meshes and lights them
+    /// together, so a node whose neighbours arrive in the same update is meshed and lit once,
+    /// not once per neighbour. Jobs in flight stay bounded by `max_in_flight`.
     pub fn update_over<S: ChunkSink>(
         &mut self,
         eye: Vec3,
         sink: &mut S,
         elapsed: Duration,
     ) -> Result<UpdateReport, S::Error> {
-        let updates = (elapsed.as_secs_f64() * UPDATES_PER_SECOND).round().clamp(1.0, UPDATES_PER_SECOND);
+        let owed = (self.owed_updates + elapsed.as_secs_f64() * UPDATES_PER_SECOND).min(UPDATES_PER_SECOND);
+        let updates = owed.floor().max(1.0);
+        // Spending ahead (a frame shorter than 1/60 s) is forgiven after one update's worth.
+        self.owed_updates = (owed - updates).max(-1.0);
         self.manager.set_budget_scale(updates as usize);
         let report = self.update(eye, sink);
         self.manager.set_budget_scale(1);
