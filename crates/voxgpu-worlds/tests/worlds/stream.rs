@@ -13,8 +13,8 @@ use glam::{IVec2, IVec3, Vec3};
 use voxgpu_core::voxel::blocks as ids;
 use voxgpu_core::voxel::{Chunk, ChunkPos, NodeColumn, NodeKey};
 use voxgpu_worlds::stream::{
-    ChunkManager, ChunkSink, Finished, GenerationPool, Job, JobRunner, StreamSettings, Streamer, UpdateReport,
-    next_token,
+    ChunkManager, ChunkSink, Finished, GenerationPool, Job, JobRunner, StreamSettings, Streamer,
+    UpdateReport, next_token,
 };
 use voxgpu_worlds::stream::{plan, wire};
 use voxgpu_worlds::worldgen::{TerrainColumns, WorldParams, WorldSource, columns_in_view, generate};
@@ -478,10 +478,14 @@ fn an_update_standing_for_a_long_frame_spends_that_many_updates_budgets() {
         uploads_per_update: 5,
         remeshes_per_update: 3,
         max_in_flight: 200,
-        ..StreamSettings::new(16)
+        ..StreamSettings::new(64)
     };
-    let runner =
-        BytesRunner { room: 10_000, columns: TerrainColumns::new(3), started: Rc::default(), answered: Vec::new() };
+    let runner = BytesRunner {
+        room: 10_000,
+        columns: TerrainColumns::new(3),
+        started: Rc::default(),
+        answered: Vec::new(),
+    };
     let mut streamer = Streamer::with_runner(settings, Box::new(runner));
     let mut fake = Fake::default();
     let eye = eye_over(IVec2::ZERO);
