@@ -24,9 +24,11 @@ impl Xvfb {
             .stderr(Stdio::null())
             .spawn()
             .ok()?;
+        // Ready once its socket takes a connection: the socket file alone may be a killed
+        // server's, left behind on the same display (numbers repeat within a process).
         let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
         let began = Instant::now();
-        while !socket.exists() {
+        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
             assert!(began.elapsed() < Duration::from_secs(20), "Xvfb did not start on {display}");
             std::thread::sleep(Duration::from_millis(50));
         }
