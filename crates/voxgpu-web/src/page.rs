@@ -209,7 +209,12 @@ impl Status {
         }
         self.streaming_timed_frames += 1;
         for stage in timings.stages.iter().filter(|s| s.depth <= 1) {
-            *self.streaming_stage_ms.entry(stage.name.clone()).or_default() += stage.duration_ms;
+            match self.streaming_stage_ms.get_mut(&stage.name) {
+                Some(sum) => *sum += stage.duration_ms,
+                None => {
+                    self.streaming_stage_ms.insert(stage.name.clone(), stage.duration_ms);
+                }
+            }
         }
     }
 }
