@@ -43,11 +43,12 @@
 // the light in front of each fragment (light.wgsl computes it).
 @group(0) @binding(8) var<storage, read> light: array<u32>;
 @group(0) @binding(9) var<storage, read> links: array<u32>;
-// The sun's depth in each shadow cascade (src/shadow.rs), compared through shadow_sampler
-// (LessEqual, filtered: 2 x 2 texels per read). A 1 x 1 map that is never drawn when shadows are
-// off, and while the shadow pass draws the real one.
-@group(0) @binding(10) var shadow_map: texture_depth_2d_array;
-@group(0) @binding(11) var shadow_sampler: sampler_comparison;
+// The sun's depth in the inner and the outer shadow cascade (src/shadow.rs), compared through
+// shadow_sampler (LessEqual, filtered: 2 x 2 texels per read). 1 x 1 maps that are never drawn
+// when shadows are off, and while the shadow pass draws the real ones.
+@group(0) @binding(10) var shadow_near: texture_depth_2d;
+@group(0) @binding(11) var shadow_far: texture_depth_2d;
+@group(0) @binding(12) var shadow_sampler: sampler_comparison;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
 

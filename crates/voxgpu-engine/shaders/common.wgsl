@@ -390,11 +390,6 @@ struct Camera {
 
 // Shadow cascades: layers of the shadow map (shadow::CASCADES).
 const SHADOW_CASCADES: u32 = 2u;
-// Texels along each side of the shadow map's layers (shadow::SHADOW_MAP_SIZE). A cascade of
-// fewer texels (shadow::CASCADE_TEXELS: 2 × its radius / its texel's edge) fills the corner of
-// its layer at the origin.
-const SHADOW_MAP_TEXELS: u32 = 2048u;
-
 // Camera.sky_flags. Twins of CameraUniform::HAZE and PROCEDURAL_SKY.
 const SKY_HAZE: u32 = 1u;
 const SKY_PROCEDURAL: u32 = 2u;
@@ -531,7 +526,8 @@ fn face_normal(face: u32) -> vec3<f32> {
 // An opaque surface's key in the frame's surface target (chunk_draw.wgsl's fs_opaque writes it,
 // shade.wgsl reads it): the node's slot in bits 4.., 1 for a skirt in bit 3, the face in 0..2.
 // SURFACE_NONE (slot 0 with a face of 7, which no face has) where no surface of the frame was
-// drawn.
+// drawn, in a frame that does not clear the depth (one that does tells empty pixels by their
+// depth, and leaves the keys uncleared).
 const SURFACE_NONE: u32 = 7u;
 // The unlit colour is stored times this, so the brightest (a white block's 1 times its jitter of
 // up to 1.06) stays below 1 in its 8-bit target; shade.wgsl divides it out.

@@ -3,8 +3,8 @@
 // (shade.wgsl), which both read them the same way.
 //
 // Reads the globals its includer declares under these names: camera, light (the light pool,
-// common.wgsl's LIGHT_WORDS per slot), links (the same-level neighbour links), shadow_map and
-// shadow_sampler (src/shadow.rs).
+// common.wgsl's LIGHT_WORDS per slot), links (the same-level neighbour links), shadow_near,
+// shadow_far and shadow_sampler (src/shadow.rs).
 
 // A point of a surface as its lighting sees it.
 struct SurfacePoint {
@@ -177,9 +177,8 @@ fn daylight(face: u32, sunlit: f32) -> vec3<f32> {
 // the filtered edge of a shadow; 1 beyond the outer cascade, faded in over its last 15%
 // (shadow::FADE_SHARE). The fragment reads the inner cascade within its radius, the outer one
 // beyond. It is looked up two texels off its face along the normal, so the face does not
-// shadow itself where the map's texels slope across it. A cascade smaller than the map's layers
-// lies in their corner at the origin, and the filter never reaches past its edge: the inner one
-// is read only within its inscribed sphere.
+// shadow itself where the map's texels slope across it. Each cascade fills its own map, and the
+// filter never reaches past its edge: a cascade is read only within its inscribed sphere.
 fn sun_visibility(anchored: vec3<f32>, face: u32) -> f32 {
     let to_eye = anchored - camera.eye;
     let distance = sqrt(dot(to_eye, to_eye));
@@ -188,14 +187,17 @@ fn sun_visibility(anchored: vec3<f32>, face: u32) -> f32 {
         return 1.0;
     }
     let cascade = u32(distance >= camera.shadow_radii.x - 1.0);
-    let radius = select(camera.shadow_radii.x, outer, cascade == 1u);
     let texel = select(camera.shadow_radii.z, camera.shadow_radii.w, cascade == 1u);
     let p = anchored + face_normal(face) * (2.0 * texel);
     let clip = camera.shadow_view_proj[cascade] * vec4<f32>(p, 1.0);
-    // The cascade's share of its layer's side (its texels over the layer's; exact in f32).
-    let share = 2.0 * radius / (texel * f32(SHADOW_MAP_TEXELS));
-    let uv = vec2<f32>(clip.x * 0.5 + 0.5, 0.5 - clip.y * 0.5) * share;
-    let lit = textureSampleCompareLevel(shadow_map, shadow_sampler, uv, cascade, clip.z);
+    let uv = vec2<f32>(clip.x * 0.5 + 0.5, 0.5 - clip.y * 0.5);
+    // The level variant of the read needs no uniform control flow.
+    var lit: f32;
+    if cascade == 0u {
+        lit = textureSampleCompareLevel(shadow_near, shadow_sampler, uv, clip.z);
+    } else {
+        lit = textureSampleCompareLevel(shadow_far, shadow_sampler, uv, clip.z);
+    }
     return mix(lit, 1.0, smoothstep(0.85 * outer, outer, distance));
 }
 

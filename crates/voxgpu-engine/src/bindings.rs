@@ -34,8 +34,8 @@ pub enum SlotKind {
     /// A write-only 2D `rgba8unorm` storage texture (`texture_storage_2d<rgba8unorm, write>`): a
     /// colour target written in compute.
     WriteColor,
-    /// A 2D array depth texture read through a comparison sampler (`texture_depth_2d_array`).
-    DepthArray,
+    /// A 2D depth texture read through a comparison sampler (`texture_depth_2d`).
+    Depth,
     /// A comparison sampler (`sampler_comparison`).
     Comparison,
 }
@@ -91,9 +91,9 @@ impl Slot {
         Self { name, kind: SlotKind::WriteColor, min_size: 0, stages: wgpu::ShaderStages::COMPUTE }
     }
 
-    /// A fragment-stage 2D array depth texture.
-    pub const fn depth_array(name: &'static str) -> Self {
-        Self { name, kind: SlotKind::DepthArray, min_size: 0, stages: wgpu::ShaderStages::FRAGMENT }
+    /// A fragment-stage 2D depth texture.
+    pub const fn depth(name: &'static str) -> Self {
+        Self { name, kind: SlotKind::Depth, min_size: 0, stages: wgpu::ShaderStages::FRAGMENT }
     }
 
     /// A fragment-stage comparison sampler.
@@ -136,9 +136,9 @@ impl Slot {
                 format: wgpu::TextureFormat::Rgba8Unorm,
                 view_dimension: wgpu::TextureViewDimension::D2,
             },
-            SlotKind::DepthArray => wgpu::BindingType::Texture {
+            SlotKind::Depth => wgpu::BindingType::Texture {
                 sample_type: wgpu::TextureSampleType::Depth,
-                view_dimension: wgpu::TextureViewDimension::D2Array,
+                view_dimension: wgpu::TextureViewDimension::D2,
                 multisampled: false,
             },
             SlotKind::Comparison => wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),

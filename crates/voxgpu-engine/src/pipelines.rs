@@ -124,7 +124,7 @@ pub(crate) const CAMERA_BYTES: u64 = 384;
 /// camera, quads, page owners, chunk records, blocks (colour and tiles), the atlas, the tiles'
 /// averages, the draw lists (vertex stage only: the instanced path reads its commands there), and
 /// the light pool and neighbour links (fragment stage only: each fragment's light), the shadow
-/// map and its comparison sampler (fragment stage only: the sun's shadows). Seven storage
+/// cascades' maps and their comparison sampler (fragment stage only: the sun's shadows). Seven storage
 /// buffers in the fragment stage, six in the vertex stage: within WebGPU's default of 8.
 pub const DRAW_BINDINGS: BindingTable = BindingTable {
     label: "voxgpu.draw",
@@ -141,7 +141,8 @@ pub const DRAW_BINDINGS: BindingTable = BindingTable {
         Slot::read("args", 20).seen_by(wgpu::ShaderStages::VERTEX),
         Slot::read("light", 4).seen_by(wgpu::ShaderStages::FRAGMENT),
         Slot::read("links", 4).seen_by(wgpu::ShaderStages::FRAGMENT),
-        Slot::depth_array("shadow_map"),
+        Slot::depth("shadow_near"),
+        Slot::depth("shadow_far"),
         Slot::comparison("shadow_sampler"),
     ],
 };

@@ -3,9 +3,10 @@
 //! read by `sun_visibility` (`shaders/lighting.wgsl`: per pixel for opaque surfaces, per fragment
 //! for the forward-shaded ones).
 //!
-//! - **Cascades**: [`CASCADE_RADII`] blocks around the eye, [`CASCADE_TEXELS`]² texels each, in
-//!   the layers of one depth texture [`SHADOW_MAP_SIZE`]² texels wide (a smaller cascade draws
-//!   into, and is read from, the corner of its layer at the origin). A cascade is fitted to a sphere, not to the view frustum,
+//! - **Cascades**: [`CASCADE_RADII`] blocks around the eye, each in a depth texture of its own,
+//!   [`CASCADE_TEXELS`]² texels (one texture each, not layers of one, because a pass clears its
+//!   whole attachment: an H100 clears about 50 GB/s, so the inner cascade's 1024² costs 0.04 ms
+//!   where a 2048² layer cost 0.17). A cascade is fitted to a sphere, not to the view frustum,
 //!   so turning the camera never changes it; its centre is snapped to whole texels in the sun's
 //!   fixed light space, so moving the camera moves the texel grid by whole texels and shadow
 //!   edges do not crawl. Its depth reaches [`CASTER_REACH`] blocks past the sphere towards the
@@ -65,14 +66,9 @@ pub const SWEEP_PIECES: u32 = 8;
 /// bottom of the receivers' sphere; lower, the whole sweep is tested (its length over a smaller
 /// y would exceed the map's depth anyway).
 pub const SWEEP_MIN_SUN_Y: f32 = 1e-3;
-/// Texels along each side of each cascade: what its radius needs, the inner one about 11 texels
-/// a block (a quarter of the texels it had at 2048², its depth pass 0.42 → 0.35 ms on an H100),
-/// the outer one 4, where a block covers fewer pixels.
+/// Texels along each side of each cascade's map: what its radius needs, the inner one about 11
+/// texels a block, the outer one 4, where a block covers fewer pixels.
 pub const CASCADE_TEXELS: [u32; CASCADES] = [1024, 2048];
-/// Texels along each side of the map's layers: the largest cascade's (`SHADOW_MAP_TEXELS` in
-/// `shaders/common.wgsl`).
-pub const SHADOW_MAP_SIZE: u32 = 2048;
-const _: () = assert!(CASCADE_TEXELS[0] <= SHADOW_MAP_SIZE && CASCADE_TEXELS[1] == SHADOW_MAP_SIZE);
 /// The shadow map's format: 16 bits, a step of 1/65,535 of a cascade's depth (under 0.014 blocks
 /// in the outer one, 896 blocks deep), far below the receivers' two-texel step off their face.
 /// Half the bytes of 32-bit depth for every clear and every transition of a layer to sampling.
@@ -212,10 +208,10 @@ pub const SHADOW_CULL_BINDINGS: BindingTable = BindingTable {
     ],
 };
 
-/// The shadow map, its caster lists and the pipelines that fill them.
+/// The shadow maps, their caster lists and the pipelines that fill them.
 pub(crate) struct ShadowPass {
-    /// The cascades' depth, one layer each; made the first frame that draws shadows.
-    map: Option<ShadowMap>,
+    /// Each cascade's depth; made the first frame that draws shadows.
+    maps: Option<[wgpu::TextureView; CASCADES]>,
     /// A 1 × 1 map that is never drawn: bound where no shadow map is (shadows off, and the
     /// shadow pass itself, which cannot read what it draws).
     empty: wgpu::TextureView,
@@ -233,29 +229,19 @@ pub(crate) struct ShadowPass {
     draw: [wgpu::RenderPipeline; CASCADES],
 }
 
-struct ShadowMap {
-    array: wgpu::TextureView,
-    layers: [wgpu::TextureView; CASCADES],
-}
-
-fn depth_array(device: &wgpu::Device, side: u32, usage: wgpu::TextureUsages) -> wgpu::Texture {
-    device.create_texture(&wgpu::TextureDescriptor {
+/// A `side`² shadow map, sampled, and drawn to where `usage` says so.
+fn depth_map(device: &wgpu::Device, side: u32, usage: wgpu::TextureUsages) -> wgpu::TextureView {
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("voxgpu.shadow.map"),
-        size: wgpu::Extent3d { width: side, height: side, depth_or_array_layers: CASCADES as u32 },
+        size: wgpu::Extent3d { width: side, height: side, depth_or_array_layers: 1 },
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
         format: SHADOW_FORMAT,
         usage: wgpu::TextureUsages::TEXTURE_BINDING | usage,
         view_formats: &[],
-    })
-}
-
-fn array_view(texture: &wgpu::Texture) -> wgpu::TextureView {
-    texture.create_view(&wgpu::TextureViewDescriptor {
-        dimension: Some(wgpu::TextureViewDimension::D2Array),
-        ..Default::default()
-    })
+    });
+    texture.create_view(&Default::default())
 }
 
 fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
@@ -322,10 +308,10 @@ impl ShadowPass {
                 cache: None,
             })
         });
-        let empty = array_view(&depth_array(device, 1, wgpu::TextureUsages::empty()));
+        let empty = depth_map(device, 1, wgpu::TextureUsages::empty());
         let capacity = capacity.max(1);
         Self {
-            map: None,
+            maps: None,
             empty,
             sampler: device.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some("voxgpu.shadow.sampler"),
@@ -370,29 +356,27 @@ impl ShadowPass {
             self.args = args_buffer(device, capacity);
             self.generation += 1;
         }
-        if on && self.map.is_none() {
-            let texture = depth_array(device, SHADOW_MAP_SIZE, wgpu::TextureUsages::RENDER_ATTACHMENT);
-            let layers = [0, 1].map(|layer| {
-                texture.create_view(&wgpu::TextureViewDescriptor {
-                    dimension: Some(wgpu::TextureViewDimension::D2),
-                    base_array_layer: layer,
-                    array_layer_count: Some(1),
-                    ..Default::default()
-                })
-            });
-            self.map = Some(ShadowMap { array: array_view(&texture), layers });
+        if on && self.maps.is_none() {
+            let target = wgpu::TextureUsages::RENDER_ATTACHMENT;
+            self.maps = Some(CASCADE_TEXELS.map(|side| depth_map(device, side, target)));
             self.generation += 1;
         }
     }
 
-    /// The map the frame's shaded passes read: the shadow map once made, else the empty one.
-    pub fn map_view(&self) -> &wgpu::TextureView {
-        self.map.as_ref().map_or(&self.empty, |m| &m.array)
+    /// The maps the frame's shaded passes read, inner cascade first: the shadow maps once made,
+    /// else the empty one twice.
+    pub fn map_views(&self) -> [&wgpu::TextureView; CASCADES] {
+        self.maps.as_ref().map_or([&self.empty; CASCADES], |maps| maps.each_ref())
     }
 
-    /// The shadow pass's own resources over the frame's: its lists as `args` and the empty map.
+    /// Binds the maps the shaded passes read as `shadow_near` and `shadow_far`.
+    pub fn maps_as<'a>(maps: [&'a wgpu::TextureView; CASCADES], resources: Resources<'a>) -> Resources<'a> {
+        resources.texture("shadow_near", maps[0]).texture("shadow_far", maps[1])
+    }
+
+    /// The shadow pass's own resources over the frame's: its lists as `args` and the empty maps.
     pub fn draw_resources<'a>(&'a self, resources: Resources<'a>) -> Resources<'a> {
-        resources.buffer("args", &self.args).texture("shadow_map", &self.empty)
+        Self::maps_as([&self.empty; CASCADES], resources.buffer("args", &self.args))
     }
 
     /// The caster pass's bind group over the frame's resources.
@@ -432,7 +416,7 @@ impl ShadowPass {
         submission: DrawSubmission,
         slot_count: u32,
     ) {
-        let Some(map) = &self.map else { return };
+        let Some(maps) = &self.maps else { return };
         if submission == DrawSubmission::CappedIndirect {
             encoder.clear_buffer(&self.args, 0, None);
         }
@@ -447,7 +431,7 @@ impl ShadowPass {
                     label: Some(name),
                     color_attachments: &[],
                     depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                        view: &map.layers[cascade],
+                        view: &maps[cascade],
                         depth_ops: Some(wgpu::Operations {
                             load: wgpu::LoadOp::Clear(1.0),
                             store: wgpu::StoreOp::Store,
@@ -459,8 +443,6 @@ impl ShadowPass {
                     multiview_mask: None,
                 };
                 render_pass(profiler, encoder, Some(parent), name, descriptor, |pass| {
-                    let side = CASCADE_TEXELS[cascade] as f32;
-                    pass.set_viewport(0.0, 0.0, side, side, 0.0, 1.0);
                     let mut pass = CountingPass::new(pass);
                     pass.set_bind_group(0, draw_group);
                     pass.set_index_buffer(index_buffer);
@@ -490,11 +472,11 @@ impl ShadowPass {
         }
     }
 
-    /// Bytes of the lists, and of the map once made.
+    /// Bytes of the lists, and of the maps once made.
     pub fn bytes(&self) -> u64 {
-        let map = if self.map.is_some() {
+        let map = if self.maps.is_some() {
             let texel = SHADOW_FORMAT.block_copy_size(Some(wgpu::TextureAspect::DepthOnly)).unwrap_or(4);
-            u64::from(texel) * u64::from(SHADOW_MAP_SIZE) * u64::from(SHADOW_MAP_SIZE) * CASCADES as u64
+            CASCADE_TEXELS.iter().map(|&side| u64::from(texel) * u64::from(side) * u64::from(side)).sum()
         } else {
             0
         };

@@ -268,7 +268,6 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("MAX_FACE_PAGES", voxgpu_engine::low_level::MAX_FACE_PAGES),
         ("SLOT_WORDS", voxgpu_engine::low_level::SLOT_WORDS),
         ("LIGHT_WORDS", voxgpu_engine::low_level::LIGHT_WORDS),
-        ("SHADOW_MAP_TEXELS", voxgpu_engine::shadow::SHADOW_MAP_SIZE),
         ("LIGHT_MASK_OFFSET", voxgpu_engine::low_level::LIGHT_MASK_OFFSET),
         ("LIGHT_MASK_WORDS", voxgpu_engine::low_level::LIGHT_MASK_WORDS),
         ("LIGHT_STAMP_OFFSET", voxgpu_engine::low_level::LIGHT_STAMP_OFFSET),
@@ -371,8 +370,8 @@ fn binding_mismatches(table: &BindingTable, shader: ShaderFile, partial: bool) -
             }
             naga::AddressSpace::Storage { .. } => SlotKind::ReadOnly,
             naga::AddressSpace::Handle => match module.types[global.ty].inner {
-                naga::TypeInner::Image { class: naga::ImageClass::Depth { .. }, arrayed: true, .. } => {
-                    SlotKind::DepthArray
+                naga::TypeInner::Image { class: naga::ImageClass::Depth { .. }, arrayed: false, .. } => {
+                    SlotKind::Depth
                 }
                 naga::TypeInner::Sampler { comparison: true } => SlotKind::Comparison,
                 naga::TypeInner::Image {

@@ -86,9 +86,10 @@ impl Passes {
             let color_clears = targets.clear
                 && (phase != DrawPhase::Second
                     || !rasters.iter().filter(|r| r.draws_fading()).any(writes_color));
-            // The surface targets are the renderer's own: cleared by a frame's first opaque pass
-            // whether or not the caller's targets are.
-            let surfaces_clear = phase != DrawPhase::Second;
+            // The surface targets are the renderer's own, read by the shade pass where the depth
+            // is not 0: cleared by a frame's first opaque pass only when the depth is the
+            // caller's, which can hold surfaces of its own (`Deferred::attachments`).
+            let surfaces_clear = phase != DrawPhase::Second && !targets.clear;
             for &raster in rasters.iter().filter(|r| !first_phase || r.draws_fading()) {
                 // The pre-pass has no fragment stage and so no colour attachment; the colour is
                 // cleared by the first pass that writes it, and the sky ends that pass.

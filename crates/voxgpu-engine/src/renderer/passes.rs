@@ -240,8 +240,8 @@ impl Passes {
             .texture("atlas", &self.materials.atlas)
             .buffer("tile_averages", &self.materials.tile_averages)
             .buffer("pyramid", &self.pyramid.buffer)
-            .texture("shadow_map", self.shadow.map_view())
             .sampler("shadow_sampler", &self.shadow.sampler);
+        let resources = ShadowPass::maps_as(self.shadow.map_views(), resources);
         self.draws.resources(self.lod.resources(resources))
     }
 

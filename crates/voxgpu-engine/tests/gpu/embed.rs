@@ -319,3 +319,80 @@ fn a_colour_target_the_shade_pass_stores_to_holds_the_composed_frame() {
         eprintln!("no adapter here can view a texture in another format: the two paths were not compared");
     }
 }
+
+/// A frame drawn over the caller's targets (`Targets::clear` off) shows none of what an earlier
+/// frame drew. A frame that clears its depth leaves the surface targets uncleared and tells
+/// empty pixels by their depth; over the caller's depth, which holds surfaces of the caller's
+/// own, the surface targets must be cleared instead. Here the caller's depth is a wall nearer
+/// than all the terrain and its colour magenta: nothing of voxgpu's may show, and with the
+/// surface targets left as the earlier frame left them, its terrain would.
+#[test]
+fn a_frame_over_the_callers_depth_shows_nothing_an_earlier_frame_drew() {
+    let world = voxgpu_test_kit::generated(
+        &voxgpu_worlds::worldgen::WorldSource::Terrain,
+        &voxgpu_worlds::worldgen::WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 3 },
+    );
+    let camera = Camera::look_at(Vec3::new(-20.0, 100.0, -30.0), Vec3::new(40.0, 70.0, 30.0));
+    for (name, device, queue, _) in devices() {
+        let options = RendererOptions { procedural_sky: false, ..RendererOptions::new(W, H, 400.0) };
+        let mut voxels = Renderer::new(&device, &queue, options, &world.registry).expect("renderer");
+        for pos in world.sorted_positions() {
+            voxels.insert_chunk(pos, Arc::clone(world.chunk(pos).expect("listed"))).expect("chunk");
+        }
+        let color = texture(
+            &device,
+            COLOR_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
+        let depth = texture(
+            &device,
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+        );
+        let (color_view, depth_view) =
+            (color.create_view(&Default::default()), depth.create_view(&Default::default()));
+        let cleared = Targets { color: &color_view, depth: &depth_view, clear: true };
+        voxels.settle(&camera, &cleared).expect("the terrain meshes");
+        let terrain = read(&device, &queue, &color);
+        let magenta = [255, 0, 255, 255];
+        assert!(
+            terrain.chunks_exact(4).filter(|p| *p != magenta).count() > (W * H / 2) as usize,
+            "{name}: the earlier frame should show terrain"
+        );
+
+        // The caller's own frame: magenta, and a depth (reverse-Z) nearer than every surface.
+        let mut encoder = device.create_command_encoder(&Default::default());
+        drop(encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("game.wall"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &color_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color { r: 1.0, g: 0.0, b: 1.0, a: 1.0 }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(0.99),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        }));
+        voxels.prepare(&camera).expect("prepare");
+        voxels
+            .record(&mut encoder, &Targets { color: &color_view, depth: &depth_view, clear: false })
+            .expect("record");
+        queue.submit([encoder.finish()]);
+        voxels.frame_submitted();
+        let over = read(&device, &queue, &color);
+        let shown = over.chunks_exact(4).filter(|p| *p != magenta).count();
+        assert_eq!(shown, 0, "{name}: {shown} pixels show something other than the caller's wall");
+    }
+}
