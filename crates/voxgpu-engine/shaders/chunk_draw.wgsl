@@ -4,7 +4,7 @@
 //         origin and the level its quads are in), blocks (colour and face tiles per block id),
 //         atlas and tile_averages (the texture atlas, crates/voxgpu-core/src/voxel/atlas.rs),
 //         camera, light and links (the cells' sky and block light, lighting.wgsl), the shadow
-//         map.
+//         maps.
 // Writes: depth, and the colour of the current render pass; the opaque pass writes the
 //         surface targets instead (unlit colour, surface key), which shade.wgsl lights once
 //         per pixel.

@@ -388,14 +388,14 @@ struct Camera {
     shadow_radii: vec4<f32>,
 }
 
-// Shadow cascades: layers of the shadow map (shadow::CASCADES).
+// Shadow cascades, each with a map of its own (shadow::CASCADES).
 const SHADOW_CASCADES: u32 = 2u;
 // Camera.sky_flags. Twins of CameraUniform::HAZE and PROCEDURAL_SKY.
 const SKY_HAZE: u32 = 1u;
 const SKY_PROCEDURAL: u32 = 2u;
 // Surfaces are lit by the light pool's sky and block light (else by their face's shade alone).
 const SKY_LIGHT: u32 = 4u;
-// The sun's light is shadowed near the eye (the shadow map is bound and drawn).
+// The sun's light is shadowed near the eye (the shadow maps are bound and drawn).
 const SKY_SHADOWS: u32 = 8u;
 
 // The sky's colour in the unit direction `dir`, without the sun's disc: what the sky shader

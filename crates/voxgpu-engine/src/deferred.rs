@@ -32,6 +32,24 @@ use wgpu_profiler::{GpuProfiler, GpuProfilerQuery};
 /// (those drawn over a caller's depth; see [`Deferred::attachments`]). Face 7, which no face has; small,
 /// so every backend's clear (some pass the value as an f32) writes it exactly.
 pub const SURFACE_NONE: u32 = 7;
+/// How an opaque pass starts the surface targets.
+///
+/// The shade pass reads them only where the frame's depth is not 0 (a surface was drawn there),
+/// so a frame that clears its depth need not clear them: a clear would cost a full write of both
+/// (0.30 ms a frame at 1920 × 1080 on an H100, whose clears write about 50 GB/s). A frame drawn
+/// over the caller's depth, which can hold surfaces of the caller's own, must.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SurfaceStart {
+    /// As earlier passes or frames left them.
+    Load,
+    /// Cleared to no surface (the key [`SURFACE_NONE`]).
+    Empty,
+    /// Filled with a surface no frame draws, bright red: what a frame that clears its depth does
+    /// in builds with debug assertions (the tests), so that a picture shows any pixel the shade
+    /// pass reads without the frame having drawn it.
+    Poison,
+}
+
 /// The unlit colour target: sRGB, so its 8 bits are spent as the final colour's are, scaled by
 /// `UNLIT_SCALE` (`shaders/common.wgsl`) so a jittered white stays below 1; the block's emission
 /// (0..15 / 15, exact in 8 bits) in alpha.
@@ -231,7 +249,7 @@ impl Deferred {
     }
 
     /// The bind groups over `resources` (the frame's, which name the shade pass's buffers and
-    /// the shadow map) and `depth`, made for `key`; [`Deferred::set_groups`] keeps them.
+    /// the shadow maps) and `depth`, made for `key`; [`Deferred::set_groups`] keeps them.
     pub fn make_groups(
         &self,
         device: &wgpu::Device,
@@ -287,25 +305,28 @@ impl Deferred {
         groups.into_color = Some((color.clone(), group));
     }
 
-    /// The colour attachments of an opaque pass: the surface targets, cleared (the colour to 0,
-    /// the key to [`SURFACE_NONE`]) when `clear`. Only a frame drawn over a caller's depth needs
-    /// that: where a frame clears the depth, the shade pass reads the surface targets only where
-    /// the depth says an opaque surface was drawn, and a clear would cost a full write of both
-    /// (0.30 ms a frame at 1920 × 1080 on an H100, whose clears write about 50 GB/s).
-    pub fn attachments(&self, clear: bool) -> [Option<wgpu::RenderPassColorAttachment<'_>>; 2] {
-        let attachment = |view, color| {
+    /// The colour attachments of an opaque pass: the surface targets, started as `start` says.
+    pub fn attachments(&self, start: SurfaceStart) -> [Option<wgpu::RenderPassColorAttachment<'_>>; 2] {
+        let (color, key) = match start {
+            SurfaceStart::Load => (None, None),
+            SurfaceStart::Empty => (Some(wgpu::Color::TRANSPARENT), Some(f64::from(SURFACE_NONE))),
+            // Red, fully emissive (so lit at full brightness whatever the light), on face 2 of
+            // slot 0: a surface no frame draws.
+            SurfaceStart::Poison => (Some(wgpu::Color::RED), Some(2.0)),
+        };
+        let attachment = |view, clear: Option<wgpu::Color>| {
             Some(wgpu::RenderPassColorAttachment {
                 view,
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
-                    load: if clear { wgpu::LoadOp::Clear(color) } else { wgpu::LoadOp::Load },
+                    load: clear.map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
                     store: wgpu::StoreOp::Store,
                 },
             })
         };
-        let none = wgpu::Color { r: f64::from(SURFACE_NONE), g: 0.0, b: 0.0, a: 0.0 };
-        [attachment(&self.surface_color, wgpu::Color::TRANSPARENT), attachment(&self.surface_key, none)]
+        let key = key.map(|r| wgpu::Color { r, g: 0.0, b: 0.0, a: 0.0 });
+        [attachment(&self.surface_color, color), attachment(&self.surface_key, key)]
     }
 
     /// Records the shade pass under `parent`: into the colour target when `into_color` (after

@@ -111,7 +111,7 @@ impl CameraUniform {
     pub const PROCEDURAL_SKY: u32 = 2;
     /// `sky_flags`: surfaces are lit by the light pool's sky and block light.
     pub const LIGHT: u32 = 4;
-    /// `sky_flags`: the sun's light is shadowed near the eye (the shadow map is drawn).
+    /// `sky_flags`: the sun's light is shadowed near the eye (the shadow maps are drawn).
     pub const SHADOWS: u32 = 8;
 
     /// Bytes in the uniform buffer's layout.

@@ -1,5 +1,5 @@
-//! Sun shadows near the eye: two cascades of a shadow map, each an orthographic depth view from
-//! the sun over a sphere around the eye, drawn from the casters the `shadow_cull` pass lists, and
+//! Sun shadows near the eye: two cascades, each a shadow map of its own (an orthographic depth
+//! view from the sun over a sphere around the eye), drawn from the casters the `shadow_cull` pass lists, and
 //! read by `sun_visibility` (`shaders/lighting.wgsl`: per pixel for opaque surfaces, per fragment
 //! for the forward-shaded ones).
 //!
@@ -69,9 +69,9 @@ pub const SWEEP_MIN_SUN_Y: f32 = 1e-3;
 /// Texels along each side of each cascade's map: what its radius needs, the inner one about 11
 /// texels a block, the outer one 4, where a block covers fewer pixels.
 pub const CASCADE_TEXELS: [u32; CASCADES] = [1024, 2048];
-/// The shadow map's format: 16 bits, a step of 1/65,535 of a cascade's depth (under 0.014 blocks
+/// The shadow maps' format: 16 bits, a step of 1/65,535 of a cascade's depth (under 0.014 blocks
 /// in the outer one, 896 blocks deep), far below the receivers' two-texel step off their face.
-/// Half the bytes of 32-bit depth for every clear and every transition of a layer to sampling.
+/// Half the bytes of 32-bit depth for every clear and every transition of a map to sampling.
 pub const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth16Unorm;
 /// Words per cascade in the counts buffer: the instanced path's indexed draw (index count,
 /// instance count = the cascade's commands, first index, base vertex, first instance), then the
@@ -212,7 +212,7 @@ pub const SHADOW_CULL_BINDINGS: BindingTable = BindingTable {
 pub(crate) struct ShadowPass {
     /// Each cascade's depth; made the first frame that draws shadows.
     maps: Option<[wgpu::TextureView; CASCADES]>,
-    /// A 1 × 1 map that is never drawn: bound where no shadow map is (shadows off, and the
+    /// A 1 × 1 map that is never drawn: bound where no shadow maps are (shadows off, and the
     /// shadow pass itself, which cannot read what it draws).
     empty: wgpu::TextureView,
     pub sampler: wgpu::Sampler,

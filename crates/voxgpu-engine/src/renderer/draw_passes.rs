@@ -5,6 +5,7 @@
 
 use super::passes::Passes;
 use super::{RendererOptions, Targets};
+use crate::deferred::SurfaceStart;
 use crate::draw::{CountingPass, DrawSubmission, LIST_FADING, OPAQUE_LISTS};
 use crate::profiling::{render_pass, scope, stage};
 use crate::render_mode::RasterPass;
@@ -13,8 +14,8 @@ use crate::render_mode::RasterPass;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DrawPhase {
     /// The first phase of an occlusion-culled frame: the passes that draw the opaque lists, over
-    /// the streams seen last frame; they clear the depth and surface targets (and the colour
-    /// target, where a debug view's pass writes it).
+    /// the streams seen last frame; they clear the depth (and the colour target, where a debug
+    /// view's pass writes it; the surface targets only where the depth is the caller's).
     First,
     /// The second phase: every pass over the rest, the shading of the opaque surfaces, then the
     /// sky and the outline; the colour target is cleared by its first pass unless the first phase
@@ -88,8 +89,16 @@ impl Passes {
                     || !rasters.iter().filter(|r| r.draws_fading()).any(writes_color));
             // The surface targets are the renderer's own, read by the shade pass where the depth
             // is not 0: cleared by a frame's first opaque pass only when the depth is the
-            // caller's, which can hold surfaces of its own (`Deferred::attachments`).
-            let surfaces_clear = phase != DrawPhase::Second && !targets.clear;
+            // caller's, which can hold surfaces of its own (`SurfaceStart`).
+            let surfaces_start = if phase == DrawPhase::Second {
+                SurfaceStart::Load
+            } else if !targets.clear {
+                SurfaceStart::Empty
+            } else if cfg!(debug_assertions) {
+                SurfaceStart::Poison
+            } else {
+                SurfaceStart::Load
+            };
             for &raster in rasters.iter().filter(|r| !first_phase || r.draws_fading()) {
                 // The pre-pass has no fragment stage and so no colour attachment; the colour is
                 // cleared by the first pass that writes it, and the sky ends that pass.
@@ -98,7 +107,7 @@ impl Passes {
                 let first_color = !depth_only && !surfaces && !color_done;
                 color_done |= first_color;
                 let attachments = color(first_color && color_clears);
-                let surface_attachments = self.deferred.attachments(surfaces_clear);
+                let surface_attachments = self.deferred.attachments(surfaces_start);
                 let label = if first_phase { raster.first_phase_label() } else { raster.label() };
                 let descriptor = wgpu::RenderPassDescriptor {
                     color_attachments: if depth_only {

@@ -57,7 +57,7 @@ pub(super) struct Bound {
     cull: CullBindGroups,
     pub draw: wgpu::BindGroup,
     shadow_cull: wgpu::BindGroup,
-    /// The draw bindings with the shadow pass's lists as `args` and no shadow map.
+    /// The draw bindings with the shadow pass's lists as `args` and no shadow maps.
     shadow_draw: wgpu::BindGroup,
 }
 
@@ -175,7 +175,7 @@ impl Passes {
     }
 
     /// Sizes the work list, draw lists, mip list and shadow lists for this frame (and makes the
-    /// shadow map the first frame that draws `shadows`), and rebuilds the bind groups if a
+    /// shadow maps the first frame that draws `shadows`), and rebuilds the bind groups if a
     /// buffer was replaced. Returns the frame's pass parameters and how many evicted
     /// chunks its work list has room for (they are collected first, outside the re-mesh budget).
     pub fn size(
@@ -398,7 +398,7 @@ impl Passes {
     /// The depth pyramid the shadow caster pass tests against in a frame of `camera` at `frame`
     /// pixels culled as `occlusion` (levels 0: none): this frame's own, built from its first
     /// phase, when the frame has two phases and that phase shades no colour (so nothing drawn
-    /// before the shadow map reads it; the pass then runs after the pyramid is built).
+    /// before the shadow maps read it; the pass then runs after the pyramid is built).
     pub fn shadow_pyramid(
         &self,
         camera: &Camera,
