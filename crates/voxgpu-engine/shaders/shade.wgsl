@@ -37,8 +37,9 @@ fn shade(@builtin(global_invocation_id) id: vec3<u32>) {
     );
     // No opaque surface here: the depth is still 0 (reverse-Z, infinitely far, which nothing
     // drawn reaches), or, in a frame drawn over a caller's depth, the key is still SURFACE_NONE.
-    // A frame that clears its depth does not clear the surface targets, so where its depth is 0
-    // they hold whatever an earlier frame left: read the key only where the depth is not.
+    // A frame that clears its depth does not clear the surface targets (in builds with debug
+    // assertions it fills them with a red surface no frame draws), so where its depth is 0 they
+    // hold what an earlier frame left: read the key only where the depth is not.
     var z = textureLoad(depth, id.xy, 0).x;
     if z == 0.0 {
         store_empty(id.xy, ndc);

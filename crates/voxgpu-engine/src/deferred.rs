@@ -29,8 +29,8 @@ use wgpu_profiler::{GpuProfiler, GpuProfilerQuery};
 
 /// The surface key of a pixel no opaque surface was drawn to (`SURFACE_NONE` in
 /// `shaders/common.wgsl`): the surface key target's clear value, in the frames that clear it
-/// (those drawn over a caller's depth; see [`Deferred::attachments`]). Face 7, which no face has; small,
-/// so every backend's clear (some pass the value as an f32) writes it exactly.
+/// (those drawn over a caller's depth: [`SurfaceStart::Empty`]). Face 7, which no face has;
+/// small, so every backend's clear (some pass the value as an f32) writes it exactly.
 pub const SURFACE_NONE: u32 = 7;
 /// How an opaque pass starts the surface targets.
 ///

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use glam::{IVec3, Vec3};
 use player_cube::PlayerCube;
 use voxgpu_core::camera::Camera;
-use voxgpu_core::voxel::{BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, blocks};
+use voxgpu_core::voxel::{BlockRegistry, CHUNK_SIZE, Chunk, ChunkPos, World, blocks};
 use voxgpu_engine::{
     COLOR_FORMAT, DEPTH_FORMAT, OPTIONAL_FEATURES, Renderer, RendererOptions, Targets, required_limits,
 };
@@ -180,6 +180,33 @@ fn a_game_records_voxgpu_and_its_own_draw_into_one_encoder_sharing_depth() {
     }
 }
 
+/// Seed 1's terrain at a 3-chunk view, with water and trees: the world the shading tests draw.
+fn terrain() -> World {
+    voxgpu_test_kit::generated(
+        &voxgpu_worlds::worldgen::WorldSource::Terrain,
+        &voxgpu_worlds::worldgen::WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 3 },
+    )
+}
+
+/// The camera the shading tests look at [`terrain`] through: mostly terrain, some sky.
+fn terrain_camera() -> Camera {
+    Camera::look_at(Vec3::new(-20.0, 100.0, -30.0), Vec3::new(40.0, 70.0, 30.0))
+}
+
+/// A renderer on `device` holding every chunk of `world`.
+fn renderer_of(
+    world: &World,
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    options: RendererOptions,
+) -> Renderer {
+    let mut voxels = Renderer::new(device, queue, options, &world.registry).expect("renderer");
+    for pos in world.sorted_positions() {
+        voxels.insert_chunk(pos, Arc::clone(world.chunk(pos).expect("listed"))).expect("chunk");
+    }
+    voxels
+}
+
 /// The background colour a frame without the procedural sky is cleared to, as sRGB in 0..1.
 fn options_sky() -> Vec3 {
     let linear = RendererOptions::new(1, 1, 1.0).sky_color;
@@ -194,11 +221,7 @@ fn options_sky() -> Vec3 {
 /// step or two; a wrong position, face, node or light read differs by far more.
 #[test]
 fn a_depth_target_that_cannot_be_read_shades_forward_to_the_same_frame() {
-    let world = voxgpu_test_kit::generated(
-        &voxgpu_worlds::worldgen::WorldSource::Terrain,
-        &voxgpu_worlds::worldgen::WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 3 },
-    );
-    let camera = Camera::look_at(Vec3::new(-20.0, 100.0, -30.0), Vec3::new(40.0, 70.0, 30.0));
+    let (world, camera) = (terrain(), terrain_camera());
     for (name, device, queue, _) in devices() {
         let options = RendererOptions {
             shadows: Some(true),
@@ -208,11 +231,7 @@ fn a_depth_target_that_cannot_be_read_shades_forward_to_the_same_frame() {
         };
         let mut frames = Vec::new();
         for depth_usage in [wgpu::TextureUsages::TEXTURE_BINDING, wgpu::TextureUsages::empty()] {
-            let mut voxels =
-                Renderer::new(&device, &queue, options.clone(), &world.registry).expect("renderer");
-            for pos in world.sorted_positions() {
-                voxels.insert_chunk(pos, Arc::clone(world.chunk(pos).expect("listed"))).expect("chunk");
-            }
+            let mut voxels = renderer_of(&world, &device, &queue, options.clone());
             let color = texture(
                 &device,
                 COLOR_FORMAT,
@@ -256,11 +275,7 @@ fn a_depth_target_that_cannot_be_read_shades_forward_to_the_same_frame() {
 /// compare both, and elsewhere the test says when none did.
 #[test]
 fn a_colour_target_the_shade_pass_stores_to_holds_the_composed_frame() {
-    let world = voxgpu_test_kit::generated(
-        &voxgpu_worlds::worldgen::WorldSource::Terrain,
-        &voxgpu_worlds::worldgen::WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 3 },
-    );
-    let camera = Camera::look_at(Vec3::new(-20.0, 100.0, -30.0), Vec3::new(40.0, 70.0, 30.0));
+    let (world, camera) = (terrain(), terrain_camera());
     let mut compared = 0;
     let devices = devices();
     for (name, device, queue, view_formats) in &devices {
@@ -272,11 +287,7 @@ fn a_colour_target_the_shade_pass_stores_to_holds_the_composed_frame() {
             RendererOptions { shadows: Some(true), time_of_day: 17.2, ..RendererOptions::new(W, H, 400.0) };
         let (mut frames, mut commands) = (Vec::new(), Vec::new());
         for storable in [false, true] {
-            let mut voxels =
-                Renderer::new(device, queue, options.clone(), &world.registry).expect("renderer");
-            for pos in world.sorted_positions() {
-                voxels.insert_chunk(pos, Arc::clone(world.chunk(pos).expect("listed"))).expect("chunk");
-            }
+            let mut voxels = renderer_of(&world, device, queue, options.clone());
             let drawn = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
             let color = device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("game.target"),
@@ -328,17 +339,10 @@ fn a_colour_target_the_shade_pass_stores_to_holds_the_composed_frame() {
 /// surface targets left as the earlier frame left them, its terrain would.
 #[test]
 fn a_frame_over_the_callers_depth_shows_nothing_an_earlier_frame_drew() {
-    let world = voxgpu_test_kit::generated(
-        &voxgpu_worlds::worldgen::WorldSource::Terrain,
-        &voxgpu_worlds::worldgen::WorldParams { seed: 1, center: IVec3::ZERO, view_distance: 3 },
-    );
-    let camera = Camera::look_at(Vec3::new(-20.0, 100.0, -30.0), Vec3::new(40.0, 70.0, 30.0));
+    let (world, camera) = (terrain(), terrain_camera());
     for (name, device, queue, _) in devices() {
         let options = RendererOptions { procedural_sky: false, ..RendererOptions::new(W, H, 400.0) };
-        let mut voxels = Renderer::new(&device, &queue, options, &world.registry).expect("renderer");
-        for pos in world.sorted_positions() {
-            voxels.insert_chunk(pos, Arc::clone(world.chunk(pos).expect("listed"))).expect("chunk");
-        }
+        let mut voxels = renderer_of(&world, &device, &queue, options);
         let color = texture(
             &device,
             COLOR_FORMAT,
