@@ -4,12 +4,13 @@
 //         origin and the level its quads are in), blocks (colour and face tiles per block id),
 //         atlas and tile_averages (the texture atlas, crates/voxgpu-core/src/voxel/atlas.rs),
 //         camera, light and links (the cells' sky and block light, lighting.wgsl), the shadow
-//         maps.
+//         maps. A quad's place and colour are surface.wgsl's, which shade.wgsl shares.
 // Writes: depth, and the colour of the current render pass; the opaque pass writes the
-//         surface targets instead (unlit colour, surface key), which shade.wgsl lights once
-//         per pixel.
-// Entry points: one vertex shader; one fragment shader per raster pass (src/render_mode.rs):
-//         opaque into the surface targets (fs_opaque) or shaded forward (fs_opaque_forward),
+//         surface key target instead (the quad drawn at each pixel), from which shade.wgsl
+//         colours and lights each pixel once.
+// Entry points: vs_main; vs_surface for the opaque pass into the surface key target (only what
+//         its fragment needs); one fragment shader per raster pass (src/render_mode.rs):
+//         opaque into the surface key target (fs_opaque) or shaded forward (fs_opaque_forward),
 //         shaded transparent, LOD colours, chunk colours, quad-size heat map, and
 //         wireframe (line polygon mode, or quad edges found in the fragment where lines are
 //         missing); fs_fade_depth for the depth pre-pass of cross-fading nodes. With the
@@ -30,7 +31,7 @@
 @group(0) @binding(1) var<storage, read> quads: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read> page_owner: array<u32>;
 @group(0) @binding(3) var<storage, read> chunks: array<ChunkMeta>;
-// Per block id: RGBA8 colour, then its face tiles (top, side, bottom; 8 bits each).
+// Per block id: RGBA8 colour, then its face tiles (top, side, bottom; 8 bits each) and emission.
 @group(0) @binding(4) var<storage, read> blocks: array<vec2<u32>>;
 @group(0) @binding(5) var atlas: texture_2d<f32>;
 // Per tile: its mean colour, RGBA8 sRGB.
@@ -109,17 +110,22 @@ override FADE_DITHER: bool = false;
 // of pixels a GPU shades together, so a fragment shader may discard first: a quad is discarded
 // or kept whole, and a kept one has all four pixels for its derivatives.
 fn faded_away(in: VertexOut) -> bool {
-    let left = fade_left(draw_of(in));
+    return fade_hides(draw_of(in), in.clip.xy);
+}
+
+// `faded_away` for a fragment of a node in draw state `draw` at framebuffer position `pixel`.
+fn fade_hides(draw: u32, pixel: vec2<f32>) -> bool {
+    let left = fade_left(draw);
     if !FADE_DITHER || left == 0u {
         return false;
     }
-    let total = (draw_of(in) >> DRAW_FADE_TOTAL_SHIFT) & 0xffu;
+    let total = (draw >> DRAW_FADE_TOTAL_SHIFT) & 0xffu;
     let share = f32(total + 1u - left) / f32(total + 1u);
-    let pixel = (vec2<u32>(in.clip.xy) >> vec2<u32>(1u)) & vec2<u32>(3u);
+    let cell = (vec2<u32>(pixel) >> vec2<u32>(1u)) & vec2<u32>(3u);
     var bayer = array<u32, 16>(0u, 8u, 2u, 10u, 12u, 4u, 14u, 6u, 3u, 11u, 1u, 9u, 15u, 7u, 13u, 5u);
-    let threshold = (f32(bayer[pixel.y * 4u + pixel.x]) + 0.5) / 16.0;
+    let threshold = (f32(bayer[cell.y * 4u + cell.x]) + 0.5) / 16.0;
     let shows_new = threshold < share;
-    return shows_new != ((draw_of(in) & DRAW_SHOWN) != 0u);
+    return shows_new != ((draw & DRAW_SHOWN) != 0u);
 }
 
 // Corner (du, dv) in the face's tangent plane. Positive faces go counter-clockwise seen from
@@ -133,9 +139,6 @@ fn corner_offset(corner: u32, positive: bool) -> vec2<f32> {
     let dv = f32(c >= 2u);
     return vec2<f32>(du, dv);
 }
-
-// Brightness at ambient occlusion 0 (a corner closed on both sides).
-const AO_DARKEST: f32 = 0.42;
 
 // The quad vertex `vertex` of a draw reads, or NO_QUAD where it draws nothing: on the instanced
 // path the command is entry `instance` of `region` (of camera.page_list_capacity commands), the
@@ -164,15 +167,39 @@ fn clipped() -> VertexOut {
     return none;
 }
 
-@vertex
-fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> VertexOut {
+// The quad vertex `vertex` of a chunk draw's list reads (`pulled_quad`), or NO_QUAD.
+fn drawn_quad(vertex: u32, instance: u32) -> u32 {
     // List 0 reads region 0, list 1 (transparent) the sorted region 2, list k >= 2 region k + 1.
     let list = vertex >> (2u + QUAD_PAGE_LOG2);
-    let quad_index = pulled_quad(vertex, instance, min(2u * list, list + 1u));
+    return pulled_quad(vertex, instance, min(2u * list, list + 1u));
+}
+
+@vertex
+fn vs_main(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> VertexOut {
+    let quad_index = drawn_quad(vertex, instance);
     if quad_index == NO_QUAD {
         return clipped();
     }
     return quad_vertex(quad_index, vertex & 3u);
+}
+
+// What the opaque pass into the surface target needs of a vertex: its position, its node's draw
+// state (the cross-fade's dither) and its quad, which the surface key names.
+struct SurfaceVertex {
+    // Invariant: the depth pre-pass (vs_main) and this pass must compute the same depth.
+    @builtin(position) @invariant clip: vec4<f32>,
+    @location(0) @interpolate(flat) draw: u32,
+    @location(1) @interpolate(flat) quad: u32,
+}
+
+@vertex
+fn vs_surface(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> SurfaceVertex {
+    let quad_index = drawn_quad(vertex, instance);
+    if quad_index == NO_QUAD {
+        return SurfaceVertex(clipped().clip, 0u, 0u);
+    }
+    let out = quad_vertex(quad_index, vertex & 3u);
+    return SurfaceVertex(out.clip, draw_of(out), quad_index);
 }
 
 // The cascade a shadow pipeline draws (src/shadow.rs).
@@ -194,58 +221,38 @@ fn vs_shadow(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instan
 // Corner `corner_index` (0..4) of quad `quad_index` of the mega quad buffer, as both the
 // shaded passes and the shadow casters see it.
 fn quad_vertex(quad_index: u32, corner_index: u32) -> VertexOut {
-    let quad = quads[quad_index];
-    // Two bits per corner, corner k on the +u side when k & 1 and the +v side when k & 2.
-    let ao = quad_field(quad, QUAD_AO_WORD, QUAD_AO_SHIFT, QUAD_AO_BITS);
-    let corner_ao = vec4<u32>(ao & 3u, (ao >> 2u) & 3u, (ao >> 4u) & 3u, (ao >> 6u) & 3u);
     let slot = page_owner[quad_index >> QUAD_PAGE_LOG2];
     let chunk = chunks[slot];
-
-    let face = quad_field(quad, QUAD_FACE_WORD, QUAD_FACE_SHIFT, QUAD_FACE_BITS);
-    let axis = face_axis(face);
-    let positive = face_is_positive(face);
-    let u_axis = (axis + 1u) % 3u;
-    let v_axis = (axis + 2u) % 3u;
-    let size = vec2<f32>(
-        f32(quad_field(quad, QUAD_W_WORD, QUAD_W_SHIFT, QUAD_W_BITS) + 1u),
-        f32(quad_field(quad, QUAD_H_WORD, QUAD_H_SHIFT, QUAD_H_BITS) + 1u),
-    );
-    let min_block = vec3<f32>(
-        f32(quad_field(quad, QUAD_X_WORD, QUAD_X_SHIFT, QUAD_X_BITS)),
-        f32(quad_field(quad, QUAD_Y_WORD, QUAD_Y_SHIFT, QUAD_Y_BITS)),
-        f32(quad_field(quad, QUAD_Z_WORD, QUAD_Z_SHIFT, QUAD_Z_BITS)),
-    );
-    // The index buffer splits the quad along the diagonal from corner (0, 0) to (1, 1). Where
-    // the other two corners are brighter together, rotating the corners by one splits it along
-    // their diagonal instead, so a dark corner darkens one triangle rather than a streak across
-    // both (the anisotropy of interpolated ambient occlusion).
+    let place = quad_place(quads[quad_index], chunk);
+    // The index buffer splits the quad along the diagonal from corner (0, 0) to (1, 1); rotating
+    // the corners by one splits it along the other (surface.wgsl's `ao_flipped`).
     var corner = corner_index;
-    if corner_ao.y + corner_ao.z > corner_ao.x + corner_ao.w {
+    if ao_flipped(place.corner_ao) {
         corner = (corner + 1u) & 3u;
     }
-    let unit = corner_offset(corner, positive);
-    let offset = unit * size;
+    let unit = corner_offset(corner, place.positive);
+    let offset = unit * place.size;
     // A positive face lies on the far side of its block: block i spans [i, i + 1).
-    var local = min_block + axis_unit(axis) * f32(positive);
-    local += axis_unit(u_axis) * offset.x + axis_unit(v_axis) * offset.y;
-    let position = anchored(chunk.origin, camera.anchor) + local * f32(1u << chunk.lod);
+    var local = place.min_cell + axis_unit(place.axis) * f32(place.positive);
+    local += axis_unit(place.u_axis) * offset.x + axis_unit(place.v_axis) * offset.y;
+    let position = place.origin + local * place.scale;
 
     var out: VertexOut;
     out.clip = camera.view_proj * vec4<f32>(position, 1.0);
-    let skirt = quad_field(quad, QUAD_SKIRT_WORD, QUAD_SKIRT_SHIFT, QUAD_SKIRT_BITS);
-    if skirt != 0u {
+    if place.skirt != 0u {
         out.clip.z *= 1.0 - SKIRT_DEPTH_BIAS;
     }
     out.anchored = position;
-    out.block = quad_field(quad, QUAD_BLOCK_WORD, QUAD_BLOCK_SHIFT, QUAD_BLOCK_BITS);
+    out.block = place.block;
     out.quad_uv = offset;
-    out.quad_size = vec2<u32>(size);
+    out.quad_size = vec2<u32>(place.size);
     out.chunk_origin = chunk.origin;
     out.slot_mip = (slot << 3u) | (chunk.lod - chunk.node_level);
-    out.ao = f32(corner_ao[u32(unit.x) + 2u * u32(unit.y)]) / 3.0;
+    out.ao = f32(place.corner_ao[u32(unit.x) + 2u * u32(unit.y)]) / 3.0;
     // The draw state fits in bits 0-23 (two 8-bit fade counts from bit 8), the level in 4 bits
     // (LEVEL_THRESHOLDS is 16).
-    out.tags = chunk.shown | (face << TAG_FACE_SHIFT) | (skirt << TAG_SKIRT_SHIFT) | (chunk.lod << TAG_LOD_SHIFT);
+    out.tags = chunk.shown | (place.face << TAG_FACE_SHIFT) | (place.skirt << TAG_SKIRT_SHIFT)
+        | (chunk.lod << TAG_LOD_SHIFT);
     return out;
 }
 
@@ -253,20 +260,6 @@ fn quad_vertex(quad_index: u32, corner_index: u32) -> VertexOut {
 fn face_shade(face: u32) -> f32 {
     var shade = array<f32, 6>(0.80, 0.62, 1.00, 0.45, 0.70, 0.88);
     return shade[face];
-}
-
-// A small per-block brightness jitter so greedy-merged surfaces still read as blocks: a hash of
-// the world block, so it does not move with the camera. It repeats every 65,536 blocks along each
-// axis (far beyond what one view can compare): each coordinate is wrapped into [-32768, 32768)
-// by sign-extending its low 16 bits, so the same chunks moved by a multiple of 65,536 blocks draw
-// the very same frame.
-fn block_jitter(position: vec3<f32>, face: u32) -> f32 {
-    // Step half a block inwards so the sample floors to the block that owns the face.
-    let world = vec3<i32>(floor(position - face_normal(face) * 0.5)) + camera.anchor;
-    let cell = vec3<u32>((world << vec3<u32>(16u)) >> vec3<u32>(16u));
-    var h = (cell.x * 73856093u) ^ (cell.y * 19349663u) ^ (cell.z * 83492791u);
-    h = (h ^ (h >> 13u)) * 1274126177u;
-    return 0.94 + 0.12 * f32(h & 255u) / 255.0;
 }
 
 // Colour of each level of detail in the `lod` colour mode (linear RGB): green, yellow, orange,
@@ -283,89 +276,37 @@ fn lod_color(lod: u32) -> vec3<f32> {
     return colors[lod % 6u];
 }
 
-// Block colours and tile averages are sRGB bytes; light and fog work in linear RGB, and the
-// sRGB target encodes the result again.
-fn srgb_bytes_to_linear(packed: u32) -> vec4<f32> {
-    let c = unpack4x8unorm(packed);
-    return vec4<f32>(pow(c.rgb, vec3<f32>(2.2)), c.a);
-}
-
-// The surface colour (linear) and alpha at this fragment: the face's tile, repeated once per
-// block in world units (so a merged quad, at any level, shows one tile per block), read texel by
-// texel (nearest). Where a pixel spans more than about a texel it fades to the tile's average,
-// which stands in for mipmaps. The plain tile is tinted by the block's colour and alpha.
-fn albedo(in: VertexOut) -> vec4<f32> {
-    let info = blocks[in.block];
-    var tile = (info.y >> 8u) & 0xffu;
-    if face_of(in) == FACE_POS_Y {
-        tile = info.y & 0xffu;
-    } else if face_of(in) == FACE_NEG_Y {
-        tile = (info.y >> 16u) & 0xffu;
-    }
-    // Tile coordinates in blocks: across and down a side, x and z on a top or bottom. Measured
-    // from the anchor, a whole block, so the tiles sit where world coordinates put them.
-    var st = in.anchored.xz;
-    if face_axis(face_of(in)) == 0u {
-        st = vec2<f32>(in.anchored.z, -in.anchored.y);
-    } else if face_axis(face_of(in)) == 2u {
-        st = vec2<f32>(in.anchored.x, -in.anchored.y);
-    }
-    let texels_per_pixel = max(fwidth(st.x), fwidth(st.y)) * f32(TILE_SIZE);
-    let texel = min(vec2<u32>(fract(st) * f32(TILE_SIZE)), vec2<u32>(TILE_SIZE - 1u));
-    let origin = vec2<u32>(tile % ATLAS_COLUMNS, tile / ATLAS_COLUMNS) * TILE_SIZE;
-    let near = textureLoad(atlas, origin + texel, 0);
-    var color = mix(near, srgb_bytes_to_linear(tile_averages[tile]), smoothstep(0.75, 2.0, texels_per_pixel));
-    if tile == TILE_PLAIN {
-        let tint = srgb_bytes_to_linear(info.x);
-        color = vec4<f32>(color.rgb * tint.rgb, tint.a);
-    }
-    return color;
-}
-
-
 // The fragment as lighting.wgsl sees it.
 fn surface_point(in: VertexOut) -> SurfacePoint {
     return SurfacePoint(in.anchored, face_of(in), in.slot_mip >> 3u, in.slot_mip & 7u, lod_of(in), in.chunk_origin);
 }
 
-// The fragment's block's emission, 0..1.
-fn emission(in: VertexOut) -> f32 {
-    return f32((blocks[in.block].y >> 24u) & 15u) / 15.0;
-}
-
-// The surface's colour before light and haze: the albedo with the block's jitter and ambient
-// occlusion.
+// The surface's colour before light and haze (surface.wgsl's `unlit_color`).
 fn unlit(in: VertexOut) -> vec4<f32> {
-    let rgba = albedo(in);
-    let occlusion = mix(AO_DARKEST, 1.0, in.ao);
-    return vec4<f32>(rgba.rgb * block_jitter(in.anchored, face_of(in)) * occlusion, rgba.a);
+    let st = tile_coords(face_of(in), in.anchored);
+    let texels_per_pixel = max(fwidth(st.x), fwidth(st.y)) * f32(TILE_SIZE);
+    return unlit_color(in.block, face_of(in), in.anchored, texels_per_pixel, in.ao);
 }
 
 // The fragment shaded forward: lit and hazed here (the transparent pass).
 fn shade(in: VertexOut) -> vec4<f32> {
     let rgba = unlit(in);
-    let color = rgba.rgb * lighting(surface_point(in), emission(in));
+    let color = rgba.rgb * lighting(surface_point(in), block_emission(in.block));
     return vec4<f32>(atmosphere(color, in.anchored - camera.eye), rgba.a);
-}
-
-// An opaque surface's fragment, lit later by shade.wgsl once per pixel: its unlit colour (times
-// UNLIT_SCALE) with its block's emission in alpha, and its surface key (common.wgsl's surface_key).
-struct SurfaceOut {
-    @location(0) color: vec4<f32>,
-    @location(1) key: u32,
 }
 
 // The drawing fragment shaders discard first (`faded_away` keeps or discards whole quads), so
 // the other level's share of a cross-fade costs no texture read and no light.
 
+// An opaque surface's fragment: only its surface key (common.wgsl's SURFACE_FIRST_QUAD plus its
+// quad's index). shade.wgsl rebuilds the surface from that quad, colours, lights and hazes it
+// once per pixel, so hidden fragments cost the rasteriser a depth test and one store.
 @fragment
-fn fs_opaque(in: VertexOut) -> SurfaceOut {
-    if faded_away(in) {
+fn fs_opaque(in: SurfaceVertex) -> @location(0) u32 {
+    if fade_hides(in.draw, in.clip.xy) {
         discard;
     }
-    let color = unlit(in);
-    let key = surface_key(in.slot_mip >> 3u, face_of(in), skirt_of(in));
-    return SurfaceOut(vec4<f32>(color.rgb * UNLIT_SCALE, emission(in)), key);
+    return SURFACE_FIRST_QUAD + in.quad;
 }
 
 // An opaque fragment shaded here, into the colour target: the shaded opaque passes' variant for

@@ -523,15 +523,13 @@ fn face_normal(face: u32) -> vec3<f32> {
     return axis_unit(face_axis(face)) * sign;
 }
 
-// An opaque surface's key in the frame's surface target (chunk_draw.wgsl's fs_opaque writes it,
-// shade.wgsl reads it): the node's slot in bits 4.., 1 for a skirt in bit 3, the face in 0..2.
-// SURFACE_NONE (slot 0 with a face of 7, which no face has) where no surface of the frame was
-// drawn, in a frame that does not clear the depth (one that does tells empty pixels by their
-// depth, and leaves the keys uncleared).
-const SURFACE_NONE: u32 = 7u;
-// The unlit colour is stored times this, so the brightest (a white block's 1 times its jitter of
-// up to 1.06) stays below 1 in its 8-bit target; shade.wgsl divides it out.
-const UNLIT_SCALE: f32 = 0.9375;
-fn surface_key(slot: u32, face: u32, skirt: u32) -> u32 {
-    return (slot << 4u) | (skirt << 3u) | face;
-}
+// An opaque surface's key in the frame's surface key target (chunk_draw.wgsl's fs_opaque writes
+// it, shade.wgsl reads it): SURFACE_FIRST_QUAD plus the index in the mega quad buffer of the quad
+// drawn at the pixel. SURFACE_NONE where no surface of the frame was drawn, in a frame that does
+// not clear the depth (one that does tells empty pixels by their depth, and leaves the keys
+// uncleared); SURFACE_POISON where a frame that clears its depth filled the target in a build
+// with debug assertions, which the shade pass paints plain red. Both are small, so every
+// backend's clear (some pass the value as an f32) writes them exactly.
+const SURFACE_NONE: u32 = 0u;
+const SURFACE_POISON: u32 = 1u;
+const SURFACE_FIRST_QUAD: u32 = 2u;

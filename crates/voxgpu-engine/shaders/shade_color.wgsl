@@ -4,7 +4,7 @@
 // The values are sRGB-encoded here, as the sRGB view's rasterised passes encode theirs, and the
 // transparent pass then blends over them through that view.
 
-@group(0) @binding(10) var color_target: texture_storage_2d<rgba8unorm, write>;
+@group(0) @binding(14) var color_target: texture_storage_2d<rgba8unorm, write>;
 
 // Linear to sRGB, per channel, the transfer function an sRGB target applies on a write.
 fn srgb_encode(linear: vec3<f32>) -> vec3<f32> {

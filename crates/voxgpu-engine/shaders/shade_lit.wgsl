@@ -2,7 +2,7 @@
 // then draws into the colour target, leaving the pixels where no opaque surface was drawn as they
 // were (the sky pass draws them next).
 
-@group(0) @binding(10) var lit: texture_storage_2d<rgba16float, write>;
+@group(0) @binding(14) var lit: texture_storage_2d<rgba16float, write>;
 
 // A pixel no opaque surface was drawn to: alpha 0, so compose leaves it.
 fn store_empty(pixel: vec2<u32>, ndc: vec2<f32>) {

@@ -1,22 +1,26 @@
-//! The opaque surfaces are lit once per pixel, in compute. The opaque passes write each pixel's
-//! unlit colour and a surface key (node slot, face, skirt) into the frame's surface targets;
-//! `shade` (`shaders/shade.wgsl`) finds each pixel's position from the depth target, lights and
-//! hazes it as the forward passes would (`shaders/lighting.wgsl`) into `lit`, and `compose`
+//! The opaque surfaces are coloured and lit once per pixel, in compute. The opaque passes write
+//! each pixel's surface key (the quad drawn there) into the frame's surface key target; `shade`
+//! (`shaders/shade.wgsl`) rebuilds the surface from that quad, finds the pixel's position from
+//! the depth target, colours, lights and hazes it as the forward passes would
+//! (`shaders/surface.wgsl`, `shaders/lighting.wgsl`) into `lit`, and `compose`
 //! (`shaders/compose.wgsl`) copies `lit` into the caller's colour target, leaving every pixel no
 //! opaque surface covers as it was. Where the colour target can be stored to
 //! ([`can_shade_into`]), `shade` writes it itself instead, the sky between the surfaces
 //! (`shaders/shade_color.wgsl`), and there is no compose pass: a full-screen fragment pass costs
 //! far more than the shade pass's stores. The transparent passes stay forward-shaded over it.
 //!
-//! Why: a fragment's light (four cells of the light pool, a link walk at node borders) and its
-//! shadow lookups cost the rasteriser's shader units once per drawn fragment, overdraw included;
-//! in compute they run once per pixel on every unit the adapter has.
+//! Why: a fragment's colour (its tile, jitter and ambient occlusion), its light (four cells of
+//! the light pool, a link walk at node borders) and its shadow lookups cost the rasteriser's
+//! shader units once per drawn fragment, overdraw included; in compute they run once per pixel on
+//! every unit the adapter has. The opaque pass's fragments only store a key: on an H100 at
+//! 1080p its fragment work writing the unlit colour as well cost about 0.38 ms a frame.
 //!
 //! Invariants:
-//! - the surface targets and `lit` are the frame's size ([`Deferred::ensure`]); a new size
+//! - the surface key target and `lit` are the frame's size ([`Deferred::ensure`]); a new size
 //!   replaces them and bumps `generation`;
 //! - the bind groups are remade whenever a buffer or view they bind is replaced: the chunk pool's
-//!   and shadow pass's generations, this pass's own, and the depth view (`Deferred::is_bound`);
+//!   quad pool's and shadow pass's generations, this pass's own, and the depth view
+//!   (`Deferred::is_bound`);
 //!   the one writing the colour target also when that texture changes (`Deferred::is_bound_to`),
 //!   and it is dropped with the rest.
 
@@ -29,31 +33,33 @@ use wgpu_profiler::{GpuProfiler, GpuProfilerQuery};
 
 /// The surface key of a pixel no opaque surface was drawn to (`SURFACE_NONE` in
 /// `shaders/common.wgsl`): the surface key target's clear value, in the frames that clear it
-/// (those drawn over a caller's depth: [`SurfaceStart::Empty`]). Face 7, which no face has;
-/// small, so every backend's clear (some pass the value as an f32) writes it exactly.
-pub const SURFACE_NONE: u32 = 7;
-/// How an opaque pass starts the surface targets.
+/// (those drawn over a caller's depth: [`SurfaceStart::Empty`]). A drawn pixel's key is
+/// [`SURFACE_FIRST_QUAD`] plus its quad's index. Small, so every backend's clear (some pass the
+/// value as an f32) writes it exactly.
+pub const SURFACE_NONE: u32 = 0;
+/// The surface key no frame draws, which the shade pass paints plain red (`SURFACE_POISON`):
+/// what [`SurfaceStart::Poison`] fills the target with.
+pub const SURFACE_POISON: u32 = 1;
+/// The surface key of the mega quad buffer's first quad (`SURFACE_FIRST_QUAD`).
+pub const SURFACE_FIRST_QUAD: u32 = 2;
+/// How an opaque pass starts the surface key target.
 ///
-/// The shade pass reads them only where the frame's depth is not 0 (a surface was drawn there),
-/// so a frame that clears its depth need not clear them: a clear would cost a full write of both
-/// (0.30 ms a frame at 1920 × 1080 on an H100, whose clears write about 50 GB/s). A frame drawn
-/// over the caller's depth, which can hold surfaces of the caller's own, must.
+/// The shade pass reads it only where the frame's depth is not 0 (a surface was drawn there),
+/// so a frame that clears its depth need not clear it: a clear would cost a full write (8.3 MB
+/// at 1920 × 1080, 0.17 ms on an H100, whose clears write about 50 GB/s). A frame drawn over the
+/// caller's depth, which can hold surfaces of the caller's own, must.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SurfaceStart {
     /// As earlier passes or frames left them.
     Load,
     /// Cleared to no surface (the key [`SURFACE_NONE`]).
     Empty,
-    /// Filled with a surface no frame draws, bright red: what a frame that clears its depth does
-    /// in builds with debug assertions (the tests), so that a picture shows any pixel the shade
-    /// pass reads without the frame having drawn it.
+    /// Filled with [`SURFACE_POISON`], which the shade pass paints bright red: what a frame that
+    /// clears its depth does in builds with debug assertions (the tests), so that a picture
+    /// shows any pixel the shade pass reads without the frame having drawn it.
     Poison,
 }
 
-/// The unlit colour target: sRGB, so its 8 bits are spent as the final colour's are, scaled by
-/// `UNLIT_SCALE` (`shaders/common.wgsl`) so a jittered white stays below 1; the block's emission
-/// (0..15 / 15, exact in 8 bits) in alpha.
-pub const SURFACE_COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// The surface key target.
 pub const SURFACE_KEY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Uint;
 /// The shaded colour: linear, half floats (a storage format every WebGPU adapter writes).
@@ -61,9 +67,9 @@ const LIT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 
 const COMPUTE: wgpu::ShaderStages = wgpu::ShaderStages::COMPUTE;
 
-/// What `shade.wgsl` binds: the surfaces, the depth and what lighting reads (three storage
-/// buffers), then `output`, what it writes.
-const fn shade_slots(output: Slot) -> [Slot; 11] {
+/// What `shade.wgsl` binds: what lighting reads (three storage buffers), the quads and what
+/// colours them (four more), the surface keys and the depth, then `output`, what it writes.
+const fn shade_slots(output: Slot) -> [Slot; 15] {
     [
         Slot::uniform("camera", crate::pipelines::CAMERA_BYTES),
         Slot::read("chunks", size_of::<ChunkMeta>() as u64),
@@ -72,7 +78,11 @@ const fn shade_slots(output: Slot) -> [Slot; 11] {
         Slot::depth("shadow_near").seen_by(COMPUTE),
         Slot::depth("shadow_far").seen_by(COMPUTE),
         Slot::comparison("shadow_sampler").seen_by(COMPUTE),
-        Slot::texture("surface_colors").seen_by(COMPUTE),
+        Slot::read("quads", voxgpu_core::mesh::QUAD_BYTES as u64),
+        Slot::read("page_owner", 4),
+        Slot::read("blocks", 8),
+        Slot::texture("atlas").seen_by(COMPUTE),
+        Slot::read("tile_averages", 4),
         Slot::uint_texture("surface_keys").seen_by(COMPUTE),
         Slot::texture("depth").seen_by(COMPUTE),
         output,
@@ -125,14 +135,14 @@ pub fn can_shade_into(
         && color.size() == depth.size()
 }
 
-/// What the bind groups were made over: the chunk pool's and the shadow pass's generations.
-pub type DeferredKey = (u64, u64);
+/// What the bind groups were made over: the chunk pool's, the quad pool's and the shadow pass's
+/// generations.
+pub type DeferredKey = (u64, u64, u64);
 
-/// The surface targets, `lit`, and the two passes over them.
+/// The surface key target, `lit`, and the two passes over them.
 pub struct Deferred {
     /// The frame size the targets have.
     frame: (u32, u32),
-    surface_color: wgpu::TextureView,
     surface_key: wgpu::TextureView,
     lit: wgpu::TextureView,
     /// Bumped whenever the targets are replaced.
@@ -189,10 +199,9 @@ impl Deferred {
             bind_group_layouts: &[Some(&compose_layout)],
             immediate_size: 0,
         });
-        let (surface_color, surface_key, lit) = Self::targets(device, frame);
+        let (surface_key, lit) = Self::targets(device, frame);
         Self {
             frame,
-            surface_color,
             surface_key,
             lit,
             generation: 0,
@@ -221,14 +230,10 @@ impl Deferred {
         }
     }
 
-    fn targets(
-        device: &wgpu::Device,
-        frame: (u32, u32),
-    ) -> (wgpu::TextureView, wgpu::TextureView, wgpu::TextureView) {
+    fn targets(device: &wgpu::Device, frame: (u32, u32)) -> (wgpu::TextureView, wgpu::TextureView) {
         let drawn = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING;
         let stored = wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::TEXTURE_BINDING;
         (
-            target(device, "voxgpu.surface.color", frame, SURFACE_COLOR_FORMAT, drawn),
             target(device, "voxgpu.surface.key", frame, SURFACE_KEY_FORMAT, drawn),
             target(device, "voxgpu.surface.lit", frame, LIT_FORMAT, stored),
         )
@@ -237,7 +242,7 @@ impl Deferred {
     /// Makes the targets a `frame` of pixels.
     pub fn ensure(&mut self, device: &wgpu::Device, frame: (u32, u32)) {
         if frame != self.frame {
-            (self.surface_color, self.surface_key, self.lit) = Self::targets(device, frame);
+            (self.surface_key, self.lit) = Self::targets(device, frame);
             self.frame = frame;
             self.generation += 1;
         }
@@ -258,7 +263,6 @@ impl Deferred {
         depth: &wgpu::TextureView,
     ) -> Groups {
         let resources = resources
-            .texture("surface_colors", &self.surface_color)
             .texture("surface_keys", &self.surface_key)
             .texture("depth", depth)
             .texture("lit", &self.lit);
@@ -293,7 +297,6 @@ impl Deferred {
             ..Default::default()
         });
         let resources = resources
-            .texture("surface_colors", &self.surface_color)
             .texture("surface_keys", &self.surface_key)
             .texture("depth", &groups.depth)
             .texture("color_target", &view);
@@ -305,28 +308,24 @@ impl Deferred {
         groups.into_color = Some((color.clone(), group));
     }
 
-    /// The colour attachments of an opaque pass: the surface targets, started as `start` says.
-    pub fn attachments(&self, start: SurfaceStart) -> [Option<wgpu::RenderPassColorAttachment<'_>>; 2] {
-        let (color, key) = match start {
-            SurfaceStart::Load => (None, None),
-            SurfaceStart::Empty => (Some(wgpu::Color::TRANSPARENT), Some(f64::from(SURFACE_NONE))),
-            // Red, fully emissive (so lit at full brightness whatever the light), on face 2 of
-            // slot 0: a surface no frame draws.
-            SurfaceStart::Poison => (Some(wgpu::Color::RED), Some(2.0)),
+    /// The colour attachment of an opaque pass: the surface key target, started as `start` says.
+    pub fn attachment(&self, start: SurfaceStart) -> wgpu::RenderPassColorAttachment<'_> {
+        let clear = match start {
+            SurfaceStart::Load => None,
+            SurfaceStart::Empty => Some(SURFACE_NONE),
+            SurfaceStart::Poison => Some(SURFACE_POISON),
         };
-        let attachment = |view, clear: Option<wgpu::Color>| {
-            Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: clear.map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
-                    store: wgpu::StoreOp::Store,
-                },
-            })
-        };
-        let key = key.map(|r| wgpu::Color { r, g: 0.0, b: 0.0, a: 0.0 });
-        [attachment(&self.surface_color, color), attachment(&self.surface_key, key)]
+        wgpu::RenderPassColorAttachment {
+            view: &self.surface_key,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: clear.map_or(wgpu::LoadOp::Load, |key| {
+                    wgpu::LoadOp::Clear(wgpu::Color { r: f64::from(key), g: 0.0, b: 0.0, a: 0.0 })
+                }),
+                store: wgpu::StoreOp::Store,
+            },
+        }
     }
 
     /// Records the shade pass under `parent`: into the colour target when `into_color` (after

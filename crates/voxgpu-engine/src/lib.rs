@@ -160,7 +160,7 @@ pub mod low_level {
         crate::timing::COPY_BINDINGS,
     ];
     pub use crate::counters::GpuCounters;
-    pub use crate::deferred::SURFACE_NONE;
+    pub use crate::deferred::{SURFACE_FIRST_QUAD, SURFACE_NONE, SURFACE_POISON};
     pub use crate::draw::vis;
     pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
     pub use crate::inspect::{GpuChunkMesh, GpuNodeState, ShadowCasters, StreamVerdict};

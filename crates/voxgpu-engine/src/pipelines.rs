@@ -1,7 +1,7 @@
 //! The chunk draw pipelines and their bind group layout, declared explicitly like a C header.
 
 use super::bindings::{BindingTable, Slot};
-use super::deferred::{SURFACE_COLOR_FORMAT, SURFACE_KEY_FORMAT};
+use super::deferred::SURFACE_KEY_FORMAT;
 use super::layouts::ChunkMeta;
 use super::render_mode::RasterPass;
 use super::shaders::{CHUNK_DRAW, OUTLINE, SKY, ShaderFile, shader_source};
@@ -149,7 +149,7 @@ pub const DRAW_BINDINGS: BindingTable = BindingTable {
 
 /// One chunk draw pipeline per [`RasterPass`], indexed by [`RasterPass::index`], its dithering
 /// variant for cross-fading nodes where the pass draws them, and the sky. The shaded opaque
-/// passes write the surface targets; their forward-shaded variants (for a depth target the shade
+/// passes write the surface key target; their forward-shaded variants (for a depth target the shade
 /// pass cannot read) are made the first time a frame asks for them.
 ///
 /// Every chunk pipeline is made the first time a frame draws its pass: a renderer that never
@@ -186,7 +186,7 @@ impl Maker {
             })
         };
         let shaded = [target(self.color_format)];
-        let surfaces = [target(SURFACE_COLOR_FORMAT), target(SURFACE_KEY_FORMAT)];
+        let surfaces = [target(SURFACE_KEY_FORMAT)];
         let overlay = pass.is_overlay();
         let polygon_mode =
             if overlay && self.lines { wgpu::PolygonMode::Line } else { wgpu::PolygonMode::Fill };
@@ -201,9 +201,10 @@ impl Maker {
             pass.fragment(self.lines)
         };
         // The pre-pass's fading variant has a fragment stage (it discards) but no colour.
+        let keyed = pass.shades_later() && !forward;
         let targets: &[Option<wgpu::ColorTargetState>] = if pass.fragment(self.lines).is_none() {
             &[]
-        } else if pass.shades_later() && !forward {
+        } else if keyed {
             &surfaces
         } else {
             &shaded
@@ -213,7 +214,8 @@ impl Maker {
             layout: Some(&self.layout),
             vertex: wgpu::VertexState {
                 module: &self.module,
-                entry_point: Some("vs_main"),
+                // The pass into the surface key target passes on only what its fragment reads.
+                entry_point: Some(if keyed { "vs_surface" } else { "vs_main" }),
                 compilation_options: compilation_options.clone(),
                 buffers: &[],
             },
@@ -288,7 +290,7 @@ impl DrawPipelines {
 
     /// `pass`'s pipeline and, where the pass draws cross-fading nodes, its dithering variant
     /// ([`RasterPass::draws_fading`]); for a shaded opaque pass with `forward`, the variants that
-    /// shade into the colour target rather than the surface targets.
+    /// shade into the colour target rather than the surface key target.
     pub fn get(
         &self,
         pass: RasterPass,

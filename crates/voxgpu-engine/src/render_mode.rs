@@ -142,8 +142,9 @@ impl RasterPass {
         self.lists().contains(&1)
     }
 
-    /// Whether the pass writes the surface targets (unlit colour and surface key) for the shade
-    /// pass to light once per pixel, rather than shaded colour: the shaded opaque passes.
+    /// Whether the pass writes the surface key target (the quad drawn at each pixel) for the shade
+    /// pass to colour and light once per pixel, rather than shaded colour: the shaded opaque
+    /// passes.
     pub fn shades_later(self) -> bool {
         matches!(self, RasterPass::Opaque | RasterPass::OpaqueAfterPrepass)
     }

@@ -28,15 +28,18 @@ pub const COMMON: ShaderFile = shader!("common.wgsl");
 pub const CHUNK_LINKS: ShaderFile = shader!("chunk_links.wgsl");
 /// Light, shadow and haze of a surface point, included by `chunk_draw.wgsl` and `shade.wgsl`.
 pub const LIGHTING: ShaderFile = shader!("lighting.wgsl");
-pub const CHUNK_DRAW: ShaderFile = shader!("chunk_draw.wgsl", LIGHTING);
+/// A quad's place and a surface's colour before light, included by `chunk_draw.wgsl` and
+/// `shade.wgsl`.
+pub const SURFACE: ShaderFile = shader!("surface.wgsl");
+pub const CHUNK_DRAW: ShaderFile = shader!("chunk_draw.wgsl", LIGHTING, SURFACE);
 /// Where the shade pass writes: `lit`, or straight into the colour target.
 pub const SHADE_LIT: ShaderFile = shader!("shade_lit.wgsl");
 pub const SHADE_COLOR: ShaderFile = shader!("shade_color.wgsl");
 /// The opaque surfaces' shading, once per pixel in compute, into `lit`.
-pub const SHADE: ShaderFile = shader!("shade.wgsl", LIGHTING, SHADE_LIT);
+pub const SHADE: ShaderFile = shader!("shade.wgsl", LIGHTING, SURFACE, SHADE_LIT);
 /// The same shading straight into a colour target it can store to, the sky with it.
 pub const SHADE_INTO_COLOR: ShaderFile =
-    ShaderFile { name: SHADE.name, source: SHADE.source, includes: &[LIGHTING, SHADE_COLOR] };
+    ShaderFile { name: SHADE.name, source: SHADE.source, includes: &[LIGHTING, SURFACE, SHADE_COLOR] };
 /// The shaded opaque surfaces into the colour target.
 pub const COMPOSE: ShaderFile = shader!("compose.wgsl");
 pub const MESH_COLLECT: ShaderFile = shader!("mesh_collect.wgsl");

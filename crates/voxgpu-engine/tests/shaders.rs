@@ -309,6 +309,8 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("ATLAS_COLUMNS", voxgpu_core::voxel::ATLAS_COLUMNS as u32),
         ("TILE_PLAIN", voxgpu_core::voxel::Tile::Plain as u32),
         ("SURFACE_NONE", voxgpu_engine::low_level::SURFACE_NONE),
+        ("SURFACE_POISON", voxgpu_engine::low_level::SURFACE_POISON),
+        ("SURFACE_FIRST_QUAD", voxgpu_engine::low_level::SURFACE_FIRST_QUAD),
     ] {
         assert_eq!(u32_constant(&common(), name), rust, "{name}");
     }

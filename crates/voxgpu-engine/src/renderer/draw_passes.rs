@@ -15,7 +15,7 @@ use crate::render_mode::RasterPass;
 pub(crate) enum DrawPhase {
     /// The first phase of an occlusion-culled frame: the passes that draw the opaque lists, over
     /// the streams seen last frame; they clear the depth (and the colour target, where a debug
-    /// view's pass writes it; the surface targets only where the depth is the caller's).
+    /// view's pass writes it; the surface key target only where the depth is the caller's).
     First,
     /// The second phase: every pass over the rest, the shading of the opaque surfaces, then the
     /// sky and the outline; the colour target is cleared by its first pass unless the first phase
@@ -81,14 +81,14 @@ impl Passes {
             let (mut depth_cleared, mut color_done) = (!clears, false);
             // The colour target is cleared by the frame's first pass that writes it: in the first
             // phase only a debug view's pass does (the shaded opaque pass writes the surface
-            // targets), so a second phase after none clears it.
+            // key target), so a second phase after none clears it.
             let writes_color =
                 |r: &RasterPass| r.fragment(false).is_some() && !(r.shades_later() && self.shade_per_pixel);
             let color_clears = targets.clear
                 && (phase != DrawPhase::Second
                     || !rasters.iter().filter(|r| r.draws_fading()).any(writes_color));
-            // The surface targets are the renderer's own, read by the shade pass where the depth
-            // is not 0: cleared by a frame's first opaque pass only when the depth is the
+            // The surface key target is the renderer's own, read by the shade pass where the
+            // depth is not 0: cleared by a frame's first opaque pass only when the depth is the
             // caller's, which can hold surfaces of its own (`SurfaceStart`).
             let surfaces_start = if phase == DrawPhase::Second {
                 SurfaceStart::Load
@@ -107,7 +107,7 @@ impl Passes {
                 let first_color = !depth_only && !surfaces && !color_done;
                 color_done |= first_color;
                 let attachments = color(first_color && color_clears);
-                let surface_attachments = self.deferred.attachments(surfaces_start);
+                let surface_attachments = [Some(self.deferred.attachment(surfaces_start))];
                 let label = if first_phase { raster.first_phase_label() } else { raster.label() };
                 let descriptor = wgpu::RenderPassDescriptor {
                     color_attachments: if depth_only {

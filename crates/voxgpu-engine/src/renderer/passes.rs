@@ -245,7 +245,7 @@ impl Passes {
         self.draws.resources(self.lod.resources(resources))
     }
 
-    /// Readies the shade pass for this frame's `targets`: the surface targets the depth's size,
+    /// Readies the shade pass for this frame's `targets`: the surface key target the depth's size,
     /// the shade and compose bind groups made over it, unless they are. A depth target without
     /// `TEXTURE_BINDING` usage cannot be read: that frame's opaque surfaces are shaded forward.
     /// Where the shade pass can write the colour target itself (`deferred::can_shade_into`), its
@@ -267,7 +267,7 @@ impl Passes {
             return;
         }
         self.deferred.ensure(device, (texture.width(), texture.height()));
-        let key = (resident.pool.generation, self.shadow.generation);
+        let key = (resident.pool.generation, resident.quads.generation, self.shadow.generation);
         if !self.deferred.is_bound(key, depth) {
             let groups = self.deferred.make_groups(device, self.resources(resident), key, depth);
             self.deferred.set_groups(groups);

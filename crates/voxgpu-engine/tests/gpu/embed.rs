@@ -216,9 +216,15 @@ fn options_sky() -> Vec3 {
 
 /// The opaque surfaces shaded once per pixel (the frame's depth target can be read) and shaded
 /// forward, each fragment as it is drawn (a render-attachment-only depth target, as a game may
-/// make), are the same frame: terrain with water and trees at sunset, light and shadows on. The
-/// per-pixel path rounds the unlit colour to 8 bits before light, so a channel may differ by a
-/// step or two; a wrong position, face, node or light read differs by far more.
+/// make), are the same frame: terrain with water and trees at sunset, light and shadows on.
+/// - The per-pixel path keeps the shaded colour in half floats until the compose pass draws it,
+///   so a channel may differ by one step.
+/// - It finds a pixel's point where the ray through the pixel's centre meets its quad's plane,
+///   where the rasteriser interpolates it from the corners; the two differ in f32 rounding
+///   (about 1e-5 blocks at this distance), so a pixel whose centre lies that close to a texel's
+///   edge may show the neighbouring texel on one path: a few pixels in 10,000.
+/// - A wrong position, face, quad, colour or light read differs by more, at far more pixels: at
+///   most 0.1% of the pixels may differ by more than one step.
 #[test]
 fn a_depth_target_that_cannot_be_read_shades_forward_to_the_same_frame() {
     let (world, camera) = (terrain(), terrain_camera());
@@ -248,8 +254,13 @@ fn a_depth_target_that_cannot_be_read_shades_forward_to_the_same_frame() {
         let differences: Vec<u8> = per_pixel.iter().zip(forward).map(|(a, b)| a.abs_diff(*b)).collect();
         let largest = differences.iter().copied().max().unwrap_or(0);
         let off = differences.iter().filter(|&&d| d > 0).count();
-        eprintln!("{name}: channels differing {off} of {} (largest {largest})", differences.len());
-        if largest > 2 {
+        let pixels_off = differences.chunks_exact(4).filter(|p| p.iter().any(|&d| d > 1)).count();
+        let allowed = (W * H / 1000) as usize;
+        eprintln!(
+            "{name}: channels differing {off} of {} (largest {largest}); pixels differing by more than a step {pixels_off} (at most {allowed})",
+            differences.len()
+        );
+        if pixels_off > allowed {
             let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/output");
             std::fs::create_dir_all(&out).expect("tests/output");
             for (frame, which) in [(per_pixel, "per-pixel"), (forward, "forward")] {
@@ -257,7 +268,10 @@ fn a_depth_target_that_cannot_be_read_shades_forward_to_the_same_frame() {
                 image.save(out.join(format!("shading-{which}.png"))).expect("saved");
             }
         }
-        assert!(largest <= 2, "{name}: a channel differs by {largest}; see tests/output/shading-*.png");
+        assert!(
+            pixels_off <= allowed,
+            "{name}: {pixels_off} pixels differ by more than a step (largest {largest}); see tests/output/shading-*.png"
+        );
         // The frame is mostly terrain (not only sky), so the comparison covers shading.
         let sky = (options_sky() * 255.0).round();
         let ground =
@@ -332,11 +346,11 @@ fn a_colour_target_the_shade_pass_stores_to_holds_the_composed_frame() {
 }
 
 /// A frame drawn over the caller's targets (`Targets::clear` off) shows none of what an earlier
-/// frame drew. A frame that clears its depth leaves the surface targets uncleared and tells
+/// frame drew. A frame that clears its depth leaves the surface key target uncleared and tells
 /// empty pixels by their depth; over the caller's depth, which holds surfaces of the caller's
-/// own, the surface targets must be cleared instead. Here the caller's depth is a wall nearer
+/// own, the surface key target must be cleared instead. Here the caller's depth is a wall nearer
 /// than all the terrain and its colour magenta: nothing of voxgpu's may show, and with the
-/// surface targets left as the earlier frame left them, its terrain would.
+/// surface key target left as the earlier frame left it, its terrain would.
 #[test]
 fn a_frame_over_the_callers_depth_shows_nothing_an_earlier_frame_drew() {
     let (world, camera) = (terrain(), terrain_camera());
