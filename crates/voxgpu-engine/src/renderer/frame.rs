@@ -81,8 +81,8 @@ impl Renderer {
     }
 
     /// Whether frames draw sun shadows: [`crate::RendererOptions::shadows`], or where it is
-    /// `None` the device's default (on, except on CPU and GL adapters, where the two depth passes
-    /// (1024² and 2048²) would cost more than the rest of the frame).
+    /// `None` the device's default (on, except on CPU and GL adapters, where the two 1024² depth
+    /// passes would cost more than the rest of the frame).
     pub fn shadows(&self) -> bool {
         self.options.shadows.unwrap_or(self.gpu.shadows_by_default)
     }
