@@ -340,9 +340,11 @@ fn a_caster_hidden_from_the_eye_still_casts_the_shadow_the_eye_sees() {
             panic!("{}: occlusion culling changed the picture of the hidden roof's shadow", gpu.summary);
         }
         // The floor points the roof shades, seen from the eye: darker with shadows on. Their rays
-        // to the sun pass 1.5 blocks inside the roof's sides: the outer cascade's texels are a
-        // quarter block, the receivers read two texels off the floor and filter over two.
-        let inner = (ROOF.0 + Vec3::new(1.5, 0.0, 1.5), ROOF.1 - Vec3::new(1.5, 0.0, 1.5));
+        // to the sun pass four of the outer cascade's texels and half a block inside the roof's
+        // sides: the receivers read two texels off the floor and filter over two.
+        let texel = 2.0 * voxgpu_engine::shadow::CASCADE_RADII[1] / voxgpu_engine::shadow::CASCADE_TEXELS[1] as f32;
+        let margin = Vec3::new(4.0 * texel + 0.5, 0.0, 4.0 * texel + 0.5);
+        let inner = (ROOF.0 + margin, ROOF.1 - margin);
         let mut shaded = 0;
         for z in -100..100 {
             for x in -280..-40 {
