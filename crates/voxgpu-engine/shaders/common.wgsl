@@ -362,7 +362,7 @@ struct Camera {
     // Distance from the eye in blocks where the haze reaches the sky.
     fog_end: f32,
     // Clip space to view directions in world axes (the view's rotation alone): the sky's view
-    // rays, and shade.wgsl's positions from depth (measured from the eye).
+    // rays, and shade.wgsl's rays through its pixels (measured from the eye).
     inv_rotation_proj: mat4x4<f32>,
     // The selected block's min corner measured from `anchor` (xyz) and 1 in w when one is
     // selected.

@@ -79,10 +79,11 @@ pub mod stage {
     pub const DRAW: &str = "draw";
     /// The depth-only pre-pass of the opaque quads.
     pub const DRAW_DEPTH_PREPASS: &str = "draw.depth_prepass";
-    /// The opaque pass (with or without the pre-pass before it): unlit colour and surface keys, or
-    /// shaded forward where the depth target cannot be read.
+    /// The opaque pass (with or without the pre-pass before it): surface keys (each pixel's
+    /// quad), or shaded forward where the depth target cannot be read.
     pub const DRAW_OPAQUE: &str = "draw.opaque";
-    /// The opaque surfaces lit and hazed, once per pixel, in compute (`shaders/shade.wgsl`);
+    /// The opaque surfaces coloured, lit and hazed, once per pixel, in compute
+    /// (`shaders/shade.wgsl`);
     /// where it can store to the colour target, written straight into it with the sky.
     pub const DRAW_SHADE: &str = "draw.shade";
     /// The shaded opaque surfaces copied into the colour target, then the sky (frames whose

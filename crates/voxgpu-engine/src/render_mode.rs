@@ -8,8 +8,8 @@ pub enum RasterPass {
     /// Depth only, of the opaque quads: the pre-pass, so the shaded pass runs its fragment
     /// shader once per pixel.
     DepthPrepass,
-    /// Opaque quads (their unlit colour and surface key, for the shade pass; shaded forward
-    /// where the depth target cannot be read); depth written.
+    /// Opaque quads (their surface key, the quad drawn at each pixel, for the shade pass;
+    /// shaded forward where the depth target cannot be read); depth written.
     Opaque,
     /// The opaque pass after the pre-pass: depth tested for equality, not written.
     OpaqueAfterPrepass,

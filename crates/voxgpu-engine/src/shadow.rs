@@ -54,8 +54,10 @@ pub const FADE_SHARE: f32 = 0.15;
 /// 256 blocks high, so a hill that far away towards a low sun shades the sphere.
 pub const CASTER_REACH: f32 = 384.0;
 /// Blocks by which a caster's swept box is grown before it is tested against the receivers: a
-/// fragment reads the map two texels off its face and filters over 2 × 2 texels, under a block
-/// in either cascade, so a caster whose shadow misses the view by less still counts.
+/// fragment reads the map two texels off its face and filters over 2 × 2 texels, and the caster
+/// covers the texels whose centres it covers, so a caster up to 3.5 texels from a fragment's
+/// point can shade it: 1.75 blocks in the outer cascade (half-block texels), 0.33 in the inner.
+/// A caster whose shadow misses the view by less still counts.
 pub const RECEIVER_MARGIN: f32 = 2.0;
 /// Pieces a caster's sweep away from the sun is cut into for the receiver tests (`SWEEP_PIECES`
 /// in `shaders/shadow_cull.wgsl`, which the caster twin's test holds to this): one bounding box

@@ -19,8 +19,8 @@
 //!    release, mesh → commit, then `cull` (frustum and face directions into the draw
 //!    lists) and the back-to-front sort of the transparent list.
 //! 4. Render: one pass per raster pass of the mode (`draw_passes.rs`); filled is an optional
-//!    depth pre-pass, opaque (unlit colour and surface key), `shade` (compute: light, shadow and
-//!    haze once per pixel), `compose` with the sky, then transparent (blended, no depth write),
+//!    depth pre-pass, opaque (each pixel's surface key: its quad), `shade` (compute: colour,
+//!    light, shadow and haze once per pixel), `compose` with the sky, then transparent (blended, no depth write),
 //!    one multi-draw each, with the selection outline.
 //! 5. Copy the counters for a later frame to read; after the caller's submission,
 //!    `frame_submitted` applies the frame's evictions and asks for its counters and timings.
