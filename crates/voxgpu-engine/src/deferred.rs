@@ -1,7 +1,7 @@
 //! The opaque surfaces are coloured and lit once per pixel, in compute. The opaque passes write
 //! each pixel's surface key (the quad drawn there) into the frame's surface key target; `shade`
-//! (`shaders/shade.wgsl`) rebuilds the surface from that quad, finds the pixel's position from
-//! the depth target, colours, lights and hazes it as the forward passes would
+//! (`shaders/shade.wgsl`) rebuilds the surface from that quad, finds the pixel's position where
+//! its ray meets the quad's plane, colours, lights and hazes it as the forward passes would
 //! (`shaders/surface.wgsl`, `shaders/lighting.wgsl`) into `lit`, and `compose`
 //! (`shaders/compose.wgsl`) copies `lit` into the caller's colour target, leaving every pixel no
 //! opaque surface covers as it was. Where the colour target can be stored to
@@ -13,7 +13,8 @@
 //! the light pool, a link walk at node borders) and its shadow lookups cost the rasteriser's
 //! shader units once per drawn fragment, overdraw included; in compute they run once per pixel on
 //! every unit the adapter has. The opaque pass's fragments only store a key: on an H100 at
-//! 1080p its fragment work writing the unlit colour as well cost about 0.38 ms a frame.
+//! 1080p, flying over 32,768 blocks, that took the pass from 1.70 to 1.30 ms a frame while the
+//! shade pass took on 0.025 ms.
 //!
 //! Invariants:
 //! - the surface key target and `lit` are the frame's size ([`Deferred::ensure`]); a new size

@@ -342,7 +342,8 @@ fn a_caster_hidden_from_the_eye_still_casts_the_shadow_the_eye_sees() {
         // The floor points the roof shades, seen from the eye: darker with shadows on. Their rays
         // to the sun pass four of the outer cascade's texels and half a block inside the roof's
         // sides: the receivers read two texels off the floor and filter over two.
-        let texel = 2.0 * voxgpu_engine::shadow::CASCADE_RADII[1] / voxgpu_engine::shadow::CASCADE_TEXELS[1] as f32;
+        let texel =
+            2.0 * voxgpu_engine::shadow::CASCADE_RADII[1] / voxgpu_engine::shadow::CASCADE_TEXELS[1] as f32;
         let margin = Vec3::new(4.0 * texel + 0.5, 0.0, 4.0 * texel + 0.5);
         let inner = (ROOF.0 + margin, ROOF.1 - margin);
         let mut shaded = 0;
