@@ -237,6 +237,9 @@ pub struct GpuContext {
     pub summary: AdapterSummary,
     /// Set by the device-lost callback; `None` while the device is alive.
     pub lost: Arc<Mutex<Option<String>>>,
+    /// The compute pipelines compiled on the device, which every renderer
+    /// [`crate::Offscreen::new`] makes on it shares.
+    pub pipelines: crate::SharedPipelines,
 }
 
 /// A window system's display, which GL (EGL) needs when the instance is created to make window
@@ -463,7 +466,8 @@ impl GpuContext {
             log::error!("Handling wgpu errors as fatal by default");
             panic!("wgpu error: {error}\n");
         }));
-        Ok(Self { adapter, device, queue, caps, summary, lost })
+        let pipelines = crate::SharedPipelines::new(&device);
+        Ok(Self { adapter, device, queue, caps, summary, lost, pipelines })
     }
 }
 

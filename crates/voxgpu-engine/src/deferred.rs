@@ -27,7 +27,7 @@
 
 use crate::bindings::{BindingTable, Resources, Slot};
 use crate::layouts::ChunkMeta;
-use crate::pipelines::{compute_pipeline, simple_pipeline};
+use crate::pipelines::{SharedPipelines, compute_pipeline, simple_pipeline};
 use crate::profiling::{compute_pass, stage};
 use crate::shaders::{COMPOSE, SHADE, SHADE_INTO_COLOR, shader_source};
 use wgpu_profiler::{GpuProfiler, GpuProfilerQuery};
@@ -191,7 +191,8 @@ fn target(
 
 impl Deferred {
     /// The passes, and targets for a `frame` of pixels; `color_format` is the colour target's.
-    pub fn new(device: &wgpu::Device, frame: (u32, u32), color_format: wgpu::TextureFormat) -> Self {
+    pub fn new(shared: &SharedPipelines, frame: (u32, u32), color_format: wgpu::TextureFormat) -> Self {
+        let device = shared.device();
         let shade_layout = SHADE_BINDINGS.layout(device);
         let shade_into_color_layout = SHADE_INTO_COLOR_BINDINGS.layout(device);
         let compose_layout = COMPOSE_BINDINGS.layout(device);
@@ -206,13 +207,21 @@ impl Deferred {
             surface_key,
             lit,
             generation: 0,
-            shade: compute_pipeline(device, "voxgpu.shade", &shade_layout, &shader_source(SHADE), "shade"),
+            shade: compute_pipeline(
+                shared,
+                &SHADE_BINDINGS,
+                &shade_layout,
+                "voxgpu.shade",
+                shader_source(SHADE),
+                "shade",
+            ),
             shade_layout,
             shade_into_color: compute_pipeline(
-                device,
-                "voxgpu.shade_into_color",
+                shared,
+                &SHADE_INTO_COLOR_BINDINGS,
                 &shade_into_color_layout,
-                &shader_source(SHADE_INTO_COLOR),
+                "voxgpu.shade_into_color",
+                shader_source(SHADE_INTO_COLOR),
                 "shade",
             ),
             shade_into_color_layout,

@@ -16,7 +16,7 @@ use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{ChunkMeta, CullParams, FaceMesh, PassParams};
-use super::pipelines::{ComputeShader, dispatch_linear};
+use super::pipelines::{ComputeShader, SharedPipelines, dispatch_linear};
 use super::profiling::{compute_pass, stage};
 use super::shaders::{CULL, TRANSPARENT_SORT, shader_source};
 use voxgpu_core::cull::SORT_BUCKETS;
@@ -263,17 +263,24 @@ impl DrawLists {
             .sum()
     }
 
-    pub fn new(device: &wgpu::Device, capacity: u32) -> Self {
+    pub fn new(shared: &SharedPipelines, capacity: u32) -> Self {
+        let device = shared.device();
         let layout = CULL_BINDINGS.layout(device);
-        let cull = ComputeShader::new(device, "voxgpu.cull", &layout, &shader_source(CULL));
-        let first = cull.pipeline(device, "voxgpu.cull.first", "first");
-        let second = cull.pipeline(device, "voxgpu.cull", "second");
+        let cull = ComputeShader::new(shared, &CULL_BINDINGS, &layout, "voxgpu.cull", shader_source(CULL));
+        let first = cull.pipeline("voxgpu.cull.first", "first");
+        let second = cull.pipeline("voxgpu.cull", "second");
         let sort_layout = SORT_BINDINGS.layout(device);
-        let sort = ComputeShader::new(device, "voxgpu.sort", &sort_layout, &shader_source(TRANSPARENT_SORT));
-        let sort_scan = sort.pipeline(device, "voxgpu.sort.scan", "scan");
-        let sort_scatter = sort.pipeline(device, "voxgpu.sort.scatter", "scatter");
-        let sort_place = sort.pipeline(device, "voxgpu.sort.place", "place");
-        let instanced_only = sort.pipeline(device, "voxgpu.sort.instanced_only", "instanced_only");
+        let sort = ComputeShader::new(
+            shared,
+            &SORT_BINDINGS,
+            &sort_layout,
+            "voxgpu.sort",
+            shader_source(TRANSPARENT_SORT),
+        );
+        let sort_scan = sort.pipeline("voxgpu.sort.scan", "scan");
+        let sort_scatter = sort.pipeline("voxgpu.sort.scatter", "scatter");
+        let sort_place = sort.pipeline("voxgpu.sort.place", "place");
+        let instanced_only = sort.pipeline("voxgpu.sort.instanced_only", "instanced_only");
         let counts = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("voxgpu.cull.counts"),
             size: COUNT_WORDS * 4,

@@ -11,7 +11,7 @@
 use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
-use super::pipelines::ComputeShader;
+use super::pipelines::{ComputeShader, SharedPipelines};
 use super::profiling::{compute_pass, stage};
 use super::shaders::{HIZ, shader_source};
 use voxgpu_core::camera::Camera;
@@ -91,18 +91,19 @@ pub fn readable_depth(depth: &wgpu::TextureView, (width, height): (u32, u32)) ->
 }
 
 impl Pyramid {
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, frame: (u32, u32)) -> Self {
+    pub fn new(shared: &SharedPipelines, queue: &wgpu::Queue, frame: (u32, u32)) -> Self {
+        let device = shared.device();
         let layout = HIZ_BINDINGS.layout(device);
-        let shader = ComputeShader::new(device, "voxgpu.hiz", &layout, &shader_source(HIZ));
+        let shader = ComputeShader::new(shared, &HIZ_BINDINGS, &layout, "voxgpu.hiz", shader_source(HIZ));
         let mut pyramid = Self {
             buffer: texel_buffer(device, frame),
             frame,
             levels: Vec::new(),
             generation: 0,
             built_with: None,
-            from_depth: shader.pipeline(device, "voxgpu.hiz.from_depth", "from_depth"),
-            reduce: shader.pipeline(device, "voxgpu.hiz.reduce", "reduce"),
-            copy_depth: shader.pipeline(device, "voxgpu.hiz.copy_depth", "copy_depth"),
+            from_depth: shader.pipeline("voxgpu.hiz.from_depth", "from_depth"),
+            reduce: shader.pipeline("voxgpu.hiz.reduce", "reduce"),
+            copy_depth: shader.pipeline("voxgpu.hiz.copy_depth", "copy_depth"),
             layout,
             groups: None,
             capture: None,

@@ -117,7 +117,7 @@ pub use context::{
 pub use draw::DrawSubmission;
 pub use error::GpuError;
 pub use mesher::{MAX_CHUNKS_PER_FRAME, MESH_SPLIT_PAIRS, MESH_WORKGROUP_BYTES};
-pub use pipelines::{COLOR_FORMAT, DEPTH_FORMAT, depth_target};
+pub use pipelines::{COLOR_FORMAT, DEPTH_FORMAT, SharedPipelines, depth_target};
 pub use present::{Presented, Presenter};
 pub use profiling::{FrameTimings, StageTiming, stage};
 pub use quad_pool::PAGE_QUADS;

@@ -22,7 +22,7 @@ use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::LIGHT_MASK_OFFSET;
-use super::pipelines::{ComputeShader, dispatch_linear, linear_dispatch};
+use super::pipelines::{ComputeShader, SharedPipelines, dispatch_linear, linear_dispatch};
 use super::profiling::{compute_pass, scope, stage};
 use super::shaders::{LIGHT, shader_source};
 use voxgpu_core::light::{LightRules, RELAX_STEPS};
@@ -154,16 +154,18 @@ impl LightPass {
     /// The pass for `registry`'s blocks on a device of `device_type` (which spread it runs:
     /// [`Self::set_spread_in_lines`]).
     pub fn new(
-        device: &wgpu::Device,
+        shared: &SharedPipelines,
         queue: &wgpu::Queue,
         registry: &BlockRegistry,
         device_type: wgpu::DeviceType,
     ) -> Self {
+        let device = shared.device();
         let layout = LIGHT_BINDINGS.layout(device);
         // The pass's two workgroup variables rely on wgpu's zeroing (their flags are only ever
         // set).
-        let shader = ComputeShader::new(device, "voxgpu.light", &layout, &shader_source(LIGHT));
-        let pipeline = |entry: &str| shader.pipeline(device, &format!("voxgpu.light.{entry}"), entry);
+        let shader =
+            ComputeShader::new(shared, &LIGHT_BINDINGS, &layout, "voxgpu.light", shader_source(LIGHT));
+        let pipeline = |entry: &str| shader.pipeline(&format!("voxgpu.light.{entry}"), entry);
         let spread_in_lines = device_type == wgpu::DeviceType::Cpu;
         let ranges = (0..RANGES)
             .map(|_| {
@@ -219,13 +221,10 @@ impl LightPass {
 
     /// Makes the spread sweep lines (`lines`) or relax words from the next recording on,
     /// compiling its pipeline if it changes.
-    pub fn set_spread_in_lines(&mut self, device: &wgpu::Device, lines: bool) {
+    pub fn set_spread_in_lines(&mut self, lines: bool) {
         if lines != self.spread_in_lines {
-            self.spread = self.shader.pipeline(
-                device,
-                &format!("voxgpu.light.{}", spread_entry(lines)),
-                spread_entry(lines),
-            );
+            self.spread =
+                self.shader.pipeline(&format!("voxgpu.light.{}", spread_entry(lines)), spread_entry(lines));
             self.spread_in_lines = lines;
         }
     }

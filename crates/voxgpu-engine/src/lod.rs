@@ -18,7 +18,7 @@ use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{ChunkLinks, ChunkMeta, LodParams, PassParams, WORK_JOBS_OFFSET};
-use super::pipelines::{ComputeShader, compute_pipeline};
+use super::pipelines::{ComputeShader, SharedPipelines, compute_pipeline};
 use super::profiling::{compute_pass, stage};
 use super::shaders::{LOD, MIPS, MIPS_BUILD, shader_source};
 use voxgpu_core::lod::LEVELS;
@@ -106,12 +106,19 @@ fn mip_work_buffer(device: &wgpu::Device, slots: u32) -> wgpu::Buffer {
 }
 
 impl LodPasses {
-    pub fn new(device: &wgpu::Device) -> Self {
+    pub fn new(shared: &SharedPipelines) -> Self {
+        let device = shared.device();
         let select_layout = SELECT_BINDINGS.layout(device);
         let collect_layout = COLLECT_BINDINGS.layout(device);
         let build_layout = BUILD_BINDINGS.layout(device);
-        let mips_shader = ComputeShader::new(device, "voxgpu.mips", &collect_layout, &shader_source(MIPS));
-        let collect = |entry: &str| mips_shader.pipeline(device, &format!("voxgpu.mips.{entry}"), entry);
+        let mips_shader = ComputeShader::new(
+            shared,
+            &COLLECT_BINDINGS,
+            &collect_layout,
+            "voxgpu.mips",
+            shader_source(MIPS),
+        );
+        let collect = |entry: &str| mips_shader.pipeline(&format!("voxgpu.mips.{entry}"), entry);
         let storage = |label, size| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -122,17 +129,19 @@ impl LodPasses {
                 mapped_at_creation: false,
             })
         };
-        let lod_shader = ComputeShader::new(device, "voxgpu.lod", &select_layout, &shader_source(LOD));
+        let lod_shader =
+            ComputeShader::new(shared, &SELECT_BINDINGS, &select_layout, "voxgpu.lod", shader_source(LOD));
         Self {
-            split: lod_shader.pipeline(device, "voxgpu.lod.split", "decide_split"),
-            select: lod_shader.pipeline(device, "voxgpu.lod.shown", "decide_shown"),
+            split: lod_shader.pipeline("voxgpu.lod.split", "decide_split"),
+            select: lod_shader.pipeline("voxgpu.lod.shown", "decide_shown"),
             collect: collect("collect"),
             finalize: collect("finalize"),
             build: compute_pipeline(
-                device,
-                "voxgpu.mips.build",
+                shared,
+                &BUILD_BINDINGS,
                 &build_layout,
-                &shader_source(MIPS_BUILD),
+                "voxgpu.mips.build",
+                shader_source(MIPS_BUILD),
                 "build",
             ),
             select_layout,

@@ -19,7 +19,7 @@ use wgpu_profiler::GpuProfiler;
 
 use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{AllocatorHeader, ChunkLinks, ChunkMeta, FaceMesh, PassParams, WORK_JOBS_OFFSET};
-use super::pipelines::{ComputeShader, compute_pipeline};
+use super::pipelines::{ComputeShader, SharedPipelines, compute_pipeline};
 use super::profiling::{compute_pass, scope, stage};
 use super::shaders::{MESH, MESH_COLLECT, MESH_RELEASE, MESH_SUBGROUPS, shader_source};
 
@@ -125,28 +125,36 @@ pub const MESH_SPLIT_PAIRS: u32 = 128;
 impl Mesher {
     /// The mesher's pipelines; with `subgroups`, the mesh pass sums its counts by subgroup
     /// operations (the device must have `Features::SUBGROUP`, with subgroups of at least 4).
-    pub fn new(device: &wgpu::Device, subgroups: bool) -> Self {
+    pub fn new(shared: &SharedPipelines, subgroups: bool) -> Self {
+        let device = shared.device();
         let collect_layout = COLLECT_BINDINGS.layout(device);
         let release_layout = RELEASE_BINDINGS.layout(device);
         let mesh_layout = MESH_BINDINGS.layout(device);
-        let collect_shader =
-            ComputeShader::new(device, "voxgpu.mesh.collect", &collect_layout, &shader_source(MESH_COLLECT));
+        let collect_shader = ComputeShader::new(
+            shared,
+            &COLLECT_BINDINGS,
+            &collect_layout,
+            "voxgpu.mesh.collect",
+            shader_source(MESH_COLLECT),
+        );
         let mesh_source = shader_source(if subgroups { MESH_SUBGROUPS } else { MESH });
-        let mesh_shader = ComputeShader::new(device, "voxgpu.mesh", &mesh_layout, &mesh_source)
-            .writes_its_workgroup_memory();
-        let collect = |entry: &str| collect_shader.pipeline(device, &format!("voxgpu.mesh.{entry}"), entry);
+        let mesh_shader =
+            ComputeShader::new(shared, &MESH_BINDINGS, &mesh_layout, "voxgpu.mesh", mesh_source)
+                .writes_its_workgroup_memory();
+        let collect = |entry: &str| collect_shader.pipeline(&format!("voxgpu.mesh.{entry}"), entry);
         Self {
             collect_evicted: collect("collect_evicted"),
             collect_dirty: collect("collect_dirty"),
             release: compute_pipeline(
-                device,
-                "voxgpu.mesh.release",
+                shared,
+                &RELEASE_BINDINGS,
                 &release_layout,
-                &shader_source(MESH_RELEASE),
+                "voxgpu.mesh.release",
+                shader_source(MESH_RELEASE),
                 "main",
             ),
-            mesh: mesh_shader.pipeline(device, "voxgpu.mesh", "main"),
-            commit: mesh_shader.pipeline(device, "voxgpu.mesh.commit", "commit"),
+            mesh: mesh_shader.pipeline("voxgpu.mesh", "main"),
+            commit: mesh_shader.pipeline("voxgpu.mesh.commit", "commit"),
             collect_layout,
             release_layout,
             mesh_layout,

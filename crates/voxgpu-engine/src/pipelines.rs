@@ -1,4 +1,8 @@
-//! The chunk draw pipelines and their bind group layout, declared explicitly like a C header.
+//! The compute pipelines compiled once per device, and the chunk draw pipelines and their bind
+//! group layout, declared explicitly like a C header.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use super::bindings::{BindingTable, Slot};
 use super::deferred::SURFACE_KEY_FORMAT;
@@ -35,7 +39,6 @@ pub fn depth_target(device: &wgpu::Device, width: u32, height: u32) -> wgpu::Tex
         .create_view(&Default::default())
 }
 
-/// A compute pipeline from a complete WGSL source and its own bind group 0.
 /// The most workgroups one dimension of a dispatch may have (WebGPU's and Vulkan's minimum).
 pub const MAX_DISPATCH_DIMENSION: u32 = 65535;
 
@@ -56,28 +59,100 @@ pub fn dispatch_linear(pass: &mut wgpu::ComputePass<'_>, invocations: u32, workg
     pass.dispatch_workgroups(x, y, 1);
 }
 
-/// One WGSL source compiled once, with its pipeline layout of one bind group, for the compute
-/// pipelines of its entry points: parsing and validating a source is a large part of making a
-/// pipeline, so a source with several entry points is parsed once, not once per entry.
-pub struct ComputeShader {
-    module: wgpu::ShaderModule,
-    layout: wgpu::PipelineLayout,
-    /// wgpu zeroes the workgroup memory before the shader runs, as WGSL promises.
+/// The compute pipelines compiled on one device, kept for every renderer made on it. A renderer
+/// asks here before it compiles one, so a second renderer on the device (an embedder's second
+/// view, or the hundreds of renderers a test binary makes on its one shared device) compiles
+/// nothing again. Compiling these pipelines is nearly all a renderer's start-up costs on a CPU
+/// adapter: about 0.6 s on lavapipe (`docs/PERFORMANCE.md`, "Test time and renderer start-up").
+///
+/// The set belongs to the device it was made for, which renderers made with it use (wgpu's own
+/// comparison of devices cannot tell devices of two instances apart, so the device is not taken
+/// separately). A clone is another handle on the same set; it is safe to share across threads.
+#[derive(Clone)]
+pub struct SharedPipelines {
+    device: wgpu::Device,
+    compiled: Arc<Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>>,
+}
+
+impl std::fmt::Debug for SharedPipelines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SharedPipelines({} compiled)", self.len())
+    }
+}
+
+impl SharedPipelines {
+    /// An empty set for the pipelines of `device`.
+    pub fn new(device: &wgpu::Device) -> Self {
+        Self { device: device.clone(), compiled: Default::default() }
+    }
+
+    /// The device the set's pipelines are compiled on.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// How many pipelines it holds.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PipelineKey, wgpu::ComputePipeline>> {
+        // A thread that panicked while holding the lock left the map whole: each change to it is
+        // one insert.
+        self.compiled.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// What makes two compute pipelines of a device the same: the bind group layout (its table's
+/// label and slots), the WGSL source, the entry point and whether wgpu zeroes workgroup memory.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct PipelineKey {
+    layout: String,
+    source: String,
+    entry: String,
     zero_workgroup_memory: bool,
 }
 
+/// One WGSL source with its pipeline layout of one bind group, for the compute pipelines of its
+/// entry points. A pipeline [`SharedPipelines`] holds is taken from there; otherwise the source
+/// is parsed and validated, once for all its entry points (a large part of making a pipeline),
+/// and the pipeline compiled and kept.
+pub struct ComputeShader {
+    shared: SharedPipelines,
+    label: String,
+    layout: wgpu::BindGroupLayout,
+    layout_key: String,
+    source: String,
+    /// wgpu zeroes the workgroup memory before the shader runs, as WGSL promises.
+    zero_workgroup_memory: bool,
+    /// The module and pipeline layout, made when the first pipeline is compiled.
+    compiled: std::cell::OnceCell<(wgpu::ShaderModule, wgpu::PipelineLayout)>,
+}
+
 impl ComputeShader {
-    pub fn new(device: &wgpu::Device, label: &str, layout: &wgpu::BindGroupLayout, source: &str) -> Self {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(label),
-            bind_group_layouts: &[Some(layout)],
-            immediate_size: 0,
-        });
-        Self { module, layout, zero_workgroup_memory: true }
+    /// `source` over bind group 0 of `table`, whose layout `layout` is (made by
+    /// [`BindingTable::layout`]).
+    pub fn new(
+        shared: &SharedPipelines,
+        table: &BindingTable,
+        layout: &wgpu::BindGroupLayout,
+        label: &str,
+        source: String,
+    ) -> Self {
+        Self {
+            shared: shared.clone(),
+            label: label.to_owned(),
+            layout: layout.clone(),
+            layout_key: format!("{} {:?}", table.label, table.slots),
+            source,
+            zero_workgroup_memory: true,
+            compiled: std::cell::OnceCell::new(),
+        }
     }
 
     /// For a source whose entry points write every workgroup variable before any invocation
@@ -89,31 +164,57 @@ impl ComputeShader {
         Self { zero_workgroup_memory: false, ..self }
     }
 
-    /// The pipeline of entry point `entry`, labelled `label`.
-    pub fn pipeline(&self, device: &wgpu::Device, label: &str, entry: &str) -> wgpu::ComputePipeline {
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+    /// The pipeline of entry point `entry`, labelled `label` when it is compiled here.
+    pub fn pipeline(&self, label: &str, entry: &str) -> wgpu::ComputePipeline {
+        let device = self.shared.device();
+        let key = PipelineKey {
+            layout: self.layout_key.clone(),
+            source: self.source.clone(),
+            entry: entry.to_owned(),
+            zero_workgroup_memory: self.zero_workgroup_memory,
+        };
+        if let Some(pipeline) = self.shared.lock().get(&key) {
+            return pipeline.clone();
+        }
+        // Compiled without holding the lock: renderers made at once on other threads wait for
+        // nothing (two of them may compile the same pipeline; one copy is kept).
+        let (module, layout) = self.compiled.get_or_init(|| {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&self.label),
+                source: wgpu::ShaderSource::Wgsl(self.source.as_str().into()),
+            });
+            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&self.label),
+                bind_group_layouts: &[Some(&self.layout)],
+                immediate_size: 0,
+            });
+            (module, layout)
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
-            layout: Some(&self.layout),
-            module: &self.module,
+            layout: Some(layout),
+            module,
             entry_point: Some(entry),
             compilation_options: wgpu::PipelineCompilationOptions {
                 zero_initialize_workgroup_memory: self.zero_workgroup_memory,
                 ..Default::default()
             },
             cache: None,
-        })
+        });
+        self.shared.lock().entry(key).or_insert(pipeline).clone()
     }
 }
 
 /// The compute pipeline of a source's one entry point `entry` used here.
 pub fn compute_pipeline(
-    device: &wgpu::Device,
-    label: &str,
+    shared: &SharedPipelines,
+    table: &BindingTable,
     layout: &wgpu::BindGroupLayout,
-    source: &str,
+    label: &str,
+    source: String,
     entry: &str,
 ) -> wgpu::ComputePipeline {
-    ComputeShader::new(device, label, layout, source).pipeline(device, label, entry)
+    ComputeShader::new(shared, table, layout, label, source).pipeline(label, entry)
 }
 
 const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;

@@ -19,6 +19,7 @@ use super::GpuError;
 use super::bindings::{BindingTable, Resources, Slot};
 use super::buffers::GrowableBuffer;
 use super::layouts::AllocatorHeader;
+use super::pipelines::SharedPipelines;
 use super::shaders::{QUAD_POOL_GROW, shader_source};
 use voxgpu_core::mesh::QUAD_BYTES;
 
@@ -44,7 +45,8 @@ pub struct QuadPool {
 }
 
 impl QuadPool {
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, initial_pages: u32) -> Self {
+    pub fn new(shared: &SharedPipelines, queue: &wgpu::Queue, initial_pages: u32) -> Self {
+        let device = shared.device();
         let pages = initial_pages.max(1);
         let page_bytes = PAGE_QUADS as u64 * QUAD_BYTES as u64;
         let quads =
@@ -60,7 +62,7 @@ impl QuadPool {
         let stack: Vec<u32> = (0..pages).rev().collect();
         queue.write_buffer(&allocator.buffer, header, bytemuck::cast_slice(&stack));
 
-        let (grow_pipeline, grow_layout) = grow_pipeline(device);
+        let (grow_pipeline, grow_layout) = grow_pipeline(shared);
         Self { quads, page_owner, allocator, pages, grow_pipeline, grow_layout, generation: 0 }
     }
 
@@ -137,13 +139,14 @@ pub const GROW_BINDINGS: BindingTable = BindingTable {
     ],
 };
 
-fn grow_pipeline(device: &wgpu::Device) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
-    let layout = GROW_BINDINGS.layout(device);
+fn grow_pipeline(shared: &SharedPipelines) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
+    let layout = GROW_BINDINGS.layout(shared.device());
     let pipeline = super::pipelines::compute_pipeline(
-        device,
-        "voxgpu.quad_pool.grow",
+        shared,
+        &GROW_BINDINGS,
         &layout,
-        &shader_source(QUAD_POOL_GROW),
+        "voxgpu.quad_pool.grow",
+        shader_source(QUAD_POOL_GROW),
         "main",
     );
     (pipeline, layout)

@@ -38,7 +38,7 @@ use crate::bindings::{BindingTable, Resources, Slot};
 use crate::draw::{CountingPass, DrawSubmission};
 pub use crate::layouts::PyramidTest;
 use crate::layouts::{ChunkMeta, FaceMesh, PassParams};
-use crate::pipelines::{compute_pipeline, dispatch_linear};
+use crate::pipelines::{SharedPipelines, compute_pipeline, dispatch_linear};
 use crate::profiling::{compute_pass, render_pass, scope, stage};
 use crate::shaders::{CHUNK_DRAW, SHADOW_CULL, shader_source};
 
@@ -263,13 +263,15 @@ fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
 
 impl ShadowPass {
     /// `draw_layout`: the chunk draw pipelines' layout, whose vertex shader the casters share.
-    pub fn new(device: &wgpu::Device, draw_layout: &wgpu::BindGroupLayout, capacity: u32) -> Self {
+    pub fn new(shared: &SharedPipelines, draw_layout: &wgpu::BindGroupLayout, capacity: u32) -> Self {
+        let device = shared.device();
         let cull_layout = SHADOW_CULL_BINDINGS.layout(device);
         let cull = compute_pipeline(
-            device,
-            "voxgpu.shadow.cull",
+            shared,
+            &SHADOW_CULL_BINDINGS,
             &cull_layout,
-            &shader_source(SHADOW_CULL),
+            "voxgpu.shadow.cull",
+            shader_source(SHADOW_CULL),
             "casters",
         );
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

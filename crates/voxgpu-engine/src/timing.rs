@@ -98,7 +98,7 @@ pub fn copy_bandwidth_gb_s(
     repeats: usize,
 ) -> Result<f64, GpuError> {
     use super::bindings::Resources;
-    use super::pipelines::compute_pipeline;
+    use super::pipelines::{SharedPipelines, compute_pipeline};
     let device = &gpu.device;
     let limit = device.limits().max_storage_buffer_binding_size.min(device.limits().max_buffer_size);
     let bytes = bytes.min(limit) / 16 * 16;
@@ -112,8 +112,15 @@ pub fn copy_bandwidth_gb_s(
     };
     let (src, dst) = (buffer("voxgpu.bench.copy_src"), buffer("voxgpu.bench.copy_dst"));
     let layout = COPY_BINDINGS.layout(device);
-    let pipeline =
-        compute_pipeline(device, "voxgpu.bench.copy", &layout, &shader_source(COPY_BANDWIDTH), "main");
+    let shared = SharedPipelines::new(device);
+    let pipeline = compute_pipeline(
+        &shared,
+        &COPY_BINDINGS,
+        &layout,
+        "voxgpu.bench.copy",
+        shader_source(COPY_BANDWIDTH),
+        "main",
+    );
     let group =
         COPY_BINDINGS.bind_group(device, &layout, &Resources::new().buffer("src", &src).buffer("dst", &dst));
     let groups = (bytes / 16).div_ceil(256).min(65535) as u32;

@@ -60,6 +60,7 @@ use glam::IVec3;
 
 use crate::GpuError;
 use crate::chunk_pool::Remesh;
+use crate::pipelines::SharedPipelines;
 use device::Gpu;
 use frame_loop::FrameLoop;
 use passes::Passes;
@@ -116,10 +117,30 @@ impl Renderer {
         options: RendererOptions,
         registry: &BlockRegistry,
     ) -> Result<Self, GpuError> {
+        Self::with_pipelines(&SharedPipelines::new(device), queue, options, registry)
+    }
+
+    /// [`Self::new`] on the device of `pipelines`, taking from there the compute pipelines
+    /// compiled already and keeping there the ones it compiles: the renderers made with one
+    /// [`SharedPipelines`] compile each pipeline once. `queue` is that device's.
+    pub fn with_pipelines(
+        pipelines: &SharedPipelines,
+        queue: &wgpu::Queue,
+        options: RendererOptions,
+        registry: &BlockRegistry,
+    ) -> Result<Self, GpuError> {
+        let device = pipelines.device();
         let gpu = Gpu::new(device, queue, &options)?;
-        let resident = Residency::new(device, queue, options.initial_quad_pages);
-        let passes =
-            Passes::new(device, queue, &options, gpu.caps, gpu.device_type, registry, resident.quads.pages());
+        let resident = Residency::new(pipelines, queue, options.initial_quad_pages);
+        let passes = Passes::new(
+            pipelines,
+            queue,
+            &options,
+            gpu.caps,
+            gpu.device_type,
+            registry,
+            resident.quads.pages(),
+        );
         Ok(Self {
             frames: FrameLoop::new(device),
             gpu,

@@ -118,7 +118,7 @@ impl Tools<'_> {
     /// adapter) or give each word of 4 cells an invocation (`false`, the default on a GPU), from
     /// the next frame on: tests run both on any adapter this way.
     pub fn set_light_spread_in_lines(&mut self, lines: bool) {
-        self.renderer.passes.light.set_spread_in_lines(&self.renderer.gpu.device, lines);
+        self.renderer.passes.light.set_spread_in_lines(lines);
     }
 
     /// Submits the draw lists `submission`'s way from the next `prepare` on (a frame already

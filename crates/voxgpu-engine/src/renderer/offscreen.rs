@@ -71,7 +71,7 @@ impl Offscreen {
         registry: &BlockRegistry,
     ) -> Result<Self, GpuError> {
         let options = RendererOptions { color_format: COLOR_FORMAT, ..options };
-        let mut renderer = Renderer::new(&gpu.device, &gpu.queue, options, registry)?;
+        let mut renderer = Renderer::with_pipelines(&gpu.pipelines, &gpu.queue, options, registry)?;
         renderer.watch_device_loss(Arc::clone(&gpu.lost));
         let storable = storable(gpu);
         let (color, depth) = target_textures(&gpu.device, renderer.options().size(), storable);

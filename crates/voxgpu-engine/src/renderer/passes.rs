@@ -27,7 +27,7 @@ use crate::light::{LightJob, LightPass};
 use crate::lod::{LodBindGroups, LodPasses};
 use crate::materials::Materials;
 use crate::mesher::{BindGroups, MAX_CHUNKS_PER_FRAME, Mesher};
-use crate::pipelines::{DRAW_BINDINGS, DrawPipelines};
+use crate::pipelines::{DRAW_BINDINGS, DrawPipelines, SharedPipelines};
 use crate::shadow::{PyramidTest, ShadowCull, ShadowPass};
 use voxgpu_core::camera::Camera;
 use voxgpu_core::light::LightRules;
@@ -118,7 +118,7 @@ pub(crate) struct Passes {
 
 impl Passes {
     pub fn new(
-        device: &wgpu::Device,
+        shared: &SharedPipelines,
         queue: &wgpu::Queue,
         options: &RendererOptions,
         caps: Capabilities,
@@ -126,23 +126,24 @@ impl Passes {
         registry: &BlockRegistry,
         quad_pages: u32,
     ) -> Self {
+        let device = shared.device();
         let init = |label, contents: &[u8], usage| {
             crate::buffers::buffer_with(device, queue, label, contents, usage)
         };
         let draw_layout = DRAW_BINDINGS.layout(device);
-        let draws = DrawLists::new(device, quad_pages);
+        let draws = DrawLists::new(shared, quad_pages);
         Self {
-            lod: LodPasses::new(device),
+            lod: LodPasses::new(shared),
             lod_frozen: false,
             front_to_back: true,
             split_pairs: if device_type == wgpu::DeviceType::Cpu { 0 } else { crate::MESH_SPLIT_PAIRS },
-            mesher: Mesher::new(device, caps.subgroups),
-            pyramid: Pyramid::new(device, queue, options.size()),
-            deferred: Deferred::new(device, options.size(), options.color_format),
+            mesher: Mesher::new(shared, caps.subgroups),
+            pyramid: Pyramid::new(shared, queue, options.size()),
+            deferred: Deferred::new(shared, options.size(), options.color_format),
             shade_per_pixel: false,
             shade_into_color: false,
-            light: LightPass::new(device, queue, registry, device_type),
-            shadow: ShadowPass::new(device, &draw_layout, draws.capacity),
+            light: LightPass::new(shared, queue, registry, device_type),
+            shadow: ShadowPass::new(shared, &draw_layout, draws.capacity),
             draws,
             pipelines: DrawPipelines::new(device, &draw_layout, caps.polygon_mode_line, options.color_format),
             draw_layout,

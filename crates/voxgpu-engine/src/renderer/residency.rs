@@ -17,6 +17,7 @@ use glam::IVec3;
 use crate::GpuError;
 use crate::chunk_pool::ChunkPool;
 use crate::counters::GpuCounters;
+use crate::pipelines::SharedPipelines;
 use crate::quad_pool::QuadPool;
 use voxgpu_core::voxel::{BlockId, Chunk, ChunkPos, NodeKey};
 
@@ -47,12 +48,13 @@ pub struct Residency {
 }
 
 impl Residency {
-    pub(crate) fn new(device: &wgpu::Device, queue: &wgpu::Queue, quad_pages: u32) -> Self {
+    pub(crate) fn new(shared: &SharedPipelines, queue: &wgpu::Queue, quad_pages: u32) -> Self {
+        let device = shared.device();
         let pool = ChunkPool::new(device, 64);
         let max_nodes = pool.voxels.max_capacity(device);
         Self {
             pool,
-            quads: QuadPool::new(device, queue, quad_pages),
+            quads: QuadPool::new(shared, queue, quad_pages),
             max_nodes,
             failed_pages_seen: 0,
             failed_seen_frame: 0,

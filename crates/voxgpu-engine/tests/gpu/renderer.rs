@@ -106,6 +106,21 @@ fn a_quad_buffer_grown_from_one_page_renders_identically() {
     }
 }
 
+/// A second renderer on a device compiles none of the compute pipelines the first compiled there
+/// (`GpuContext::pipelines`, which `Offscreen::new` shares), and draws the same frame with them.
+#[test]
+fn renderers_on_one_device_compile_their_pipelines_once() {
+    let world = terrain();
+    for gpu in kit::own_gpu_contexts() {
+        let mut first = kit::renderer(&gpu, &world, options());
+        let compiled = gpu.pipelines.len();
+        assert!(compiled >= 20, "{}: only {compiled} compute pipelines compiled", gpu.summary);
+        let mut second = kit::renderer(&gpu, &world, options());
+        assert_eq!(gpu.pipelines.len(), compiled, "{}: the second renderer compiled again", gpu.summary);
+        assert_same("second renderer vs first", &gpu, &frame(&mut second), &frame(&mut first));
+    }
+}
+
 #[test]
 fn capped_indirect_submission_renders_like_indirect_count() {
     for gpu in kit::gpu_contexts() {
