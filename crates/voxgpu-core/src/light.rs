@@ -57,19 +57,6 @@ pub const LIGHT_LEVELS: usize = 6;
 /// Bytes of one node's light, every level.
 pub const NODE_LIGHT_BYTES: usize = light_level_base(LIGHT_LEVELS);
 
-/// A cell's light byte under the open sky with no block light near: sky 15, block 0.
-pub const OPEN_SKY: u8 = MAX_LIGHT;
-
-/// Words of [`NodeLight::open_sky_layers`]: two per axis.
-pub const OPEN_SKY_WORDS: usize = 6;
-
-/// The bit of layer `k` of level `level` among an axis's 64 in [`NodeLight::open_sky_layers`]:
-/// level 0's 32 layers first, then level 1's 16, and so on (the levels before `level` take
-/// `64 - (64 >> level)` bits).
-pub const fn open_sky_bit(level: usize, k: usize) -> usize {
-    64 - (64 >> level) + k
-}
-
 /// Where level `level` of a node's light starts, in bytes (one byte a cell, x fastest). Each
 /// level starts on a 4-byte word, as the GPU packs four cells to a word.
 pub const fn light_level_base(level: usize) -> usize {
@@ -205,29 +192,6 @@ impl NodeLight {
         let size = CHUNK_SIZE >> level;
         let base = light_level_base(level);
         &self.bytes[base..base + size * size * size]
-    }
-
-    /// Which layers of cells hold only open sky's light and darkness: per axis (x, y, z), bit
-    /// `open_sky_bit(level, k)` of the axis's 64 set when every cell of level `level` whose
-    /// coordinate along that axis is `k` holds `OPEN_SKY` (sky 15, block 0) or nothing (0). Two
-    /// words per axis, low word first. A surface whose four light cells lie in such a layer,
-    /// with its own cell holding `OPEN_SKY`, is lit by the open sky alone, whatever the weights
-    /// between them: the draw shaders skip the four reads there.
-    pub fn open_sky_layers(&self) -> [u32; OPEN_SKY_WORDS] {
-        let mut mixed = [0u32; OPEN_SKY_WORDS];
-        for level in 0..LIGHT_LEVELS {
-            let size = CHUNK_SIZE >> level;
-            for (i, &byte) in self.level(level).iter().enumerate() {
-                if byte != 0 && byte != OPEN_SKY {
-                    let cell = [i % size, (i / size) % size, i / (size * size)];
-                    for (axis, &k) in cell.iter().enumerate() {
-                        let bit = open_sky_bit(level, k);
-                        mixed[2 * axis + bit / 32] |= 1 << (bit % 32);
-                    }
-                }
-            }
-        }
-        mixed.map(|m| !m)
     }
 
     /// The light of cell `(x, y, z)` of level `level`.
@@ -405,32 +369,6 @@ mod tests {
         assert_eq!(light.get(0, 10, 10, 5).sky(), 9);
         assert_eq!(light.get(0, 0, 0, 0).sky(), 0, "16 steps from the open sky: dark");
         assert_eq!(light.get(1, 7, 5, 2).sky(), 14, "a mip takes the brightest of its cells");
-    }
-
-    #[test]
-    fn open_sky_layers_hold_only_open_sky_and_darkness() {
-        // The roof of the test above: stone over x < 16 at y = 20, light coming in sideways
-        // under it.
-        let mut chunk = Chunk::empty();
-        for z in 0..32 {
-            for x in 0..16 {
-                chunk.set(x, 20, z, blocks::STONE);
-            }
-        }
-        let lights = lit(&[(IVec3::ZERO, chunk)]);
-        let layers = lights[&NodeKey::new(0, IVec3::ZERO)].open_sky_layers();
-        let open = |axis: usize, level: usize, k: usize| {
-            let bit = open_sky_bit(level, k);
-            layers[2 * axis + bit / 32] & (1 << (bit % 32)) != 0
-        };
-        assert!(open(1, 0, 25), "above the roof");
-        assert!(open(1, 0, 20), "the roof's layer: stone, dark, and open sky beside it");
-        assert!(!open(1, 0, 19), "under the roof: 0 to 14 from the side");
-        assert!(open(0, 0, 16) && open(0, 0, 31), "beside the roof, open sky to the ground");
-        assert!(!open(0, 0, 15), "the roof's edge, 14 under it");
-        assert!(!(0..32).any(|z| open(2, 0, z)), "every z layer crosses the roof's shade");
-        assert!(open(1, 1, 13) && !open(1, 1, 9), "level 1 above and under the roof");
-        assert!(open(1, 5, 0), "the node's one cell: the brightest of all, 15");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //         light opacity in bits 0..4, emission in 4..8), range (the jobs a dispatch covers, and
 //         the spread's round).
 // Writes: light (LIGHT_WORDS per slot: the cells' light, its levels, the open-column mask, the
-//         spread stamp, the open-sky layers),
+//         spread stamp),
 //         next_round (the spread's next round's indirect dispatch, once a cell changed in this
 //         one; zeroed by the CPU's encoder before the pass).
 // Entry points, in the order a frame records them:
@@ -40,9 +40,6 @@
 //           with a resident child take the child's levels 1..5 as their levels 0..4 (the
 //           children's light is final by then: chunks' from `levels`, coarser children's from
 //           the pull of the level below), and level 5 the largest over the octants
-//   open_sky 1 workgroup of 256 per job, after every pull: the layers of the job's final light
-//           that hold only open sky's light (sky 15, block 0) and darkness, per axis and level,
-//           which the draw shaders read to skip the light's four reads (lighting.wgsl)
 
 struct LightRange {
     // The first job and how many a dispatch covers.
@@ -406,62 +403,5 @@ fn levels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) grou
         }
         storageBarrier();
         workgroupBarrier();
-    }
-}
-
-// The layers of each job's final light (every level) that hold a cell neither lit by open sky
-// alone (sky 15, block 0) nor dark: per axis, the bits of common.wgsl's open-sky layout, OR-ed
-// over the workgroup (zeroed by wgpu), then stored as their complement, the open-sky layers.
-var<workgroup> mixed: array<atomic<u32>, 6>;
-
-// `bits` (an axis's two words) with bit `bit` (0..64) set.
-fn with_bit(bits: vec2<u32>, bit: u32) -> vec2<u32> {
-    return bits | select(vec2<u32>(1u << (bit & 31u), 0u), vec2<u32>(0u, 1u << (bit & 31u)), bit >= 32u);
-}
-
-@compute @workgroup_size(256)
-fn open_sky(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
-            @builtin(local_invocation_index) lane: u32) {
-    let j = group.y * groups.x + group.x;
-    if j >= range.count {
-        return;
-    }
-    let at = jobs[range.first + j].slot * LIGHT_WORDS;
-    var found_x = vec2<u32>(0u);
-    var found_y = vec2<u32>(0u);
-    var found_z = vec2<u32>(0u);
-    for (var w = lane; w < LIGHT_MASK_OFFSET; w += 256u) {
-        let word = atomicLoad(&light[at + w]);
-        // A word whose four cells are each open sky or dark marks nothing.
-        let bytes = (vec4<u32>(word) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(0xffu);
-        if all((bytes == vec4<u32>(0u)) | (bytes == vec4<u32>(OPEN_SKY))) {
-            continue;
-        }
-        var level = MAX_LEVEL;
-        while w * 4u < light_level_base(level) {
-            level -= 1u;
-        }
-        let size = CHUNK_SIZE >> level;
-        let first = w * 4u - light_level_base(level);
-        let before = 64u - (64u >> level);
-        for (var c = 0u; c < 4u; c++) {
-            let i = first + c;
-            // The one cell of level 5 is padded to a word with zeros.
-            if i < size * size * size && bytes[c] != 0u && bytes[c] != OPEN_SKY {
-                found_x = with_bit(found_x, before + i % size);
-                found_y = with_bit(found_y, before + (i / size) % size);
-                found_z = with_bit(found_z, before + i / (size * size));
-            }
-        }
-    }
-    var found = array<u32, 6>(found_x.x, found_x.y, found_y.x, found_y.y, found_z.x, found_z.y);
-    for (var k = 0u; k < 6u; k++) {
-        if found[k] != 0u {
-            atomicOr(&mixed[k], found[k]);
-        }
-    }
-    workgroupBarrier();
-    if lane < 6u {
-        atomicStore(&light[at + LIGHT_OPEN_SKY_OFFSET + lane], ~atomicLoad(&mixed[lane]));
     }
 }

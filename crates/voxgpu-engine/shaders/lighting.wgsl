@@ -84,28 +84,6 @@ fn light_cell(slot: u32, mip: u32, cell: vec3<i32>) -> u32 {
     return light_byte(s, light_level_base(mip) + q.x + u32(size) * (q.y + u32(size) * q.z));
 }
 
-// Whether the four cells `sampled_light` weighs around `own` (the cell in front of the surface
-// point, of level `mip` of `slot`'s node, facing along `axis`) give open sky's light, 15 and 0,
-// whatever their weights. They lie in `own`'s layer within one cell of it along both axes of the
-// face, and `own` is one of them with a weight of at least 1/4. So where `own` lies at least one
-// cell inside the node along those axes (never at levels 4 and 5, 2 and 1 cells a side), every
-// cell of its layer holds OPEN_SKY or nothing (light.wgsl's `open_sky`) and `own` holds OPEN_SKY,
-// each cell with a weight holds 15 and 0. Two reads then stand in for four and the weighing.
-fn lit_by_open_sky(slot: u32, mip: u32, axis: u32, own: vec3<i32>) -> bool {
-    let size = i32(CHUNK_SIZE >> mip);
-    let along = vec3<i32>(axis_unit(axis));
-    if any(own < vec3<i32>(1) - along) || any(own > vec3<i32>(size - 2) + along) {
-        return false;
-    }
-    let bit = 64u - (64u >> mip) + u32(dot(own, along));
-    let layers = light[slot * LIGHT_WORDS + LIGHT_OPEN_SKY_OFFSET + 2u * axis + (bit >> 5u)];
-    if ((layers >> (bit & 31u)) & 1u) == 0u {
-        return false;
-    }
-    let q = vec3<u32>(own);
-    return light_byte(slot, light_level_base(mip) + q.x + u32(size) * (q.y + u32(size) * q.z)) == OPEN_SKY;
-}
-
 // Sky (x) and block (y) light in front of surface point `p`, 0..15: the four cells of the meshed
 // level nearest it in the layer in front of its face, weighted bilinearly, so light changes
 // smoothly across a greedy quad and across node borders. Cells of light 0 (opaque cells, which
@@ -126,10 +104,6 @@ fn sampled_light(p: SurfacePoint) -> vec2<f32> {
     // cell into the layer in front of the face.
     let local = (p.anchored - anchored(p.origin, camera.anchor)) / f32(1u << p.lod);
     let q = local + face_normal(face) * 0.5;
-    let size = i32(CHUNK_SIZE >> mip);
-    if lit_by_open_sky(slot, mip, axis, vec3<i32>(floor(q))) {
-        return vec2<f32>(15.0, 0.0);
-    }
     let t = vec2<f32>(dot(q, eu), dot(q, ev)) - 0.5;
     let low = floor(t);
     let w = t - low;
@@ -137,6 +111,7 @@ fn sampled_light(p: SurfacePoint) -> vec2<f32> {
     let first = vec3<i32>(floor(q * normal) + low.x * eu + low.y * ev);
     let iu = vec3<i32>(eu);
     let iv = vec3<i32>(ev);
+    let size = i32(CHUNK_SIZE >> mip);
     var b: vec4<u32>;
     if all(first >= vec3<i32>(0)) && all(first + iu + iv < vec3<i32>(size)) {
         let stride = vec3<i32>(1, size, size * size);
