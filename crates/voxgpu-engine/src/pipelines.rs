@@ -131,7 +131,7 @@ pub struct ComputeShader {
     /// wgpu zeroes the workgroup memory before the shader runs, as WGSL promises.
     zero_workgroup_memory: bool,
     /// The module and pipeline layout, made when the first pipeline is compiled.
-    compiled: std::cell::OnceCell<(wgpu::ShaderModule, wgpu::PipelineLayout)>,
+    compiled: std::sync::OnceLock<(wgpu::ShaderModule, wgpu::PipelineLayout)>,
 }
 
 impl ComputeShader {
@@ -151,7 +151,7 @@ impl ComputeShader {
             layout_key: format!("{} {:?}", table.label, table.slots),
             source,
             zero_workgroup_memory: true,
-            compiled: std::cell::OnceCell::new(),
+            compiled: std::sync::OnceLock::new(),
         }
     }
 

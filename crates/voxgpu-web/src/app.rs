@@ -30,7 +30,7 @@ use crate::present::Present;
 use crate::storage::EditStore;
 use voxgpu_core::fly::FlyInput;
 use voxgpu_core::voxel::{BlockRegistry, Chunk, ChunkPos, NodeKey, World};
-use voxgpu_engine::{FrameStats, Renderer, RendererOptions, Targets, depth_target};
+use voxgpu_engine::{FrameStats, Renderer, RendererOptions, SharedPipelines, Targets, depth_target};
 use voxgpu_play::{Button, Play, Request};
 use voxgpu_worlds::stream::Streamer;
 use voxgpu_worlds::worldgen::{self, MAX_FULL_DETAIL_VIEW, WorldParams, WorldSource};
@@ -51,6 +51,9 @@ pub struct App {
     size: (u32, u32),
     device: wgpu::Device,
     queue: wgpu::Queue,
+    /// The compute pipelines compiled on `device`: a world opened later (a model dropped on the
+    /// page) gets its renderer without compiling them again.
+    pipelines: SharedPipelines,
     renderer: Renderer,
     depth: wgpu::TextureView,
     streamer: Option<Streamer>,
@@ -178,7 +181,9 @@ impl App {
             return Err("URL parameters: target must differ from camera".into());
         }
         let options = Self::options(&params, view_distance, width, height, present.format());
-        let renderer = Renderer::new(&device, &queue, options, &world.registry).map_err(|e| e.to_string())?;
+        let pipelines = SharedPipelines::new(&device);
+        let renderer = Renderer::with_pipelines(&pipelines, &queue, options, &world.registry)
+            .map_err(|e| e.to_string())?;
         STATUS.with(|s| {
             let mut s = s.borrow_mut();
             s.adapter = name;
@@ -196,6 +201,7 @@ impl App {
             size: (width, height),
             device,
             queue,
+            pipelines,
             // The world's blocks are set once it is shown.
             play: Play::new(eye, target, Vec::new(), renderer.options().lod, page::now_ms()),
             renderer,
@@ -260,8 +266,8 @@ impl App {
     fn show_world(&mut self, world: World) -> Result<(), String> {
         let options =
             Self::options(&self.params, self.view_distance, self.size.0, self.size.1, self.present.format());
-        let mut renderer =
-            Renderer::new(&self.device, &self.queue, options, &world.registry).map_err(|e| e.to_string())?;
+        let mut renderer = Renderer::with_pipelines(&self.pipelines, &self.queue, options, &world.registry)
+            .map_err(|e| e.to_string())?;
         for (pos, chunk) in world.chunks() {
             renderer.insert_chunk(pos, Arc::clone(chunk)).map_err(|e| e.to_string())?;
         }

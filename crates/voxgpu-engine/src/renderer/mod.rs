@@ -161,13 +161,24 @@ impl Renderer {
     /// again. A device-loss flag watched before is dropped: watch the new device's with
     /// [`Self::watch_device_loss`].
     pub fn recover(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), GpuError> {
+        self.recover_with_pipelines(&SharedPipelines::new(device), queue)
+    }
+
+    /// [`Self::recover`] onto the device of `pipelines`, sharing its compiled compute pipelines
+    /// as [`Self::with_pipelines`] does.
+    pub fn recover_with_pipelines(
+        &mut self,
+        pipelines: &SharedPipelines,
+        queue: &wgpu::Queue,
+    ) -> Result<(), GpuError> {
+        let device = pipelines.device();
         let mut options = self.options.clone();
         // The pools start at the size they had grown to, so the rebuild is not refused pages.
         options.initial_quad_pages = options.initial_quad_pages.max(self.resident.quads.pages());
         // A submission chosen for the old device may not exist on the new one.
         options.draw_submission =
             options.draw_submission.filter(|s| s.is_supported(crate::Capabilities::of(device.features())));
-        let mut fresh = Renderer::new(device, queue, options, &self.registry)?;
+        let mut fresh = Renderer::with_pipelines(pipelines, queue, options, &self.registry)?;
         if self.frames.profiling.enabled() {
             // The new adapter may lack timestamps; frames go on unprofiled then.
             let _ = fresh.tools().set_profiling(true);

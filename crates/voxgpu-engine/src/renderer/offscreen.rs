@@ -125,7 +125,7 @@ impl Offscreen {
     /// Rebuilds the renderer and its targets on `gpu`'s device after the old one was lost
     /// ([`Renderer::recover`]), and reports the new device's loss through `gpu`'s flag.
     pub fn recover(&mut self, gpu: &GpuContext) -> Result<(), GpuError> {
-        self.renderer.recover(&gpu.device, &gpu.queue)?;
+        self.renderer.recover_with_pipelines(&gpu.pipelines, &gpu.queue)?;
         self.renderer.watch_device_loss(Arc::clone(&gpu.lost));
         self.storable = storable(gpu);
         (self.color, self.depth) =

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::{App, IN_FLIGHT};
 use crate::page::{self, STATUS};
-use voxgpu_engine::{OPTIONAL_FEATURES, depth_target, required_limits};
+use voxgpu_engine::{OPTIONAL_FEATURES, SharedPipelines, depth_target, required_limits};
 
 /// The device's generation: how many lost devices were replaced (or are being replaced). A
 /// callback of an older device counts nothing down and reports no loss.
@@ -112,11 +112,12 @@ impl App {
         device: Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), String>,
     ) {
         let rebuilt = device.and_then(|(_, device, queue)| {
-            self.renderer.recover(&device, &queue).map_err(|e| e.to_string())?;
-            Ok((device, queue))
+            let pipelines = SharedPipelines::new(&device);
+            self.renderer.recover_with_pipelines(&pipelines, &queue).map_err(|e| e.to_string())?;
+            Ok((device, queue, pipelines))
         });
-        let (device, queue) = match rebuilt {
-            Ok(pair) => pair,
+        let (device, queue, pipelines) = match rebuilt {
+            Ok(rebuilt) => rebuilt,
             Err(e) => {
                 page::fail(&format!("the WebGPU device was lost ({reason}) and could not be replaced: {e}"));
                 return;
@@ -126,7 +127,7 @@ impl App {
         self.present.resize(&device, width, height);
         self.depth = depth_target(&device, width, height);
         IN_FLIGHT.store(0, Ordering::Relaxed);
-        (self.device, self.queue) = (device, queue);
+        (self.device, self.queue, self.pipelines) = (device, queue, pipelines);
         self.recovering = false;
         self.quiet_frames = 0;
         self.message = format!(
