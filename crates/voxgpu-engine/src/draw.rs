@@ -266,17 +266,11 @@ impl DrawLists {
     pub fn new(shared: &SharedPipelines, capacity: u32) -> Self {
         let device = shared.device();
         let layout = CULL_BINDINGS.layout(device);
-        let cull = ComputeShader::new(shared, &CULL_BINDINGS, &layout, "voxgpu.cull", shader_source(CULL));
+        let cull = ComputeShader::new(shared, &CULL_BINDINGS, "voxgpu.cull", shader_source(CULL));
         let first = cull.pipeline("voxgpu.cull.first", "first");
         let second = cull.pipeline("voxgpu.cull", "second");
         let sort_layout = SORT_BINDINGS.layout(device);
-        let sort = ComputeShader::new(
-            shared,
-            &SORT_BINDINGS,
-            &sort_layout,
-            "voxgpu.sort",
-            shader_source(TRANSPARENT_SORT),
-        );
+        let sort = ComputeShader::new(shared, &SORT_BINDINGS, "voxgpu.sort", shader_source(TRANSPARENT_SORT));
         let sort_scan = sort.pipeline("voxgpu.sort.scan", "scan");
         let sort_scatter = sort.pipeline("voxgpu.sort.scatter", "scatter");
         let sort_place = sort.pipeline("voxgpu.sort.place", "place");

@@ -94,7 +94,7 @@ impl Pyramid {
     pub fn new(shared: &SharedPipelines, queue: &wgpu::Queue, frame: (u32, u32)) -> Self {
         let device = shared.device();
         let layout = HIZ_BINDINGS.layout(device);
-        let shader = ComputeShader::new(shared, &HIZ_BINDINGS, &layout, "voxgpu.hiz", shader_source(HIZ));
+        let shader = ComputeShader::new(shared, &HIZ_BINDINGS, "voxgpu.hiz", shader_source(HIZ));
         let mut pyramid = Self {
             buffer: texel_buffer(device, frame),
             frame,

@@ -163,8 +163,7 @@ impl LightPass {
         let layout = LIGHT_BINDINGS.layout(device);
         // The pass's two workgroup variables rely on wgpu's zeroing (their flags are only ever
         // set).
-        let shader =
-            ComputeShader::new(shared, &LIGHT_BINDINGS, &layout, "voxgpu.light", shader_source(LIGHT));
+        let shader = ComputeShader::new(shared, &LIGHT_BINDINGS, "voxgpu.light", shader_source(LIGHT));
         let pipeline = |entry: &str| shader.pipeline(&format!("voxgpu.light.{entry}"), entry);
         let spread_in_lines = device_type == wgpu::DeviceType::Cpu;
         let ranges = (0..RANGES)

@@ -111,13 +111,7 @@ impl LodPasses {
         let select_layout = SELECT_BINDINGS.layout(device);
         let collect_layout = COLLECT_BINDINGS.layout(device);
         let build_layout = BUILD_BINDINGS.layout(device);
-        let mips_shader = ComputeShader::new(
-            shared,
-            &COLLECT_BINDINGS,
-            &collect_layout,
-            "voxgpu.mips",
-            shader_source(MIPS),
-        );
+        let mips_shader = ComputeShader::new(shared, &COLLECT_BINDINGS, "voxgpu.mips", shader_source(MIPS));
         let collect = |entry: &str| mips_shader.pipeline(&format!("voxgpu.mips.{entry}"), entry);
         let storage = |label, size| {
             device.create_buffer(&wgpu::BufferDescriptor {
@@ -129,8 +123,7 @@ impl LodPasses {
                 mapped_at_creation: false,
             })
         };
-        let lod_shader =
-            ComputeShader::new(shared, &SELECT_BINDINGS, &select_layout, "voxgpu.lod", shader_source(LOD));
+        let lod_shader = ComputeShader::new(shared, &SELECT_BINDINGS, "voxgpu.lod", shader_source(LOD));
         Self {
             split: lod_shader.pipeline("voxgpu.lod.split", "decide_split"),
             select: lod_shader.pipeline("voxgpu.lod.shown", "decide_shown"),
@@ -139,7 +132,6 @@ impl LodPasses {
             build: compute_pipeline(
                 shared,
                 &BUILD_BINDINGS,
-                &build_layout,
                 "voxgpu.mips.build",
                 shader_source(MIPS_BUILD),
                 "build",

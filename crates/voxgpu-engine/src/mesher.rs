@@ -130,17 +130,11 @@ impl Mesher {
         let collect_layout = COLLECT_BINDINGS.layout(device);
         let release_layout = RELEASE_BINDINGS.layout(device);
         let mesh_layout = MESH_BINDINGS.layout(device);
-        let collect_shader = ComputeShader::new(
-            shared,
-            &COLLECT_BINDINGS,
-            &collect_layout,
-            "voxgpu.mesh.collect",
-            shader_source(MESH_COLLECT),
-        );
+        let collect_shader =
+            ComputeShader::new(shared, &COLLECT_BINDINGS, "voxgpu.mesh.collect", shader_source(MESH_COLLECT));
         let mesh_source = shader_source(if subgroups { MESH_SUBGROUPS } else { MESH });
-        let mesh_shader =
-            ComputeShader::new(shared, &MESH_BINDINGS, &mesh_layout, "voxgpu.mesh", mesh_source)
-                .writes_its_workgroup_memory();
+        let mesh_shader = ComputeShader::new(shared, &MESH_BINDINGS, "voxgpu.mesh", mesh_source)
+            .writes_its_workgroup_memory();
         let collect = |entry: &str| collect_shader.pipeline(&format!("voxgpu.mesh.{entry}"), entry);
         Self {
             collect_evicted: collect("collect_evicted"),
@@ -148,7 +142,6 @@ impl Mesher {
             release: compute_pipeline(
                 shared,
                 &RELEASE_BINDINGS,
-                &release_layout,
                 "voxgpu.mesh.release",
                 shader_source(MESH_RELEASE),
                 "main",

@@ -135,19 +135,14 @@ pub struct ComputeShader {
 }
 
 impl ComputeShader {
-    /// `source` over bind group 0 of `table`, whose layout `layout` is (made by
-    /// [`BindingTable::layout`]).
-    pub fn new(
-        shared: &SharedPipelines,
-        table: &BindingTable,
-        layout: &wgpu::BindGroupLayout,
-        label: &str,
-        source: String,
-    ) -> Self {
+    /// `source` over bind group 0 of `table`. Bind groups made with the table's layout
+    /// ([`BindingTable::layout`]) match its pipelines: wgpu-core makes equal layouts one object,
+    /// and WebGPU counts equal layouts as the same.
+    pub fn new(shared: &SharedPipelines, table: &BindingTable, label: &str, source: String) -> Self {
         Self {
             shared: shared.clone(),
             label: label.to_owned(),
-            layout: layout.clone(),
+            layout: table.layout(shared.device()),
             layout_key: format!("{} {:?}", table.label, table.slots),
             source,
             zero_workgroup_memory: true,
@@ -209,12 +204,11 @@ impl ComputeShader {
 pub fn compute_pipeline(
     shared: &SharedPipelines,
     table: &BindingTable,
-    layout: &wgpu::BindGroupLayout,
     label: &str,
     source: String,
     entry: &str,
 ) -> wgpu::ComputePipeline {
-    ComputeShader::new(shared, table, layout, label, source).pipeline(label, entry)
+    ComputeShader::new(shared, table, label, source).pipeline(label, entry)
 }
 
 const VERTEX_FRAGMENT: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;

@@ -144,7 +144,6 @@ fn grow_pipeline(shared: &SharedPipelines) -> (wgpu::ComputePipeline, wgpu::Bind
     let pipeline = super::pipelines::compute_pipeline(
         shared,
         &GROW_BINDINGS,
-        &layout,
         "voxgpu.quad_pool.grow",
         shader_source(QUAD_POOL_GROW),
         "main",

@@ -269,7 +269,6 @@ impl ShadowPass {
         let cull = compute_pipeline(
             shared,
             &SHADOW_CULL_BINDINGS,
-            &cull_layout,
             "voxgpu.shadow.cull",
             shader_source(SHADOW_CULL),
             "casters",

@@ -113,14 +113,8 @@ pub fn copy_bandwidth_gb_s(
     let (src, dst) = (buffer("voxgpu.bench.copy_src"), buffer("voxgpu.bench.copy_dst"));
     let layout = COPY_BINDINGS.layout(device);
     let shared = SharedPipelines::new(device);
-    let pipeline = compute_pipeline(
-        &shared,
-        &COPY_BINDINGS,
-        &layout,
-        "voxgpu.bench.copy",
-        shader_source(COPY_BANDWIDTH),
-        "main",
-    );
+    let pipeline =
+        compute_pipeline(&shared, &COPY_BINDINGS, "voxgpu.bench.copy", shader_source(COPY_BANDWIDTH), "main");
     let group =
         COPY_BINDINGS.bind_group(device, &layout, &Resources::new().buffer("src", &src).buffer("dst", &dst));
     let groups = (bytes / 16).div_ceil(256).min(65535) as u32;
