@@ -57,19 +57,6 @@ pub const LIGHT_LEVELS: usize = 6;
 /// Bytes of one node's light, every level.
 pub const NODE_LIGHT_BYTES: usize = light_level_base(LIGHT_LEVELS);
 
-/// A cell's light byte under the open sky with no block light near: sky 15, block 0.
-pub const OPEN_SKY: u8 = MAX_LIGHT;
-
-/// Words of [`NodeLight::open_sky_layers`]: two per axis.
-pub const OPEN_SKY_WORDS: usize = 6;
-
-/// The bit of layer `k` of level `level` among an axis's 64 in [`NodeLight::open_sky_layers`]:
-/// level 0's 32 layers first, then level 1's 16, and so on (the levels before `level` take
-/// `64 - (64 >> level)` bits).
-pub const fn open_sky_bit(level: usize, k: usize) -> usize {
-    64 - (64 >> level) + k
-}
-
 /// Where level `level` of a node's light starts, in bytes (one byte a cell, x fastest). Each
 /// level starts on a 4-byte word, as the GPU packs four cells to a word.
 pub const fn light_level_base(level: usize) -> usize {
@@ -109,13 +96,11 @@ impl Light {
     }
 }
 
-/// Light opacity and emission per block id, from a registry, and which ids are drawn opaque
-/// (hide the faces behind them), for the open-sky layers.
+/// Light opacity and emission per block id, from a registry.
 #[derive(Clone, Debug)]
 pub struct LightRules {
     opacity: Vec<u8>,
     emission: Vec<u8>,
-    drawn_opaque: Vec<bool>,
 }
 
 impl LightRules {
@@ -123,7 +108,7 @@ impl LightRules {
     /// not opaque either).
     pub fn new(registry: &BlockRegistry) -> Self {
         let (opacity, emission) = registry.iter().map(|(_, b)| (b.light_opacity, b.emission)).unzip();
-        Self { opacity, emission, drawn_opaque: registry.opaque_table() }
+        Self { opacity, emission }
     }
 
     /// Light opacity of `id`, 0..=15.
@@ -136,20 +121,9 @@ impl LightRules {
         self.emission.get(id.0 as usize).copied().unwrap_or(0)
     }
 
-    /// Whether `id` is drawn opaque ([`BlockRegistry::is_opaque`]): no face is meshed towards it,
-    /// so no surface's light is read from its cell as the surface's own.
-    pub fn drawn_opaque(&self, id: BlockId) -> bool {
-        self.drawn_opaque.get(id.0 as usize).copied().unwrap_or(false)
-    }
-
-    /// The GPU's table: per id, opacity in bits 0..4, emission in bits 4..8, and bit 8 set when
-    /// the id is drawn opaque.
+    /// The GPU's table: per id, opacity in bits 0..4 and emission in bits 4..8.
     pub fn gpu_table(&self) -> Vec<u32> {
-        (0..self.opacity.len())
-            .map(|i| {
-                self.opacity[i] as u32 | (self.emission[i] as u32) << 4 | (self.drawn_opaque[i] as u32) << 8
-            })
-            .collect()
+        self.opacity.iter().zip(&self.emission).map(|(&o, &e)| o as u32 | (e as u32) << 4).collect()
     }
 }
 
@@ -218,38 +192,6 @@ impl NodeLight {
         let size = CHUNK_SIZE >> level;
         let base = light_level_base(level);
         &self.bytes[base..base + size * size * size]
-    }
-
-    /// Which layers of cells are lit by open sky alone wherever a surface can face them: per axis
-    /// (x, y, z), bit `open_sky_bit(level, k)` of the axis's 64 set when every cell of level
-    /// `level` whose coordinate along that axis is `k` holds `OPEN_SKY` (sky 15, block 0), or
-    /// holds nothing (0) and is drawn opaque in `blocks`' level `level` (its mip pyramid, as
-    /// the meshers see it) under `rules`. Two words per axis, low word first.
-    ///
-    /// What the draw shaders rely on: a surface's own light cell (the one in front of its face)
-    /// is never drawn opaque, since no face is meshed towards an opaque cell, so in such a layer
-    /// it holds `OPEN_SKY`; its three neighbours in the layer hold `OPEN_SKY` or 0, which the
-    /// weighing leaves out. The surface is then lit by open sky alone, whatever the weights, and
-    /// the draw shaders skip the four reads there. A dark cell that is not drawn opaque (a
-    /// sealed pocket of air) clears its layers: a surface can face it.
-    pub fn open_sky_layers(&self, blocks: &Chunk, rules: &LightRules) -> [u32; OPEN_SKY_WORDS] {
-        let mips = crate::voxel::MipPyramid::build(blocks);
-        let mut mixed = [0u32; OPEN_SKY_WORDS];
-        for level in 0..LIGHT_LEVELS {
-            let size = CHUNK_SIZE >> level;
-            let ids = if level == 0 { blocks.voxels() } else { mips.level(level) };
-            for (i, (&byte, &id)) in self.level(level).iter().zip(ids).enumerate() {
-                let open = byte == OPEN_SKY || (byte == 0 && rules.drawn_opaque(id));
-                if !open {
-                    let cell = [i % size, (i / size) % size, i / (size * size)];
-                    for (axis, &k) in cell.iter().enumerate() {
-                        let bit = open_sky_bit(level, k);
-                        mixed[2 * axis + bit / 32] |= 1 << (bit % 32);
-                    }
-                }
-            }
-        }
-        mixed.map(|m| !m)
     }
 
     /// The light of cell `(x, y, z)` of level `level`.
@@ -427,52 +369,6 @@ mod tests {
         assert_eq!(light.get(0, 10, 10, 5).sky(), 9);
         assert_eq!(light.get(0, 0, 0, 0).sky(), 0, "16 steps from the open sky: dark");
         assert_eq!(light.get(1, 7, 5, 2).sky(), 14, "a mip takes the brightest of its cells");
-    }
-
-    #[test]
-    fn open_sky_layers_hold_only_open_sky_and_opaque_darkness() {
-        // The roof of the test above: stone over x < 16 at y = 20, light coming in sideways
-        // under it.
-        let mut chunk = Chunk::empty();
-        for z in 0..32 {
-            for x in 0..16 {
-                chunk.set(x, 20, z, blocks::STONE);
-            }
-        }
-        let rules = LightRules::new(&BlockRegistry::builtin());
-        let layers_of = |chunk: &Chunk| {
-            lit(&[(IVec3::ZERO, chunk.clone())])[&NodeKey::new(0, IVec3::ZERO)].open_sky_layers(chunk, &rules)
-        };
-        let open_in = |layers: [u32; OPEN_SKY_WORDS], axis: usize, level: usize, k: usize| {
-            let bit = open_sky_bit(level, k);
-            layers[2 * axis + bit / 32] & (1 << (bit % 32)) != 0
-        };
-        let layers = layers_of(&chunk);
-        let open = |axis, level, k| open_in(layers, axis, level, k);
-        assert!(open(1, 0, 25), "above the roof");
-        assert!(open(1, 0, 20), "the roof's layer: dark stone, and open sky beside it");
-        assert!(!open(1, 0, 19), "under the roof: 0 to 14 from the side");
-        assert!(open(0, 0, 16) && open(0, 0, 31), "beside the roof, open sky to the ground");
-        assert!(!open(0, 0, 15), "the roof's edge, 14 under it");
-        assert!(!(0..32).any(|z| open(2, 0, z)), "every z layer crosses the roof's shade");
-        assert!(open(1, 1, 13) && !open(1, 1, 9), "level 1 above the roof, and under it");
-        assert!(open(1, 5, 0), "the node's one cell: the brightest of all, 15");
-
-        // A sealed pocket of air in the open-sky layer y = 25: glass walls would let light in,
-        // so stone, 3 × 3 × 3 with one cell of air inside, at x, z = 5..8, y = 24..27. The
-        // pocket is dark and not drawn opaque (a surface inside faces it), so its layers are
-        // no longer open sky; the stone's dark cells in y = 24 keep that layer open.
-        for (x, y, z) in (5..8).flat_map(|x| (24..27).flat_map(move |y| (5..8).map(move |z| (x, y, z)))) {
-            chunk.set(x, y, z, blocks::STONE);
-        }
-        chunk.set(6, 25, 6, BlockId::AIR);
-        let sealed = layers_of(&chunk);
-        assert!(!open_in(sealed, 1, 0, 25), "the pocket's layer");
-        assert!(!open_in(sealed, 0, 0, 6) && !open_in(sealed, 2, 0, 6), "the pocket's x and z layers");
-        assert!(
-            open_in(sealed, 1, 0, 24) && open_in(sealed, 1, 0, 26),
-            "dark stone under and over the pocket"
-        );
     }
 
     #[test]

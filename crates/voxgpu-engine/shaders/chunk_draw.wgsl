@@ -66,9 +66,8 @@ struct VertexOut {
     // with draw_of, face_of, skirt_of and lod_of.
     @location(1) @interpolate(flat) tags: u32,
     @location(2) @interpolate(flat) block: u32,
-    // The node's slot in bits 4.., whether the layer in front of the quad is lit by open sky
-    // alone in bit 3, the mip its quads were meshed at (lod - node level) in 0..3: where and
-    // whether the fragment's light is read.
+    // The node's slot in bits 3.., the mip its quads were meshed at (lod - node level) in 0..3:
+    // where the fragment's light is read.
     @location(3) @interpolate(flat) slot_mip: u32,
     // Position inside the quad, in its voxels (0..w, 0..h), and the quad's size.
     @location(5) quad_uv: vec2<f32>,
@@ -248,12 +247,7 @@ fn quad_vertex(quad_index: u32, corner_index: u32) -> VertexOut {
     out.quad_uv = offset;
     out.quad_size = vec2<u32>(place.size);
     out.chunk_origin = chunk.origin;
-    // The layer of cells in front of the face: lit by open sky alone (lighting.wgsl's
-    // `open_sky_layer`) or not, for the whole quad, so its fragments need no read to know it.
-    let mip = chunk.lod - chunk.node_level;
-    let front = i32(place.min_cell[place.axis]) + select(-1, 1, place.positive);
-    let open = front >= 0 && front < i32(CHUNK_SIZE >> mip) && open_sky_layer(slot, mip, place.axis, u32(front));
-    out.slot_mip = (slot << 4u) | (u32(open) << 3u) | mip;
+    out.slot_mip = (slot << 3u) | (chunk.lod - chunk.node_level);
     out.ao = f32(place.corner_ao[u32(unit.x) + 2u * u32(unit.y)]) / 3.0;
     // The draw state fits in bits 0-23 (two 8-bit fade counts from bit 8), the level in 4 bits
     // (LEVEL_THRESHOLDS is 16).
@@ -284,7 +278,7 @@ fn lod_color(lod: u32) -> vec3<f32> {
 
 // The fragment as lighting.wgsl sees it.
 fn surface_point(in: VertexOut) -> SurfacePoint {
-    return SurfacePoint(in.anchored, face_of(in), in.slot_mip >> 4u, in.slot_mip & 7u, lod_of(in), in.chunk_origin, (in.slot_mip & 8u) != 0u);
+    return SurfacePoint(in.anchored, face_of(in), in.slot_mip >> 3u, in.slot_mip & 7u, lod_of(in), in.chunk_origin);
 }
 
 // The surface's colour before light and haze (surface.wgsl's `unlit_color`).

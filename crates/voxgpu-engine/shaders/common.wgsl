@@ -71,18 +71,11 @@ fn level_base(level: u32) -> u32 {
 // slot, one byte a cell (sky light in bits 0..4, block light in 4..8), four cells a word, x
 // fastest: level 0 (32^3) then its levels 16^3 ... 1^3, each from a word (light_level_base),
 // then LIGHT_MASK_WORDS words of the open columns of level 0 (bit x of word z: every cell of
-// column (x, z) passes light untouched), then the spread stamp (light.wgsl's `spread_lines`),
-// then the layers lit by open sky alone (light.wgsl's `open_sky`; twin
-// voxgpu_core::light::NodeLight::open_sky_layers): two words per axis x, y, z, the bit of layer
-// k of level L at 64 - (64 >> L) + k, set where every cell of the layer holds sky 15 and block
-// 0, or nothing.
-const LIGHT_WORDS: u32 = 9402u;
+// column (x, z) passes light untouched), then the spread stamp (light.wgsl's `spread_lines`).
+const LIGHT_WORDS: u32 = 9396u;
 const LIGHT_MASK_OFFSET: u32 = 9363u;
 const LIGHT_MASK_WORDS: u32 = 32u;
 const LIGHT_STAMP_OFFSET: u32 = 9395u;
-const LIGHT_OPEN_SKY_OFFSET: u32 = 9396u;
-// A cell's light byte under the open sky with no block light near: sky 15, block 0.
-const OPEN_SKY: u32 = 15u;
 
 // Where level `level` (0..5) of a node's light starts, in bytes (a multiple of 4). Twin of
 // voxgpu_core::light::light_level_base. The levels before L take 2^15 + 2^12 + ... bytes (the

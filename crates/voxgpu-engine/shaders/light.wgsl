@@ -4,11 +4,11 @@
 // invocation of a spread round does in light_spread.wgsl; this file includes both.
 //
 // Reads:  jobs (the nodes to light, by level, each with its children's slots), voxels (the
-//         nodes' cells and their mips), links (same-level neighbours, as words), rules (per
-//         block id: light opacity in bits 0..4, emission in 4..8, drawn opaque in bit 8),
-//         range (the jobs a dispatch covers, and the spread's round).
+//         nodes' level-0 cells), links (same-level neighbours, as words), rules (per block id:
+//         light opacity in bits 0..4, emission in 4..8), range (the jobs a dispatch covers, and
+//         the spread's round).
 // Writes: light (LIGHT_WORDS per slot: the cells' light, its levels, the open-column mask, the
-//         spread stamp, the open-sky layers),
+//         spread stamp),
 //         next_round (the spread's next round's indirect dispatch, once a cell changed in this
 //         one; zeroed by the CPU's encoder before the pass).
 // Entry points, in the order a frame records them:
@@ -40,10 +40,6 @@
 //           with a resident child take the child's levels 1..5 as their levels 0..4 (the
 //           children's light is final by then: chunks' from `levels`, coarser children's from
 //           the pull of the level below), and level 5 the largest over the octants
-//   open_sky 1 workgroup of 256 per job, after every pull: the layers of the job's final light
-//           lit by open sky alone (sky 15, block 0) wherever a surface may face them, per axis
-//           and level, which the draw shaders read per quad to skip the light's four reads in
-//           its fragments (lighting.wgsl)
 
 struct LightRange {
     // The first job and how many a dispatch covers.
@@ -407,73 +403,5 @@ fn levels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) grou
         }
         storageBarrier();
         workgroupBarrier();
-    }
-}
-
-// The layers of each job's final light (every level) that hold a cell a surface may face and
-// that is not lit by open sky alone (sky 15, block 0): a cell of any other light, or a dark one
-// that is not drawn opaque (rules bit 8). Per axis, the bits of common.wgsl's open-sky layout,
-// OR-ed over the workgroup (zeroed by wgpu), then stored as their complement, the open-sky layers.
-// Twin: voxgpu_core::light::NodeLight::open_sky_layers.
-var<workgroup> mixed: array<atomic<u32>, 6>;
-
-// `bits` (an axis's two words) with bit `bit` (0..64) set.
-fn with_bit(bits: vec2<u32>, bit: u32) -> vec2<u32> {
-    return bits | select(vec2<u32>(1u << (bit & 31u), 0u), vec2<u32>(0u, 1u << (bit & 31u)), bit >= 32u);
-}
-
-fn drawn_opaque(id: u32) -> bool {
-    return (rule(id) & 0x100u) != 0u;
-}
-
-@compute @workgroup_size(256)
-fn open_sky(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
-            @builtin(local_invocation_index) lane: u32) {
-    let j = group.y * groups.x + group.x;
-    if j >= range.count {
-        return;
-    }
-    let slot = jobs[range.first + j].slot;
-    let at = slot * LIGHT_WORDS;
-    var found_x = vec2<u32>(0u);
-    var found_y = vec2<u32>(0u);
-    var found_z = vec2<u32>(0u);
-    for (var w = lane; w < LIGHT_MASK_OFFSET; w += 256u) {
-        let word = atomicLoad(&light[at + w]);
-        let bytes = (vec4<u32>(word) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(0xffu);
-        if all(bytes == vec4<u32>(OPEN_SKY)) {
-            continue;
-        }
-        // Light word w holds cells 4w .. 4w + 3 of the node's levels, as voxel words 2w and
-        // 2w + 1 hold their ids (light_level_base and level_base agree).
-        let pair = vec2<u32>(voxels[slot * SLOT_WORDS + 2u * w], voxels[slot * SLOT_WORDS + 2u * w + 1u]);
-        let ids = (vec4<u32>(pair.x, pair.x, pair.y, pair.y) >> vec4<u32>(0u, 16u, 0u, 16u)) & vec4<u32>(0xffffu);
-        var level = MAX_LEVEL;
-        while w * 4u < light_level_base(level) {
-            level -= 1u;
-        }
-        let size = CHUNK_SIZE >> level;
-        let first = w * 4u - light_level_base(level);
-        let before = 64u - (64u >> level);
-        for (var c = 0u; c < 4u; c++) {
-            let i = first + c;
-            let open = bytes[c] == OPEN_SKY || (bytes[c] == 0u && drawn_opaque(ids[c]));
-            // The one cell of level 5 is padded to a word.
-            if i < size * size * size && !open {
-                found_x = with_bit(found_x, before + i % size);
-                found_y = with_bit(found_y, before + (i / size) % size);
-                found_z = with_bit(found_z, before + i / (size * size));
-            }
-        }
-    }
-    var found = array<u32, 6>(found_x.x, found_x.y, found_y.x, found_y.y, found_z.x, found_z.y);
-    for (var k = 0u; k < 6u; k++) {
-        if found[k] != 0u {
-            atomicOr(&mixed[k], found[k]);
-        }
-    }
-    workgroupBarrier();
-    if lane < 6u {
-        atomicStore(&light[at + LIGHT_OPEN_SKY_OFFSET + lane], ~atomicLoad(&mixed[lane]));
     }
 }

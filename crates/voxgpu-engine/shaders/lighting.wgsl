@@ -17,9 +17,6 @@ struct SurfacePoint {
     lod: u32,
     // The node's minimum corner, world blocks.
     origin: vec3<i32>,
-    // Whether the layer of cells in front of the surface, in its node, is lit by open sky alone
-    // wherever a surface may face it (`open_sky_layer`, read once per vertex).
-    open_sky: bool,
 }
 
 // Skirts are pushed back by this fraction of their distance (reverse-Z: depth falls as 1 / w,
@@ -87,15 +84,6 @@ fn light_cell(slot: u32, mip: u32, cell: vec3<i32>) -> u32 {
     return light_byte(s, light_level_base(mip) + q.x + u32(size) * (q.y + u32(size) * q.z));
 }
 
-// Whether layer `k` along `axis` of level `mip` of `slot`'s node holds open sky's light (sky 15,
-// block 0) in every cell a surface may face, and nothing (0) in the others (light.wgsl's
-// `open_sky`; twin voxgpu_core::light::NodeLight::open_sky_layers).
-fn open_sky_layer(slot: u32, mip: u32, axis: u32, k: u32) -> bool {
-    let bit = 64u - (64u >> mip) + k;
-    let layers = light[slot * LIGHT_WORDS + LIGHT_OPEN_SKY_OFFSET + 2u * axis + (bit >> 5u)];
-    return ((layers >> (bit & 31u)) & 1u) != 0u;
-}
-
 // Sky (x) and block (y) light in front of surface point `p`, 0..15: the four cells of the meshed
 // level nearest it in the layer in front of its face, weighted bilinearly, so light changes
 // smoothly across a greedy quad and across node borders. Cells of light 0 (opaque cells, which
@@ -116,17 +104,6 @@ fn sampled_light(p: SurfacePoint) -> vec2<f32> {
     // cell into the layer in front of the face.
     let local = (p.anchored - anchored(p.origin, camera.anchor)) / f32(1u << p.lod);
     let q = local + face_normal(face) * 0.5;
-    let size = i32(CHUNK_SIZE >> mip);
-    // In an open-sky layer, the surface's own cell (the one in front of it: never drawn opaque)
-    // holds sky 15 and block 0, and the other three hold that or nothing, which the weighing
-    // leaves out. Where the own cell lies at least one cell inside the node across the face, the
-    // four lie in the layer, so the weighing would give (15, 0) whatever the weights. At levels
-    // 4 and 5 (2 and 1 cells a side) no cell is that far inside.
-    let own = vec3<i32>(floor(q));
-    let along = vec3<i32>(normal);
-    if p.open_sky && all(own >= vec3<i32>(1) - along) && all(own <= vec3<i32>(size - 2) + along) {
-        return vec2<f32>(15.0, 0.0);
-    }
     let t = vec2<f32>(dot(q, eu), dot(q, ev)) - 0.5;
     let low = floor(t);
     let w = t - low;
@@ -134,6 +111,7 @@ fn sampled_light(p: SurfacePoint) -> vec2<f32> {
     let first = vec3<i32>(floor(q * normal) + low.x * eu + low.y * ev);
     let iu = vec3<i32>(eu);
     let iv = vec3<i32>(ev);
+    let size = i32(CHUNK_SIZE >> mip);
     var b: vec4<u32>;
     if all(first >= vec3<i32>(0)) && all(first + iu + iv < vec3<i32>(size)) {
         let stride = vec3<i32>(1, size, size * size);

@@ -140,7 +140,7 @@ fn shade(@builtin(global_invocation_id) id: vec3<u32>) {
     );
     let uv = clamp(across / (place.size * place.scale), vec2<f32>(0.0), vec2<f32>(1.0));
     let unlit = unlit_color(place.block, place.face, anchored, texels_per_pixel(place, id.xy, size), ao_across(place.corner_ao, uv));
-    let point = SurfacePoint(anchored, place.face, slot, record.lod - record.node_level, record.lod, record.origin, false);
+    let point = SurfacePoint(anchored, place.face, slot, record.lod - record.node_level, record.lod, record.origin);
     let color = unlit.rgb * lighting(point, block_emission(place.block));
     store_shaded(id.xy, atmosphere(color, to_surface));
 }

@@ -268,26 +268,6 @@ impl<'a> Inspector<'a> {
             .collect())
     }
 
-    /// Every resident node's open-sky layers as the GPU holds them (`light.wgsl`'s `open_sky`), to
-    /// compare with [`voxgpu_core::light::NodeLight::open_sky_layers`] of the twin's light.
-    pub fn open_sky_layers(
-        &self,
-    ) -> Result<HashMap<NodeKey, [u32; voxgpu_core::light::OPEN_SKY_WORDS]>, GpuError> {
-        let (device, queue, pool, _) = self.parts();
-        let words = crate::layouts::LIGHT_WORDS as usize;
-        let raw =
-            read_buffer(device, queue, &pool.light.buffer, 0, pool.slot_count() as u64 * words as u64 * 4)?;
-        let raw: &[u32] = bytemuck::cast_slice(&raw);
-        let at = crate::layouts::LIGHT_OPEN_SKY_OFFSET as usize;
-        Ok(pool
-            .node_slots()
-            .map(|(key, slot)| {
-                let start = slot as usize * words + at;
-                (key, std::array::from_fn(|k| raw[start + k]))
-            })
-            .collect())
-    }
-
     /// The last frame's transparent draw list in the order it is drawn: each entry's key
     /// ([`voxgpu_core::cull::transparent_sort_key`]: ascending is back to front) and node (equal
     /// keys in [`voxgpu_core::cull::transparent_tie_order`]).

@@ -128,12 +128,8 @@ pub const SLOT_WORDS: u32 = 18752;
 
 /// u32 words of one slot of the light pool: the node's light, every level
 /// ([`voxgpu_core::light::NODE_LIGHT_BYTES`]), then [`LIGHT_MASK_WORDS`] words of its open
-/// columns, the word at [`LIGHT_STAMP_OFFSET`], and the layers lit by open sky alone at
-/// [`LIGHT_OPEN_SKY_OFFSET`]. Twin of `LIGHT_WORDS` in `common.wgsl`.
-pub const LIGHT_WORDS: u32 = LIGHT_OPEN_SKY_OFFSET + voxgpu_core::light::OPEN_SKY_WORDS as u32;
-/// Where a light slot's open-sky layers start
-/// ([`voxgpu_core::light::NodeLight::open_sky_layers`], written by `light.wgsl`'s `open_sky`).
-pub const LIGHT_OPEN_SKY_OFFSET: u32 = LIGHT_STAMP_OFFSET + 1;
+/// columns, then the word at [`LIGHT_STAMP_OFFSET`]. Twin of `LIGHT_WORDS` in `common.wgsl`.
+pub const LIGHT_WORDS: u32 = LIGHT_STAMP_OFFSET + 1;
 /// Where a light slot's spread stamp is: the latest spread round (numbered across recordings)
 /// in which a cell of the slot changed, which lets a sweeping round skip a chunk where neither
 /// it nor a face neighbour changed in the round before (`light.wgsl`).

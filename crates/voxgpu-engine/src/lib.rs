@@ -166,9 +166,8 @@ pub mod low_level {
     pub use crate::inspect::{GpuChunkMesh, GpuNodeState, ShadowCasters, StreamVerdict};
     pub use crate::layouts::{
         AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, DrawState, FaceMesh,
-        JOB_RELEASE_ONLY, LIGHT_MASK_OFFSET, LIGHT_MASK_WORDS, LIGHT_OPEN_SKY_OFFSET, LIGHT_STAMP_OFFSET,
-        LIGHT_WORDS, LodParams, MAX_FACE_PAGES, NO_SLOT, NodeFlags, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET,
-        level_base,
+        JOB_RELEASE_ONLY, LIGHT_MASK_OFFSET, LIGHT_MASK_WORDS, LIGHT_STAMP_OFFSET, LIGHT_WORDS, LodParams,
+        MAX_FACE_PAGES, NO_SLOT, NodeFlags, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET, level_base,
     };
     pub use crate::quad_pool::PAGE_QUADS_LOG2;
     pub use crate::shaders::{SHADERS, ShaderFile, shader_source};

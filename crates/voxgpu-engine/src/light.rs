@@ -16,9 +16,7 @@
 //! job's level-k light over a child is the child's level k + 1 (a max pyramid of a max pyramid),
 //! so the pull copies every level at once, one invocation a word, and the chain from the chunks
 //! to the top node level is one dispatch per level: on a GPU this pass waits on its chains of
-//! dependent steps, not on its arithmetic. Last, `open_sky` over every job: the layers of its
-//! final light lit by open sky alone wherever a surface may face them. A quad's vertices read
-//! its layer's bit, and the fragments of a quad in such a layer skip the light's reads.
+//! dependent steps, not on its arithmetic.
 
 use wgpu_profiler::GpuProfiler;
 
@@ -120,7 +118,6 @@ pub struct LightPass {
     spread_in_lines: bool,
     pull: wgpu::ComputePipeline,
     levels: wgpu::ComputePipeline,
-    open_sky: wgpu::ComputePipeline,
     jobs: wgpu::Buffer,
     /// Jobs `jobs` holds.
     capacity: u32,
@@ -164,7 +161,7 @@ impl LightPass {
     ) -> Self {
         let device = shared.device();
         let layout = LIGHT_BINDINGS.layout(device);
-        // The pass's three workgroup variables rely on wgpu's zeroing (their bits are only ever
+        // The pass's two workgroup variables rely on wgpu's zeroing (their flags are only ever
         // set).
         let shader = ComputeShader::new(shared, &LIGHT_BINDINGS, "voxgpu.light", shader_source(LIGHT));
         let pipeline = |entry: &str| shader.pipeline(&format!("voxgpu.light.{entry}"), entry);
@@ -188,7 +185,6 @@ impl LightPass {
             spread_in_lines,
             pull: pipeline("pull"),
             levels: pipeline("levels"),
-            open_sky: pipeline("open_sky"),
             shader,
             layout,
             jobs: jobs_buffer(device, 64),
@@ -341,9 +337,6 @@ impl LightPass {
                         dispatch_linear(pass, range.count * LIGHT_MASK_OFFSET, 64);
                     }
                 }
-                pass.set_bind_group(0, &groups[ALL], &[]);
-                pass.set_pipeline(&self.open_sky);
-                dispatch_linear(pass, count, 1);
             });
         });
     }

@@ -217,11 +217,10 @@ pub(crate) const CAMERA_BYTES: u64 = 384;
 
 /// Group 0 of `chunk_draw.wgsl`, shared by the sky and the outline (which read the camera only):
 /// camera, quads, page owners, chunk records, blocks (colour and tiles), the atlas, the tiles'
-/// averages, the draw lists (vertex stage only: the instanced path reads its commands there), the
-/// light pool (each fragment's light; each vertex reads whether its quad faces an open-sky
-/// layer) and the neighbour links (fragment stage only), the shadow cascades' maps and their
-/// comparison sampler (fragment stage only: the sun's shadows). Seven storage buffers in each
-/// stage: within WebGPU's default of 8.
+/// averages, the draw lists (vertex stage only: the instanced path reads its commands there), and
+/// the light pool and neighbour links (fragment stage only: each fragment's light), the shadow
+/// cascades' maps and their comparison sampler (fragment stage only: the sun's shadows). Seven storage
+/// buffers in the fragment stage, six in the vertex stage: within WebGPU's default of 8.
 pub const DRAW_BINDINGS: BindingTable = BindingTable {
     label: "voxgpu.draw",
     shaders: &[CHUNK_DRAW],
@@ -235,7 +234,7 @@ pub const DRAW_BINDINGS: BindingTable = BindingTable {
         Slot::texture("atlas"),
         Slot::read("tile_averages", 4).seen_by(VERTEX_FRAGMENT),
         Slot::read("args", 20).seen_by(wgpu::ShaderStages::VERTEX),
-        Slot::read("light", 4).seen_by(VERTEX_FRAGMENT),
+        Slot::read("light", 4).seen_by(wgpu::ShaderStages::FRAGMENT),
         Slot::read("links", 4).seen_by(wgpu::ShaderStages::FRAGMENT),
         Slot::depth("shadow_near"),
         Slot::depth("shadow_far"),

@@ -51,8 +51,7 @@ pub mod stage {
     pub const LIGHT_FALL: &str = "light.fall";
     /// The spread of light over the chunks lit.
     pub const LIGHT_SPREAD: &str = "light.spread";
-    /// Coarse nodes' light from their children, every lit node's coarser levels, and its
-    /// open-sky layers.
+    /// Coarse nodes' light from their children, and every lit node's coarser levels.
     pub const LIGHT_LEVELS: &str = "light.levels";
     /// The scope around the sun's shadow cascades, on frames that draw shadows.
     pub const SHADOW: &str = "shadow";

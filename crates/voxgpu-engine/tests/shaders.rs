@@ -271,8 +271,6 @@ fn mesher_records_match_between_rust_and_wgsl() {
         ("LIGHT_MASK_OFFSET", voxgpu_engine::low_level::LIGHT_MASK_OFFSET),
         ("LIGHT_MASK_WORDS", voxgpu_engine::low_level::LIGHT_MASK_WORDS),
         ("LIGHT_STAMP_OFFSET", voxgpu_engine::low_level::LIGHT_STAMP_OFFSET),
-        ("LIGHT_OPEN_SKY_OFFSET", voxgpu_engine::low_level::LIGHT_OPEN_SKY_OFFSET),
-        ("OPEN_SKY", u32::from(voxgpu_core::light::OPEN_SKY)),
         ("LINK_WORDS", (size_of::<voxgpu_engine::low_level::ChunkLinks>() / 4) as u32),
         ("NO_SLOT", voxgpu_engine::low_level::NO_SLOT),
         ("WORK_JOBS_OFFSET", voxgpu_engine::low_level::WORK_JOBS_OFFSET),

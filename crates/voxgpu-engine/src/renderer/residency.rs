@@ -22,8 +22,7 @@ use crate::quad_pool::QuadPool;
 use voxgpu_core::voxel::{BlockId, Chunk, ChunkPos, NodeKey};
 
 /// GPU bytes one resident node is budgeted at: its voxel slot (75,008 bytes), its light slot
-/// (37,608: every level, the open-column mask, the spread stamp and the open-sky layers), its
-/// records (3,232) and
+/// (37,584: every level, the open-column mask and the spread stamp), its records (3,232) and
 /// 12 KiB of quad pages (six faces' last pages partly filled; terrain nodes average under 2 KiB
 /// of quads).
 pub const NODE_BUDGET_BYTES: u64 =
