@@ -1,6 +1,7 @@
 //! One case's harness: its renderer and device, each call applied to the renderer and to the
 //! model with the results compared, and the tally of what the passing cases exercised.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use glam::{IVec2, IVec3};
@@ -16,7 +17,8 @@ use super::{fail, refusal};
 
 /// One case's renderer, its device and the depth target of frames recorded by hand.
 pub(super) struct Harness {
-    pub(super) gpu: GpuContext,
+    /// The run's device until a recovery onto a new one gives the case a device of its own.
+    pub(super) gpu: Rc<GpuContext>,
     pub(super) errors: WgpuErrors,
     pub(super) r: Offscreen,
     pub(super) depth: wgpu::TextureView,
@@ -224,7 +226,7 @@ impl Harness {
                 if new_device {
                     let gpu = GpuContext::from_adapter(self.gpu.adapter.clone()).map_err(fail)?;
                     self.errors.watch(&gpu.device);
-                    self.gpu = gpu;
+                    self.gpu = Rc::new(gpu);
                 }
                 self.r.recover(&self.gpu).map_err(fail)?;
                 Tally::bump(&self.tally.recoveries);

@@ -17,6 +17,7 @@
 use voxgpu_test_kit as kit;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
 
 use glam::Vec3;
 use proptest::prelude::*;
@@ -37,8 +38,8 @@ mod harness;
 mod model;
 mod ops;
 
-/// Cases per adapter in a plain `cargo test`: about a minute on lavapipe or llvmpipe in a debug
-/// build.
+/// Cases per adapter in a plain `cargo test`: about half a minute on lavapipe or llvmpipe in a
+/// debug build on a 2-core machine.
 const DEFAULT_CASES: u32 = 128;
 /// Calls per case at most.
 const MAX_OPS: usize = 28;
@@ -168,10 +169,39 @@ fn check_settled(h: &mut Harness, model: &Model, setup: &Setup) -> Result<(), Te
 }
 
 /// One case: a fresh renderer on `base`, the calls, then the settled check.
-fn run_case(base: &GpuContext, setup: &Setup, ops: &[Op], tally: &Tally) -> Result<(), TestCaseError> {
+/// The device the cases of one adapter share, so each case does not compile every pipeline
+/// again (`GpuContext::pipelines`): most of a case's time on the software adapters when each
+/// case opened a device of its own. `None` until the first case opens it, and again after a
+/// case that failed or left its device lost, so the next case (a shrunk one) starts on a fresh
+/// device and a failure stays within the case that caused it.
+type SharedDevice = std::cell::RefCell<Option<Rc<GpuContext>>>;
+
+fn run_case(
+    base: &GpuContext,
+    shared: &SharedDevice,
+    setup: &Setup,
+    ops: &[Op],
+    tally: &Tally,
+) -> Result<(), TestCaseError> {
+    let gpu = match shared.borrow().clone() {
+        Some(gpu) => gpu,
+        None => Rc::new(GpuContext::from_adapter(base.adapter.clone()).map_err(fail)?),
+    };
+    *shared.borrow_mut() = Some(Rc::clone(&gpu));
+    let result = run_case_on(gpu, setup, ops, tally);
+    let lost = shared
+        .borrow()
+        .as_ref()
+        .is_some_and(|gpu| gpu.lost.lock().unwrap_or_else(|e| e.into_inner()).is_some());
+    if result.is_err() || lost {
+        *shared.borrow_mut() = None;
+    }
+    result
+}
+
+fn run_case_on(gpu: Rc<GpuContext>, setup: &Setup, ops: &[Op], tally: &Tally) -> Result<(), TestCaseError> {
+    // The watch replaces the device's handler, so errors of this case alone reach it.
     let errors = WgpuErrors::default();
-    // A device of the case's own, so an error or a recovery stays within the case.
-    let gpu = GpuContext::from_adapter(base.adapter.clone()).map_err(fail)?;
     errors.watch(&gpu.device);
     let options = setup.options(&gpu);
     let r = Offscreen::new(&gpu, options, &BlockRegistry::builtin()).map_err(fail)?;
@@ -221,7 +251,8 @@ fn random_call_sequences_keep_the_renderer_equal_to_its_model_and_twins() {
         let mut runner = TestRunner::new(config);
         let strategy = (setup(), prop::collection::vec(op(max_side), 1..=MAX_OPS));
         let tally = Tally::default();
-        let result = runner.run(&strategy, |(setup, ops)| run_case(&base, &setup, &ops, &tally));
+        let shared = SharedDevice::default();
+        let result = runner.run(&strategy, |(setup, ops)| run_case(&base, &shared, &setup, &ops, &tally));
         let counts = tally.all();
         eprintln!(
             "{}: {} cases; frames drawn {}, refused for the camera {}, not prepared {}, not \
