@@ -24,8 +24,10 @@ use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldParams, WorldSource};
 
 const WIDTH: u32 = 480;
 const HEIGHT: u32 = 270;
-/// Frames drawn after the world settled before the picture is taken.
-const FRAMES_AFTER_SETTLING: u64 = 30;
+/// Frames drawn after the world settled before the picture is taken: a level change's cross-fade
+/// (`DEFAULT_FADE_FRAMES`, the page's) begun as the last mesh landed has ended by then, since the
+/// page counts as settled only after frames with nothing meshed.
+const FRAMES_AFTER_SETTLING: u64 = voxgpu_core::lod::DEFAULT_FADE_FRAMES as u64;
 /// The view: terrain of seed 1 at 4 chunks from its default camera, presented by copy (the only
 /// way headless Chromium on SwiftShader shows a WebGPU frame: crates/voxgpu-web/src/present.rs).
 const VIEW: &str = "world=terrain&seed=1&view=4&present=copy";
@@ -156,9 +158,10 @@ pub(crate) fn open_page(query: &str, name: &str) -> (Browser, Page) {
     (browser, page)
 }
 
-/// Waits until `done` holds for the page's status (the world settled and 30 more frames drawn,
-/// for [`settled`]; or the page reported an error), and takes the picture and the nodes. On a
-/// timeout the page is saved as `tests/output/{name}-timeout.png`.
+/// Waits until `done` holds for the page's status (the world settled and
+/// [`FRAMES_AFTER_SETTLING`] more frames drawn, for [`settled`]; or the page reported an error),
+/// and takes the picture and the nodes. On a timeout the page is saved as
+/// `tests/output/{name}-timeout.png`.
 pub(crate) fn settle(browser: &mut Browser, name: &str, done: fn(&serde_json::Value) -> bool) -> Page {
     let status = browser.wait_for(STATUS, timeout(), done);
     // The page's own controls (the file picker) and its messages are not part of the frame.
