@@ -24,9 +24,10 @@ use voxgpu_worlds::worldgen::{self, TerrainColumns, WorldParams, WorldSource};
 
 const WIDTH: u32 = 480;
 const HEIGHT: u32 = 270;
-/// Frames drawn after the world settled before the picture is taken: a level change's cross-fade
-/// (`DEFAULT_FADE_FRAMES`, the page's) begun as the last mesh landed has ended by then, since the
-/// page counts as settled only after frames with nothing meshed.
+/// Frames drawn after the world settled before the picture is taken: as many as a level change's
+/// cross-fade lasts (`DEFAULT_FADE_FRAMES`, the page's). Under a still camera a fade begins when
+/// a column's readiness changes, no later than the first of the quiet frames the page counts
+/// before it settles, so every fade has ended by then.
 const FRAMES_AFTER_SETTLING: u64 = voxgpu_core::lod::DEFAULT_FADE_FRAMES as u64;
 /// The view: terrain of seed 1 at 4 chunks from its default camera, presented by copy (the only
 /// way headless Chromium on SwiftShader shows a WebGPU frame: crates/voxgpu-web/src/present.rs).

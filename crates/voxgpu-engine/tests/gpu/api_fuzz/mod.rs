@@ -168,14 +168,16 @@ fn check_settled(h: &mut Harness, model: &Model, setup: &Setup) -> Result<(), Te
     Ok(())
 }
 
-/// One case: a fresh renderer on `base`, the calls, then the settled check.
 /// The device the cases of one adapter share, so each case does not compile every pipeline
 /// again (`GpuContext::pipelines`): most of a case's time on the software adapters when each
-/// case opened a device of its own. `None` until the first case opens it, and again after a
-/// case that failed or left its device lost, so the next case (a shrunk one) starts on a fresh
-/// device and a failure stays within the case that caused it.
+/// case opened a device of its own. `None` until the first case opens it. A case takes it out
+/// while it runs and puts it back only when it passed and left it alive, so the case after a
+/// failure or a panic (a shrunk one) starts on a fresh device. A failure that depends on what
+/// earlier passing cases left on the device may then not reproduce in its shrunk case.
 type SharedDevice = std::cell::RefCell<Option<Rc<GpuContext>>>;
 
+/// One case on the shared device (opened if there is none): a fresh renderer, the calls, then
+/// the settled check.
 fn run_case(
     base: &GpuContext,
     shared: &SharedDevice,
@@ -183,18 +185,15 @@ fn run_case(
     ops: &[Op],
     tally: &Tally,
 ) -> Result<(), TestCaseError> {
-    let gpu = match shared.borrow().clone() {
+    let taken = shared.borrow_mut().take();
+    let gpu = match taken {
         Some(gpu) => gpu,
         None => Rc::new(GpuContext::from_adapter(base.adapter.clone()).map_err(fail)?),
     };
-    *shared.borrow_mut() = Some(Rc::clone(&gpu));
-    let result = run_case_on(gpu, setup, ops, tally);
-    let lost = shared
-        .borrow()
-        .as_ref()
-        .is_some_and(|gpu| gpu.lost.lock().unwrap_or_else(|e| e.into_inner()).is_some());
-    if result.is_err() || lost {
-        *shared.borrow_mut() = None;
+    let result = run_case_on(Rc::clone(&gpu), setup, ops, tally);
+    let lost = gpu.lost.lock().unwrap_or_else(|e| e.into_inner()).is_some();
+    if result.is_ok() && !lost {
+        *shared.borrow_mut() = Some(gpu);
     }
     result
 }
