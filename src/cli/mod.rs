@@ -277,6 +277,12 @@ pub struct CullArgs {
     /// picture; the wireframe modes draw without it).
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub occlusion: Switch,
+    /// Each opaque quad of the streams that pass tested on its own in compute (the frustum, and
+    /// the depth pyramid after the first phase), each list drawn by a few commands (never changes
+    /// the picture; only with the `count` draw submission). By default on, except on CPU
+    /// adapters.
+    #[arg(long, value_enum)]
+    pub quad_cull: Option<Switch>,
     /// Opaque draws in distance bands, nearest first, so early depth testing rejects what they
     /// hide (`off`: in the order the cull pass wrote them, for comparison).
     #[arg(long, value_enum, default_value_t = Switch::On)]
@@ -301,7 +307,11 @@ fn parse_draw_submission(s: &str) -> Result<DrawSubmission, String> {
 impl CullArgs {
     pub fn culling(&self) -> Culling {
         match self.cull {
-            Switch::On => Culling { occlusion: self.occlusion == Switch::On, ..Culling::ALL },
+            Switch::On => Culling {
+                occlusion: self.occlusion == Switch::On,
+                quads: self.quad_cull.map(|s| s == Switch::On),
+                ..Culling::ALL
+            },
             Switch::Off => Culling::NONE,
         }
     }

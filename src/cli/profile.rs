@@ -150,6 +150,8 @@ pub struct ProfileReport {
     pub drawn_second_median: u32,
     pub occluded_median: u32,
     pub occluded_share_median: f64,
+    /// Median per frame: opaque quads of the drawn streams that per-quad culling left out.
+    pub quads_culled_median: u64,
     /// The last frame's counts (read back a frame or two late): chunks with quads (tested) and
     /// visible, draw commands, quads drawn, of them skirts, and chunks per level.
     pub chunks_tested: u32,
@@ -387,6 +389,11 @@ pub fn profile(gpu: &GpuContext, args: &ProfileArgs) -> Result<ProfileReport, Cl
         drawn_first: median(&|s| s.drawn_first),
         drawn_second: median(&|s| s.drawn_second),
         occluded: median(&|s| s.occluded),
+        quads_culled: {
+            let mut v: Vec<u64> = counted.iter().map(|s| s.quads_culled).collect();
+            v.sort_unstable();
+            v.get(v.len() / 2).copied().unwrap_or(0)
+        },
         light_nodes: median(&|s| s.light_nodes),
         light_chunks: median(&|s| s.light_chunks),
         shadow_quads: std::array::from_fn(|c| median(&|s| s.shadow_quads[c])),
@@ -471,6 +478,7 @@ fn summarise(gpu: &GpuContext, args: &ProfileArgs, frames: &[FrameTimings], flow
         drawn_second_median: flown.occlusion.drawn_second,
         occluded_median: flown.occlusion.occluded,
         occluded_share_median: flown.occluded_share,
+        quads_culled_median: flown.occlusion.quads_culled,
         chunks_tested: flown.last.chunks_tested,
         chunks_visible: flown.last.chunks_visible,
         draw_commands: flown.last.draw_commands,
@@ -566,6 +574,7 @@ fn print_table(r: &ProfileReport) {
         r.occluded_median,
         100.0 * r.occluded_share_median
     );
+    println!("quads culled one by one (`--quad-cull`), per frame (median): {}", r.quads_culled_median);
     println!("{:<22} {:>10} {:>10} {:>10}", "stage (GPU ms)", "median", "p95", "max");
     for s in &r.stages {
         let name = format!("{}{}", "  ".repeat(s.depth as usize), s.name);

@@ -166,7 +166,16 @@ fn panel(ctx: &egui::Context, d: &OverlayData) {
                 ),
             );
             row("meshed", format!("{} chunks this frame", s.face_jobs / 6));
-            row("quads drawn", format!("{} ({} skirts), {} draws", s.quads, s.skirt_quads, s.draw_commands));
+            row(
+                "quads drawn",
+                format!(
+                    "{} ({} skirts, {} culled one by one), {} draws",
+                    s.quads - s.quads_culled,
+                    s.skirt_quads,
+                    s.quads_culled,
+                    s.draw_commands
+                ),
+            );
             row(
                 "occlusion",
                 if s.occlusion_tested {

@@ -80,6 +80,21 @@ impl Frustum {
     }
 }
 
+/// How much larger than a quad its box is for the per-quad frustum test, in blocks: far more than
+/// f32 rounding of a plane's distance (blocks from the anchor times 2^-24) anywhere a renderer
+/// draws, so a quad that may cover a pixel centre is never left out. Twin of `QUAD_MARGIN` in
+/// the engine's `shaders/quad_cull.wgsl`.
+pub const QUAD_MARGIN: f32 = 0.0625;
+
+/// The box of `quad`, of a node whose minimum corner is `origin` meshed in cells of `2^lod`
+/// blocks, measured from `anchor`: what the per-quad culling pass tests (its frustum test on the
+/// box grown by [`QUAD_MARGIN`]).
+pub fn quad_box(quad: &crate::mesh::Quad, origin: glam::IVec3, lod: u32, anchor: glam::IVec3) -> [Vec3; 2] {
+    let origin = (origin - anchor).as_vec3();
+    let scale = (1u32 << lod) as f32;
+    quad.plane_box().map(|corner| origin + corner.as_vec3() * scale)
+}
+
 /// Normalises a plane so it measures distance in world units; a plane with no normal (the far
 /// plane of an infinite projection) becomes "always inside".
 fn normalise(plane: Vec4) -> Vec4 {

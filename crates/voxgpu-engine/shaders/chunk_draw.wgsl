@@ -50,8 +50,13 @@
 @group(0) @binding(10) var shadow_near: texture_depth_2d;
 @group(0) @binding(11) var shadow_far: texture_depth_2d;
 @group(0) @binding(12) var shadow_sampler: sampler_comparison;
+// The opaque lists' kept quads after per-quad culling (quad_cull.wgsl), one quad index an entry:
+// a vertex index v >= QUAD_LIST_VERTEX is corner v % 4 of entry (v - QUAD_LIST_VERTEX) / 4.
+@group(0) @binding(13) var<storage, read> quad_list: array<u32>;
 
 const PAGE_QUADS: u32 = 1u << QUAD_PAGE_LOG2;
+// Twin of quad_cull.wgsl's QUAD_LIST_VERTEX.
+const QUAD_LIST_VERTEX: u32 = 1u << 30u;
 
 struct VertexOut {
     // Invariant: the depth pre-pass and the opaque pass must compute the same depth.
@@ -140,12 +145,17 @@ fn corner_offset(corner: u32, positive: bool) -> vec2<f32> {
     return vec2<f32>(du, dv);
 }
 
-// The quad vertex `vertex` of a draw reads, or NO_QUAD where it draws nothing: on the instanced
-// path the command is entry `instance` of `region` (of camera.page_list_capacity commands), the
-// quad that command's first + (vertex / 4) % PAGE_QUADS, and corners past its quads draw
-// nothing; otherwise the quad is vertex / 4 (base_vertex holds the command's first quad).
+// The quad vertex `vertex` of a draw reads, or NO_QUAD where it draws nothing: a command over
+// the quad list (base_vertex at or past QUAD_LIST_VERTEX) reads the list's entry; on the
+// instanced path the command is entry `instance` of `region` (of camera.page_list_capacity
+// commands), the quad that command's first + (vertex / 4) % PAGE_QUADS, and corners past its
+// quads draw nothing; otherwise the quad is vertex / 4 (base_vertex holds the command's first
+// quad).
 const NO_QUAD: u32 = 0xffffffffu;
 fn pulled_quad(vertex: u32, instance: u32, region: u32) -> u32 {
+    if vertex >= QUAD_LIST_VERTEX {
+        return quad_list[(vertex - QUAD_LIST_VERTEX) >> 2u];
+    }
     let quad_index = vertex >> 2u;
     let capacity = camera.page_list_capacity;
     if capacity == 0u {

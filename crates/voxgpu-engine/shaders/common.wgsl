@@ -173,6 +173,35 @@ fn anchored(position: vec3<i32>, anchor: vec3<i32>) -> vec3<f32> {
     return vec3<f32>(position - anchor);
 }
 
+// Twin of Frustum::intersects_box: whether the box [low, high] may meet the frustum of `planes`
+// (cull.rs `Frustum`): outside only when its positive vertex is behind a plane.
+fn box_in_frustum(planes: array<vec4<f32>, 6>, low: vec3<f32>, high: vec3<f32>) -> bool {
+    for (var i = 0u; i < 6u; i++) {
+        let plane = planes[i];
+        let positive = select(low, high, plane.xyz >= vec3<f32>(0.0));
+        if dot(plane.xyz, positive) + plane.w < 0.0 {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The rectangle a packed quad covers, as its box's min and max corners in cells of the level it
+// was meshed at: a +axis face lies on the far side of its cell. Twin of mesh::Quad::plane_box.
+fn quad_plane_box(quad: vec2<u32>) -> array<vec3<f32>, 2> {
+    let face = quad_field(quad, QUAD_FACE_WORD, QUAD_FACE_SHIFT, QUAD_FACE_BITS);
+    let axis = face_axis(face);
+    let cell = vec3<f32>(
+        f32(quad_field(quad, QUAD_X_WORD, QUAD_X_SHIFT, QUAD_X_BITS)),
+        f32(quad_field(quad, QUAD_Y_WORD, QUAD_Y_SHIFT, QUAD_Y_BITS)),
+        f32(quad_field(quad, QUAD_Z_WORD, QUAD_Z_SHIFT, QUAD_Z_BITS)),
+    );
+    let low = cell + axis_unit(axis) * f32(face_is_positive(face));
+    let span = axis_unit((axis + 1u) % 3u) * f32(quad_field(quad, QUAD_W_WORD, QUAD_W_SHIFT, QUAD_W_BITS) + 1u)
+        + axis_unit((axis + 2u) % 3u) * f32(quad_field(quad, QUAD_H_WORD, QUAD_H_SHIFT, QUAD_H_BITS) + 1u);
+    return array<vec3<f32>, 2>(low, low + span);
+}
+
 // The box of a face stream's quads (FaceMesh.bounds, in cells of the level it was meshed at),
 // measured from `anchor`.
 fn stream_box(record: ChunkMeta, bounds: u32, anchor: vec3<i32>) -> array<vec3<f32>, 2> {

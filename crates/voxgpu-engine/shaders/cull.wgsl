@@ -88,18 +88,6 @@ fn list_region(list: u32) -> u32 {
     return list + u32(list >= LIST_FADING);
 }
 
-// Twin of Frustum::intersects_box: outside only when the positive vertex is behind a plane.
-fn box_in_frustum(low: vec3<f32>, high: vec3<f32>) -> bool {
-    for (var i = 0u; i < 6u; i++) {
-        let plane = cull.planes[i];
-        let positive = select(low, high, plane.xyz >= vec3<f32>(0.0));
-        if dot(plane.xyz, positive) + plane.w < 0.0 {
-            return false;
-        }
-    }
-    return true;
-}
-
 // Twin of cull.rs face_may_show: faces along +axis can face the eye only if part of the box lies
 // below the eye's coordinate on that axis, and likewise for -axis.
 fn face_may_show(face: u32, low: vec3<f32>, high: vec3<f32>) -> bool {
@@ -183,7 +171,7 @@ fn cull_stream(invocation: u32, first_phase: bool) {
     let high = low + vec3<f32>(size);
     // A node not drawn (replaced by its children or covered by an ancestor) draws nothing, even
     // before the mesher has emptied its faces.
-    let in_view = record.shown != 0u && ((cull.flags & CULL_FRUSTUM) == 0u || box_in_frustum(low, high));
+    let in_view = record.shown != 0u && ((cull.flags & CULL_FRUSTUM) == 0u || box_in_frustum(cull.planes, low, high));
     var node_quads = 0u;
     for (var f = 0u; f < 6u; f++) {
         node_quads += faces[slot * 6u + f].opaque + faces[slot * 6u + f].transparent;

@@ -46,12 +46,15 @@ pub struct GpuCounters {
     pub fading_nodes: u32,
     /// Quads each shadow cascade's caster list draws; zero in a frame without shadows.
     pub shadow_quads: [u32; crate::shadow::CASCADES],
+    /// Quads per-quad culling kept in each list, both phases (zero in the transparent list, and
+    /// in every list in a frame without per-quad culling).
+    pub quads_kept: [u32; super::draw::LISTS],
 }
 
 /// The buffers the counters are copied from: the work list's asked-for count (word 3), the
 /// allocator header's first two words, the cull pass's count words, the LOD pass's per-level
-/// and fading counts and, in a frame that draws shadows, each cascade's quad count, in
-/// [`GpuCounters`] order.
+/// and fading counts, in a frame that draws shadows each cascade's quad count, and the quads
+/// per-quad culling kept, in [`GpuCounters`] order.
 pub struct CounterSources<'a> {
     pub work: &'a wgpu::Buffer,
     pub allocator: &'a wgpu::Buffer,
@@ -60,12 +63,15 @@ pub struct CounterSources<'a> {
     /// The shadow pass's counts ([`crate::shadow::COUNT_WORDS_PER_CASCADE`] words per cascade,
     /// the last its quads); `None` in a frame without shadows.
     pub shadow_counts: Option<&'a wgpu::Buffer>,
+    /// Per-quad culling's kept counts: the buffer, their offset and length in bytes.
+    pub quads_kept: (&'a wgpu::Buffer, u64, u64),
 }
 
 const BYTES: u64 = size_of::<GpuCounters>() as u64;
 const SHADOW_OFFSET: u64 = 12 + 4 * super::draw::COUNT_WORDS + super::lod::LOD_COUNT_BYTES;
+const KEPT_OFFSET: u64 = SHADOW_OFFSET + 4 * crate::shadow::CASCADES as u64;
 const _: () = assert!(
-    BYTES == SHADOW_OFFSET + 4 * crate::shadow::CASCADES as u64,
+    BYTES == KEPT_OFFSET + 4 * super::draw::LISTS as u64,
     "GpuCounters is the copies laid end to end"
 );
 const IDLE: u8 = 0;
@@ -115,6 +121,8 @@ fn copy_all(encoder: &mut wgpu::CommandEncoder, s: &CounterSources, target: &wgp
         }
         None => encoder.clear_buffer(target, SHADOW_OFFSET, Some(4 * crate::shadow::CASCADES as u64)),
     }
+    let (kept, offset, bytes) = s.quads_kept;
+    encoder.copy_buffer_to_buffer(kept, offset, target, KEPT_OFFSET, bytes);
 }
 
 impl CounterReadback {

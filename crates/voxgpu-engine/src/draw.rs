@@ -18,6 +18,7 @@ use super::bindings::{BindingTable, Resources, Slot};
 use super::layouts::{ChunkMeta, CullParams, FaceMesh, PassParams};
 use super::pipelines::{ComputeShader, SharedPipelines, dispatch_linear};
 use super::profiling::{compute_pass, stage};
+use super::quad_cull::QuadLists;
 use super::shaders::{CULL, TRANSPARENT_SORT, shader_source};
 use voxgpu_core::cull::SORT_BUCKETS;
 
@@ -228,11 +229,17 @@ pub struct DrawLists {
     sort_scatter: wgpu::ComputePipeline,
     sort_place: wgpu::ComputePipeline,
     sort_layout: wgpu::BindGroupLayout,
+    /// The opaque lists' quads culled one by one after each cull phase, and their draws.
+    pub quad_lists: QuadLists,
+    /// This frame culls quads one by one (`Culling::quads` with [`DrawSubmission::IndirectCount`]):
+    /// every list but the transparent one is drawn from `quad_lists`.
+    pub per_quad: bool,
 }
 
-/// The bind groups of the cull pass and of the transparent sort after it.
+/// The bind groups of the cull pass, of per-quad culling and of the transparent sort after it.
 pub struct CullBindGroups {
     cull: wgpu::BindGroup,
+    quads: [wgpu::BindGroup; 2],
     sort: wgpu::BindGroup,
 }
 
@@ -260,7 +267,8 @@ impl DrawLists {
         [&self.args, &self.counts, &self.visible, &self.sort_keys, &self.sort_buckets, &self.instanced]
             .iter()
             .map(|b| b.size())
-            .sum()
+            .sum::<u64>()
+            + self.quad_lists.bytes()
     }
 
     pub fn new(shared: &SharedPipelines, capacity: u32) -> Self {
@@ -277,8 +285,10 @@ impl DrawLists {
         let instanced_only = sort.pipeline("voxgpu.sort.instanced_only", "instanced_only");
         let counts = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("voxgpu.cull.counts"),
-            size: COUNT_WORDS * 4,
+            // Whole vec4s: per-quad culling reads the counts as a uniform array.
+            size: COUNT_WORDS.next_multiple_of(4) * 4,
             usage: wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::UNIFORM
                 | wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_DST
                 | wgpu::BufferUsages::COPY_SRC,
@@ -319,11 +329,20 @@ impl DrawLists {
             sort_scatter,
             sort_place,
             sort_layout,
+            quad_lists: QuadLists::new(shared),
+            per_quad: false,
         }
     }
 
-    /// Makes each list hold at least `commands` commands and the visibility array `slots` slots.
-    pub fn ensure(&mut self, device: &wgpu::Device, commands: u32, slots: u32) {
+    /// Makes each list hold at least `commands` commands, the visibility array `slots` slots and,
+    /// when frames cull `per_quad`, the quad list every one of `quads` quads.
+    pub fn ensure(&mut self, device: &wgpu::Device, commands: u32, slots: u32, quads: u32, per_quad: bool) {
+        self.per_quad = per_quad;
+        let quad_lists = self.quad_lists.generation;
+        self.quad_lists.ensure(device, quads, per_quad);
+        if self.quad_lists.generation != quad_lists {
+            self.generation += 1;
+        }
         let commands = commands.min(MAX_DRAW_COMMANDS);
         if commands > self.capacity {
             self.capacity = commands.next_power_of_two();
@@ -341,14 +360,15 @@ impl DrawLists {
     /// The lists' buffers by name: commands, counts, cull parameters, visibility, the sort's
     /// keys and buckets, the instanced draws.
     pub fn resources<'a>(&'a self, resources: Resources<'a>) -> Resources<'a> {
-        resources
+        let resources = resources
             .buffer("args", &self.args)
             .buffer("counts", &self.counts)
             .buffer("cull", &self.cull_params)
             .buffer("visible", &self.visible)
             .buffer("sort_keys", &self.sort_keys)
             .buffer("sort_buckets", &self.sort_buckets)
-            .buffer("instanced", &self.instanced)
+            .buffer("instanced", &self.instanced);
+        self.quad_lists.resources(resources)
     }
 
     /// The cull and sort bind groups over `resources` (the frame's, with [`Self::resources`]
@@ -356,6 +376,7 @@ impl DrawLists {
     pub fn bind_groups(&self, device: &wgpu::Device, resources: &Resources) -> CullBindGroups {
         CullBindGroups {
             cull: CULL_BINDINGS.bind_group(device, &self.layout, resources),
+            quads: self.quad_lists.bind_groups(device, resources),
             sort: SORT_BINDINGS.bind_group(device, &self.sort_layout, resources),
         }
     }
@@ -365,6 +386,7 @@ impl DrawLists {
     pub fn reset(&self, encoder: &mut wgpu::CommandEncoder, submission: DrawSubmission) {
         encoder.clear_buffer(&self.counts, 0, None);
         encoder.clear_buffer(&self.sort_buckets, 0, None);
+        self.quad_lists.reset(encoder);
         if submission == DrawSubmission::CappedIndirect {
             encoder.clear_buffer(&self.args, 0, None);
         }
@@ -384,6 +406,9 @@ impl DrawLists {
             pass.set_pipeline(&self.first);
             pass.set_bind_group(0, &groups.cull, &[]);
             dispatch_linear(pass, slot_count.saturating_mul(12), 64);
+            if self.per_quad {
+                self.quad_lists.record(pass, &groups.quads, true);
+            }
             if submission == DrawSubmission::Instanced {
                 pass.set_bind_group(0, &groups.sort, &[]);
                 pass.set_pipeline(&self.instanced_only);
@@ -416,6 +441,9 @@ impl DrawLists {
             pass.set_pipeline(&self.second);
             pass.set_bind_group(0, &groups.cull, &[]);
             dispatch_linear(pass, slot_count.saturating_mul(12), 64);
+            if self.per_quad {
+                self.quad_lists.record(pass, &groups.quads, false);
+            }
         });
         compute_pass(profiler, encoder, None, stage::SORT, |pass| {
             pass.set_bind_group(0, &groups.sort, &[]);
@@ -437,6 +465,10 @@ impl DrawLists {
         let region = if kind == 0 { 0 } else { kind as u64 + 1 };
         let offset = region * self.capacity as u64 * ARGS_BYTES;
         pass.commands += 1;
+        if self.per_quad && kind != 1 {
+            self.quad_lists.draw(pass.pass, kind);
+            return;
+        }
         match submission {
             DrawSubmission::IndirectCount => pass.pass.multi_draw_indexed_indirect_count(
                 &self.args,
@@ -502,7 +534,10 @@ fn args_buffer(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
         // Opaque, transparent as the cull pass appends them, transparent sorted, fading,
         // occluded, the farther opaque bands.
         size: ARGS_REGIONS * capacity as u64 * ARGS_BYTES,
-        usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        usage: wgpu::BufferUsages::INDIRECT
+            | wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     })
 }

@@ -70,6 +70,34 @@ pub struct ShadowCasters {
     pub pyramid: Option<voxgpu_core::occlusion::DepthPyramid>,
 }
 
+/// One quad of the last cull phase's commands in a list per-quad culling reads
+/// ([`Inspector::quad_cull`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListedQuad {
+    /// Its draw list.
+    pub list: u32,
+    /// Its index in the mega quad buffer.
+    pub index: u32,
+    /// The quad itself.
+    pub quad: voxgpu_core::mesh::Quad,
+    /// Its node's minimum corner, in blocks.
+    pub origin: glam::IVec3,
+    /// The level its quads are in (cells of `2^lod` blocks).
+    pub lod: u32,
+}
+
+/// Per-quad culling as the last frame left it ([`Inspector::quad_cull`]): the quads of its last
+/// cull phase's commands, and what per-quad culling kept of them.
+#[derive(Clone, Debug)]
+pub struct QuadCull {
+    /// The frame culled quads one by one.
+    pub used: bool,
+    /// Every quad of the commands of each list it reads (all but the transparent one).
+    pub listed: Vec<ListedQuad>,
+    /// The quad buffer indices each list kept, by list (the transparent list's empty).
+    pub kept: Vec<Vec<u32>>,
+}
+
 /// What the LOD pass decided for one node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuNodeState {
@@ -417,6 +445,47 @@ impl<'a> Inspector<'a> {
             height,
             texels: bytemuck::cast_slice(&raw).to_vec(),
         })
+    }
+
+    /// The last frame's per-quad culling: the quads of its last cull phase's commands (the
+    /// second with two phases) and the quads each list kept of them.
+    pub fn quad_cull(&self) -> Result<QuadCull, GpuError> {
+        let (device, queue, _, quad_pool) = self.parts();
+        let draws = self.draws();
+        let words = |buffer, bytes: u64| -> Result<Vec<u32>, GpuError> {
+            Ok(bytemuck::pod_collect_to_vec(&read_buffer(device, queue, buffer, 0, bytes)?))
+        };
+        let counts = words(&draws.counts, 4 * crate::draw::COUNT_WORDS)?;
+        let args = words(&draws.args, draws.args.size())?;
+        let quads = words(&quad_pool.quads.buffer, quad_pool.quads.buffer.size())?;
+        let owners = words(&quad_pool.page_owner.buffer, quad_pool.page_owner.buffer.size())?;
+        let (records, _) = self.records_and_faces()?;
+        let capacity = draws.capacity as usize;
+        let mut listed = Vec::new();
+        for list in (0..crate::draw::LISTS as u32).filter(|&l| l != 1) {
+            let region = (list + u32::from(list >= 2)) as usize;
+            for command in 0..(counts[list as usize] as usize).min(capacity) {
+                let at = 5 * (region * capacity + command);
+                let (count, first) = (args[at] / 6, args[at + 3] / 4);
+                for index in first..first + count {
+                    let slot = owners[(index >> PAGE_QUADS_LOG2) as usize] as usize;
+                    let record = records.get(slot).ok_or_else(|| {
+                        GpuError::Readback(format!("quad {index} of list {list} names slot {slot}"))
+                    })?;
+                    let i = 2 * index as usize;
+                    let quad = PackedQuad([quads[i], quads[i + 1]]).unpack();
+                    listed.push(ListedQuad {
+                        list,
+                        index,
+                        quad,
+                        origin: glam::IVec3::from_array(record.origin),
+                        lod: record.lod,
+                    });
+                }
+            }
+        }
+        let kept = draws.quad_lists.read_kept(device, queue, &counts)?;
+        Ok(QuadCull { used: draws.per_quad, listed, kept })
     }
 
     /// The last frame's first-phase depth, captured with `Tools::set_depth_capture`: rows of x,

@@ -102,6 +102,7 @@ mod mesher;
 mod pipelines;
 mod present;
 mod profiling;
+mod quad_cull;
 mod quad_pool;
 mod readback;
 mod render_mode;
@@ -148,6 +149,7 @@ pub mod low_level {
         crate::mesher::MESH_BINDINGS,
         crate::draw::CULL_BINDINGS,
         crate::draw::SORT_BINDINGS,
+        crate::quad_cull::QUAD_CULL_BINDINGS,
         crate::hiz::HIZ_BINDINGS,
         crate::light::LIGHT_BINDINGS,
         crate::shadow::SHADOW_CULL_BINDINGS,
@@ -161,14 +163,18 @@ pub mod low_level {
     ];
     pub use crate::counters::GpuCounters;
     pub use crate::deferred::{SURFACE_FIRST_QUAD, SURFACE_NONE, SURFACE_POISON};
+    pub use crate::draw::MAX_DRAW_QUADS;
     pub use crate::draw::vis;
     pub use crate::draw::{SORT_KEY_REGIONS, SORT_SORTED_REGION, SORT_SORTED_SLOTS_REGION};
-    pub use crate::inspect::{GpuChunkMesh, GpuNodeState, ShadowCasters, StreamVerdict};
+    pub use crate::inspect::{
+        GpuChunkMesh, GpuNodeState, ListedQuad, QuadCull, ShadowCasters, StreamVerdict,
+    };
     pub use crate::layouts::{
         AllocatorHeader, CameraUniform, ChunkLinks, ChunkMeta, ChunkState, CullParams, DrawState, FaceMesh,
         JOB_RELEASE_ONLY, LIGHT_MASK_OFFSET, LIGHT_MASK_WORDS, LIGHT_STAMP_OFFSET, LIGHT_WORDS, LodParams,
         MAX_FACE_PAGES, NO_SLOT, NodeFlags, PassParams, SLOT_WORDS, WORK_JOBS_OFFSET, level_base,
     };
+    pub use crate::quad_cull::QUAD_LIST_VERTEX;
     pub use crate::quad_pool::PAGE_QUADS_LOG2;
     pub use crate::shaders::{SHADERS, ShaderFile, shader_source};
     pub use crate::timing::{Clock, GpuTimer, copy_bandwidth_gb_s, median};

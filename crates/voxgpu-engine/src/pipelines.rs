@@ -239,6 +239,7 @@ pub const DRAW_BINDINGS: BindingTable = BindingTable {
         Slot::depth("shadow_near"),
         Slot::depth("shadow_far"),
         Slot::comparison("shadow_sampler"),
+        Slot::read("quad_list", 4).seen_by(wgpu::ShaderStages::VERTEX),
     ],
 };
 

@@ -66,6 +66,8 @@ pub const MIPS_BUILD: ShaderFile = shader!("mips_build.wgsl", CHUNK_LINKS);
 /// The depth pyramid's occlusion test, included by `cull.wgsl` and `shadow_cull.wgsl`.
 pub const PYRAMID_TEST: ShaderFile = shader!("pyramid_test.wgsl");
 pub const CULL: ShaderFile = shader!("cull.wgsl", PYRAMID_TEST);
+/// Per-quad culling of the opaque draw lists into quad lists.
+pub const QUAD_CULL: ShaderFile = shader!("quad_cull.wgsl", PYRAMID_TEST);
 pub const TRANSPARENT_SORT: ShaderFile = shader!("transparent_sort.wgsl");
 pub const SHADOW_CULL: ShaderFile = shader!("shadow_cull.wgsl", PYRAMID_TEST);
 pub const HIZ: ShaderFile = shader!("hiz.wgsl");
@@ -82,7 +84,7 @@ pub const QUAD_POOL_GROW: ShaderFile = shader!("quad_pool_grow.wgsl");
 pub const COPY_BANDWIDTH: ShaderFile = shader!("copy_bandwidth.wgsl");
 
 /// Every pipeline shader (not the common header), for validation tests.
-pub const SHADERS: [ShaderFile; 21] = [
+pub const SHADERS: [ShaderFile; 22] = [
     CHUNK_DRAW,
     SHADE,
     SHADE_INTO_COLOR,
@@ -99,6 +101,7 @@ pub const SHADERS: [ShaderFile; 21] = [
     MESH_SUBGROUPS,
     CULL,
     TRANSPARENT_SORT,
+    QUAD_CULL,
     SHADOW_CULL,
     HIZ,
     LIGHT,

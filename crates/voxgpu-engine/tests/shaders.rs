@@ -520,3 +520,22 @@ fn shadow_cull_and_pyramid_test_layouts_match_between_rust_and_wgsl() {
     );
     assert_eq!(u32_constant(&module, "SWEEP_PIECES"), SWEEP_PIECES);
 }
+
+#[test]
+fn per_quad_culling_constants_match_between_rust_and_wgsl() {
+    use voxgpu_engine::low_level::QUAD_LIST_VERTEX;
+    for name in ["quad_cull.wgsl", "chunk_draw.wgsl"] {
+        let file = SHADERS.iter().find(|f| f.name == name).expect("the shader");
+        let module = validate(name, &shader_source(*file));
+        assert_eq!(u32_constant(&module, "QUAD_LIST_VERTEX"), QUAD_LIST_VERTEX, "{name}");
+    }
+    let file = SHADERS.iter().find(|f| f.name == "quad_cull.wgsl").expect("the pass's shader");
+    let module = validate("quad_cull.wgsl", &shader_source(*file));
+    assert_eq!(u32_constant(&module, "MAX_DRAW_QUADS"), voxgpu_engine::low_level::MAX_DRAW_QUADS);
+    let (_, margin) =
+        module.constants.iter().find(|(_, c)| c.name.as_deref() == Some("QUAD_MARGIN")).expect("QUAD_MARGIN");
+    match module.global_expressions[margin.init] {
+        Expression::Literal(Literal::F32(v)) => assert_eq!(v, voxgpu_core::cull::QUAD_MARGIN),
+        ref other => panic!("QUAD_MARGIN is not an f32 literal: {other:?}"),
+    }
+}

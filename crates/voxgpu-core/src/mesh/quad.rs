@@ -149,6 +149,19 @@ impl Quad {
         [self.min, max]
     }
 
+    /// The rectangle the quad covers, as its box's min and max corners in cells of the grid it
+    /// was meshed in (a `+axis` face lies on the far side of its cell, so its plane is `min + 1`
+    /// on that axis). Twin of `quad_plane_box` in the engine's `shaders/common.wgsl`.
+    pub fn plane_box(&self) -> [UVec3; 2] {
+        let n = self.face.axis();
+        let mut low = self.min;
+        low[n] += u32::from(self.face.is_positive());
+        let mut high = low;
+        high[(n + 1) % 3] += self.size[0];
+        high[(n + 2) % 3] += self.size[1];
+        [low, high]
+    }
+
     /// The min-corner block of every unit face the quad covers, in chunk coordinates.
     pub fn unit_faces(&self) -> impl Iterator<Item = UVec3> + '_ {
         let n = self.face.axis();

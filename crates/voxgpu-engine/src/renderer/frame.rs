@@ -52,8 +52,14 @@ impl Renderer {
             self.handle_counters(counters, frame)?;
         }
         let shadows = self.shadows();
-        let (params, evicted_room) =
-            self.passes.size(&self.gpu.device, &self.gpu.queue, &self.resident, &self.options, shadows);
+        let (params, evicted_room) = self.passes.size(
+            &self.gpu.device,
+            &self.gpu.queue,
+            &self.resident,
+            &self.options,
+            shadows,
+            self.gpu.submission,
+        );
         let top_level = self.resident.pool.top_level();
         let medium = self.medium_at(camera.anchor());
         let lod = self.passes.write_frame(
@@ -246,6 +252,15 @@ impl Renderer {
                 .map(|(_, &n)| n)
                 .sum::<u32>()
                 + c.first_phase_commands,
+            // Every list but the transparent and the debug view's occluded one.
+            quads_culled: if self.passes.draws.per_quad {
+                [0, 2, 4, 5, 6]
+                    .iter()
+                    .map(|&l| c.quads[l] as u64 - (c.quads_kept[l] as u64).min(c.quads[l] as u64))
+                    .sum()
+            } else {
+                0
+            },
             skirt_quads: c.skirt_quads as u64,
             chunks_tested: c.chunks_tested,
             chunks_visible: c.chunks_visible,

@@ -168,7 +168,7 @@ impl Tools<'_> {
         let r = &mut *self.renderer;
         r.resident.pool.mark_all_dirty();
         let (params, evicted_room) =
-            r.passes.size(&r.gpu.device, &r.gpu.queue, &r.resident, &r.options, false);
+            r.passes.size(&r.gpu.device, &r.gpu.queue, &r.resident, &r.options, false, r.gpu.submission);
         r.passes.write_mesh_run(&r.gpu.queue, &params);
         let mut encoder = r
             .gpu

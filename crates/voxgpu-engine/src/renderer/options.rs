@@ -122,6 +122,13 @@ pub struct Culling {
     /// target with `TEXTURE_BINDING` usage ([`crate::depth_target`] makes one); a frame into
     /// one without it is drawn without occlusion culling.
     pub occlusion: bool,
+    /// Each quad of the opaque streams the tests above keep is tested on its own, in compute,
+    /// against the frustum and (with `occlusion`, after the first phase) the depth pyramid, and
+    /// the kept quads are drawn by a few commands a list (never changes the picture). Only with
+    /// [`crate::DrawSubmission::IndirectCount`]; other submissions draw every quad of the kept
+    /// streams. `None`: the device's choice, on except on CPU adapters (where testing each quad
+    /// in compute costs more than drawing it).
+    pub quads: Option<bool>,
     /// Cull from this camera instead of the view's (a debug switch: culling can be inspected
     /// from outside).
     pub frozen: Option<Camera>,
@@ -129,9 +136,11 @@ pub struct Culling {
 
 impl Culling {
     /// Every test, from the view's camera (the default).
-    pub const ALL: Culling = Culling { frustum: true, faces: true, occlusion: true, frozen: None };
+    pub const ALL: Culling =
+        Culling { frustum: true, faces: true, occlusion: true, quads: None, frozen: None };
     /// No tests: every drawn node's every face is drawn.
-    pub const NONE: Culling = Culling { frustum: false, faces: false, occlusion: false, frozen: None };
+    pub const NONE: Culling =
+        Culling { frustum: false, faces: false, occlusion: false, quads: Some(false), frozen: None };
 }
 
 impl RendererOptions {
@@ -188,6 +197,9 @@ pub struct FrameStats {
     pub quads: u64,
     /// Indirect draw commands the cull pass wrote, opaque and transparent.
     pub draw_commands: u32,
+    /// Of `quads`, those per-quad culling left out (`Culling::quads`): opaque quads of the drawn
+    /// streams outside the frustum or hidden in the depth pyramid; 0 without it.
+    pub quads_culled: u64,
     /// Of `quads`, the LOD skirts.
     pub skirt_quads: u64,
     /// Slots with quads, each tested by the cull pass.

@@ -88,6 +88,8 @@ pub(crate) struct Passes {
     pub(crate) front_to_back: bool,
     /// `PassParams::split_pairs` (`Tools::set_mesh_split_pairs`).
     pub(crate) split_pairs: u32,
+    /// `Culling::quads` left to the device: on except on CPU adapters.
+    quads_by_default: bool,
     pub(super) mesher: Mesher,
     pub draws: DrawLists,
     /// The depth pyramid occlusion culling tests against.
@@ -136,6 +138,7 @@ impl Passes {
             lod: LodPasses::new(shared),
             lod_frozen: false,
             front_to_back: true,
+            quads_by_default: device_type != wgpu::DeviceType::Cpu,
             split_pairs: if device_type == wgpu::DeviceType::Cpu { 0 } else { crate::MESH_SPLIT_PAIRS },
             mesher: Mesher::new(shared, caps.subgroups),
             pyramid: Pyramid::new(shared, queue, options.size()),
@@ -186,6 +189,7 @@ impl Passes {
         resident: &Residency,
         options: &RendererOptions,
         shadows: bool,
+        submission: DrawSubmission,
     ) -> (PassParams, u32) {
         let pool = &resident.pool;
         let budget = options.max_meshes_per_frame + pool.evictions_pending();
@@ -193,7 +197,9 @@ impl Passes {
         let max_jobs = 6 * chunks.max(1);
         self.work.ensure(device, "voxgpu.mesh.work", max_jobs, 6 * MAX_CHUNKS_PER_FRAME);
         // A list never holds more commands than there are pages.
-        self.draws.ensure(device, resident.quads.pages(), pool.slot_count());
+        let quads = resident.quads.pages().saturating_mul(crate::PAGE_QUADS);
+        let per_quad = crate::quad_cull::used(options.culling.quads, self.quads_by_default, submission);
+        self.draws.ensure(device, resident.quads.pages(), pool.slot_count(), quads, per_quad);
         self.lod.ensure(device, pool.slot_count());
         self.pyramid.ensure(device, queue, options.size());
         self.shadow.ensure(device, self.draws.capacity, shadows);
@@ -536,6 +542,7 @@ impl Passes {
             draw_counts: &self.draws.counts,
             lod_counts: &self.lod.counts,
             shadow_counts: shadows.then_some(&self.shadow.counts),
+            quads_kept: self.draws.quad_lists.frame_kept(),
         }
     }
 

@@ -1,7 +1,8 @@
-//! Occlusion culling on every adapter: the frame with it equals the frame without it pixel for
-//! pixel along a flight with sun shadows (its first frame, camera cuts, a wall raised in front of
-//! the camera and dug away again, other edits, a resize and a lost device), it culls streams and
-//! shadow casters, and the depth pyramid and its verdicts equal the CPU twin's.
+//! Occlusion culling on every adapter: the frame with it (and with per-quad culling, where the
+//! submission has it) equals the frame without either pixel for pixel along a flight with sun
+//! shadows (its first frame, camera cuts, a wall raised in front of the camera and dug away
+//! again, other edits, a resize and a lost device), it culls streams, quads and shadow casters,
+//! and the depth pyramid, its verdicts and the quads kept equal the CPU twin's.
 
 use voxgpu_test_kit as kit;
 
@@ -12,7 +13,7 @@ use voxgpu_core::camera::Camera;
 use voxgpu_core::occlusion::DepthPyramid;
 use voxgpu_core::voxel::{BlockId, World, blocks};
 use voxgpu_engine::low_level::vis;
-use voxgpu_engine::{Culling, GpuContext, Offscreen, RendererOptions};
+use voxgpu_engine::{Culling, DrawSubmission, GpuContext, Offscreen, RendererOptions};
 use voxgpu_worlds::worldgen::{WorldParams, WorldSource};
 
 const W: u32 = 160;
@@ -92,17 +93,20 @@ fn occlusion_never_changes_the_picture_along_a_flight_with_cuts_edits_resizes_an
     steps.extend((0..3).map(|i| Step::View(walker(&world, 10.0 * i as f32, 8.0, 0.3, 1.0))));
     for gpu in kit::gpu_contexts() {
         let doomed = GpuContext::from_adapter(gpu.adapter.clone()).expect("a second device");
-        let mut on = Offscreen::new(&doomed, options(Culling::ALL), &world.registry).expect("renderer");
+        // Per-quad culling forced on, which CPU adapters leave off by default.
+        let all = Culling { quads: Some(true), ..Culling::ALL };
+        let mut on = Offscreen::new(&doomed, options(all), &world.registry).expect("renderer");
         for (pos, chunk) in world.chunks() {
             on.insert_chunk(pos, std::sync::Arc::clone(chunk)).expect("fits");
         }
-        let mut off = kit::renderer(&gpu, &world, options(Culling { occlusion: false, ..Culling::ALL }));
+        let none = Culling { occlusion: false, quads: Some(false), ..Culling::ALL };
+        let mut off = kit::renderer(&gpu, &world, options(none));
         // With sun shadows, whose casters the occlusion-culled renderer also tests against its
         // depth pyramid: a shadow falling where the eye sees must never be lost.
         on.set_shadows(Some(true));
         off.set_shadows(Some(true));
         let (mut camera, mut frames, mut hidden, mut wall_hidden) = (None, 0, 0, 0);
-        let (mut wall_at, mut shadows_hidden) = (None, 0);
+        let (mut wall_at, mut shadows_hidden, mut quads_culled) = (None, 0, 0);
         for (i, &step) in steps.iter().enumerate() {
             match step {
                 Step::View(c) => camera = Some(c),
@@ -143,7 +147,7 @@ fn occlusion_never_changes_the_picture_along_a_flight_with_cuts_edits_resizes_an
                 }
             }
             let view = camera.expect("the flight starts with a view");
-            on.render(&view).expect("frame");
+            quads_culled += on.render(&view).expect("frame").quads_culled;
             off.render(&view).expect("frame");
             let (a, b) = (on.read_image().expect("pixels"), off.read_image().expect("pixels"));
             if a != b {
@@ -165,8 +169,10 @@ fn occlusion_never_changes_the_picture_along_a_flight_with_cuts_edits_resizes_an
         assert!(hidden > 0, "{}: occlusion culled nothing in {frames} frames", gpu.summary);
         assert!(wall_hidden > 0, "{}: the wall in front of the eye hid nothing", gpu.summary);
         assert!(shadows_hidden > 0, "{}: the pyramid hid no shadow caster", gpu.summary);
+        let per_quad = on.inspect().submission() == DrawSubmission::IndirectCount;
+        assert_eq!(quads_culled > 0, per_quad, "{}: {quads_culled} quads culled one by one", gpu.summary);
         eprintln!(
-            "{}: {frames} frames equal with and without occlusion culling; {hidden} streams culled, {wall_hidden} behind the wall, {shadows_hidden} shadow casters whose shadow fell out of sight",
+            "{}: {frames} frames equal with and without occlusion culling; {hidden} streams culled, {wall_hidden} behind the wall, {shadows_hidden} shadow casters whose shadow fell out of sight, {quads_culled} quads culled one by one",
             gpu.summary
         );
     }
@@ -252,6 +258,100 @@ fn the_depth_pyramid_and_its_verdicts_equal_the_cpu_twin() {
         eprintln!(
             "{}: {compared} verdicts, {occluded} occluded, equal to the twin but {tipped} of {marginal} marginal",
             gpu.summary
+        );
+    }
+}
+
+/// Per-quad culling keeps exactly the quads its CPU twin keeps (`cull::quad_box` against the
+/// frustum grown by `QUAD_MARGIN` and, after the first phase, the depth pyramid), except where
+/// rounding could tip a verdict, which are counted: in frames without occlusion culling (the
+/// frustum alone), and in frames cut to from another view (whose second phase draws most of the
+/// frame, tested against the pyramid). Where the submission has no GPU-written draw count (GL)
+/// it is never used.
+#[test]
+fn the_quads_kept_one_by_one_equal_the_cpu_twin() {
+    use voxgpu_core::cull::{Frustum, QUAD_MARGIN, quad_box};
+    let world = world();
+    let cameras = [
+        walker(&world, -40.0, -30.0, 1.0, 0.7),
+        walker(&world, 60.0, 50.0, -1.0, -0.9),
+        Camera::look_at(Vec3::new(0.0, 140.0, 0.0), Vec3::new(80.0, 40.0, 70.0)),
+    ];
+    for gpu in kit::gpu_contexts() {
+        let quads = Culling { quads: Some(true), ..Culling::ALL };
+        let mut frustum_only = kit::renderer(&gpu, &world, options(Culling { occlusion: false, ..quads }));
+        let mut two_phase = kit::renderer(&gpu, &world, options(quads));
+        two_phase.tools().set_depth_capture(true);
+        let per_quad = two_phase.inspect().submission() == DrawSubmission::IndirectCount;
+        let (mut listed, mut kept, mut culled, mut occluded, mut marginal) = (0, 0, 0, 0, 0);
+        for (i, camera) in cameras.iter().enumerate() {
+            frustum_only.settle(camera).expect("settles");
+            // A cut from the view before, so the second phase draws most of the frame.
+            two_phase.settle(&cameras[(i + cameras.len() - 1) % cameras.len()]).expect("settles");
+            two_phase.render(camera).expect("frame");
+            for (r, occlusion) in [(&frustum_only, false), (&two_phase, true)] {
+                let got = r.inspect().quad_cull().expect("quad lists");
+                assert_eq!(got.used, per_quad, "{}", gpu.summary);
+                if !per_quad {
+                    continue;
+                }
+                let pyramid = if occlusion {
+                    let (width, height, depth) = r.inspect().first_phase_depth().expect("depth");
+                    Some(DepthPyramid::from_depth(width, height, &depth))
+                } else {
+                    None
+                };
+                let anchor = camera.anchor();
+                let view_proj = camera.view_proj_from(W as f32 / H as f32, anchor);
+                let frustum = Frustum::from_view_proj(view_proj);
+                for list in 0..got.kept.len() as u32 {
+                    let mut twin = Vec::new();
+                    let mut tipping = std::collections::HashSet::new();
+                    for q in got.listed.iter().filter(|q| q.list == list) {
+                        listed += 1;
+                        let [low, high] = quad_box(&q.quad, q.origin, q.lod, anchor);
+                        let (grown_low, grown_high) = (low - QUAD_MARGIN, high + QUAD_MARGIN);
+                        let in_view = frustum.intersects_box(grown_low, grown_high);
+                        // The second phase tests the pyramid, except in the debug view's list.
+                        let test = pyramid.as_ref().map(|p| p.test_box(view_proj, low, high));
+                        let hidden = in_view && list != 3 && test.is_some_and(|t| t.occluded);
+                        occluded += u32::from(hidden);
+                        if frustum.margin(grown_low, grown_high) < 1e-3
+                            || (in_view && test.is_some_and(|t| t.marginal))
+                        {
+                            tipping.insert(q.index);
+                        }
+                        if in_view && !hidden {
+                            twin.push(q.index);
+                        }
+                    }
+                    let mut on_gpu = got.kept[list as usize].clone();
+                    on_gpu.sort_unstable();
+                    twin.sort_unstable();
+                    let differ: Vec<u32> = on_gpu
+                        .iter()
+                        .filter(|i| twin.binary_search(i).is_err())
+                        .chain(twin.iter().filter(|i| on_gpu.binary_search(i).is_err()))
+                        .copied()
+                        .collect();
+                    assert!(
+                        differ.iter().all(|i| tipping.contains(i)),
+                        "{} list {list}: GPU and twin differ on quads {differ:?}",
+                        gpu.summary
+                    );
+                    marginal += tipping.len();
+                    kept += on_gpu.len();
+                    culled += got.listed.iter().filter(|q| q.list == list).count() - on_gpu.len();
+                }
+            }
+        }
+        if per_quad {
+            assert!(culled > 0 && occluded > 0, "{}: {culled} culled, {occluded} occluded", gpu.summary);
+        }
+        eprintln!(
+            "{}: per-quad culling {}; {listed} quads listed, {kept} kept, {culled} culled ({occluded} by the pyramid), equal to the twin but {marginal} marginal",
+            gpu.summary,
+            if per_quad { "on" } else { "not used (no GPU-written draw count)" }
         );
     }
 }
