@@ -3,8 +3,8 @@
 // Reads:  quads (mega quad buffer), page_owner (page -> chunk slot), chunks (ChunkMeta per slot:
 //         origin and the level its quads are in), blocks (colour and face tiles per block id),
 //         atlas and tile_averages (the texture atlas, crates/voxgpu-core/src/voxel/atlas.rs),
-//         camera, light and links (the cells' sky and block light, lighting.wgsl), the shadow
-//         maps. A quad's place and colour are surface.wgsl's, which shade.wgsl shares.
+//         quad_list (per-quad culling's kept quads), camera, light and links (the cells' sky and
+//         block light, lighting.wgsl), the shadow maps. A quad's place and colour are surface.wgsl's, which shade.wgsl shares.
 // Writes: depth, and the colour of the current render pass; the opaque pass writes the
 //         surface key target instead (the quad drawn at each pixel), from which shade.wgsl
 //         colours and lights each pixel once.
@@ -19,7 +19,9 @@
 // Drawn:  multi_draw_indexed_indirect(_count). Each command covers a run of quads of one chunk and
 //         one face direction; base_vertex = 4 * first quad, and a static index buffer repeats
 //         (0, 1, 2, 0, 2, 3) + 4q, so vertex_index / 4 is the global quad index and
-//         vertex_index % 4 the corner. There is no vertex buffer.
+//         vertex_index % 4 the corner. There is no vertex buffer. With per-quad culling
+//         (quad_cull.wgsl) the opaque lists' commands instead have base_vertex =
+//         QUAD_LIST_VERTEX + 4 * their first entry of the quad list, which names each quad.
 //         Or instanced (camera.page_list_capacity != 0): one draw_indexed_indirect per list with
 //         one instance per command, each command one page at most. The instance reads its
 //         command from `args`; the quad is the command's first quad + (vertex_index / 4) %

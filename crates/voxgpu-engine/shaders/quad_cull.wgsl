@@ -2,8 +2,8 @@
 // (every list but the transparent one, whose order the sort fixed) is tested on its own against
 // the frustum and, after a frame's first phase, the depth pyramid, and the kept ones are
 // written to a quad list per draw list. Each list is then drawn by a few commands of up to
-// MAX_DRAW_QUADS quads each instead of a command per run of pages. Twin of
-// voxgpu_core::cull::quad_seen.
+// MAX_DRAW_QUADS quads each instead of a command per run of pages. The box tested is
+// voxgpu_core::cull::quad_box's.
 //
 // Reads:  params (draw_capacity), cull (the frustum planes, anchor, flags and pyramid of the
 //         cull pass), counts (each list's commands this phase and quads this frame), args (the
@@ -20,9 +20,10 @@
 // argument occlusion.rs gives for a stream's box). The frustum test's box is QUAD_MARGIN blocks
 // larger each side, which is far more than f32 rounding of a plane's distance at any distance
 // this renderer draws; the pyramid test already widens its box by a pixel. So leaving a quad out
-// never changes the picture. Kept quads keep the order of their command only within a workgroup
-// round; the lists' commands themselves come in no fixed order (their entries are taken by
-// atomics), and opaque quads drawn in any order give the same depth and surface keys.
+// never changes the picture. A command's kept quads are written a round of WORKGROUP at a time,
+// rounds in order, within a round in no fixed order; the lists' commands themselves come in no
+// fixed order (their entries are taken by atomics), and opaque quads drawn in any order give the
+// same depth and surface keys.
 
 @group(0) @binding(0) var<uniform> params: PassParams;
 @group(0) @binding(1) var<uniform> cull: CullParams;
@@ -45,10 +46,11 @@ const LIST_TRANSPARENT: u32 = 1u;
 const LIST_OCCLUDED: u32 = 3u;
 // counts[]: the quads of list k this frame from COUNT_QUADS + k (cull.wgsl).
 const COUNT_QUADS: u32 = 7u;
-// Words of `quad_lists` (twins of quad_cull.rs QuadLists): 4 unused; the quads each list kept
-// this phase; each list's command count; the quads each list kept
-// this frame (zeroed by the CPU before the frame); then LISTS regions of commands_per_list()
-// commands, list k's at LISTS_COMMANDS + 5 × k × commands_per_list().
+// Words of `quad_lists` (twins of quad_cull.rs QuadLists), 8 words each after 4 unused: the
+// quads each list kept this phase; each list's command count; the quads each list kept this
+// frame and, after them, 1 once the frame culled quads one by one (zeroed by the CPU before the
+// frame); then LISTS regions of commands_per_list() commands, list k's at LISTS_COMMANDS + 5 × k
+// × commands_per_list().
 const LISTS_KEPT: u32 = 4u;
 const LISTS_COMMAND_COUNTS: u32 = 12u;
 const LISTS_FRAME_KEPT: u32 = 20u;
@@ -102,8 +104,8 @@ fn prepare() {
     quad_dispatch = array<u32, 3>(min(total, MAX_GROUPS_X), (total + MAX_GROUPS_X - 1u) / MAX_GROUPS_X, 1u);
 }
 
-// Twin of cull::quad_seen: whether quad `q` may cover a pixel (its box meets the frustum) and,
-// with `occlusion`, is not hidden in the pyramid.
+// Whether quad `q` may cover a pixel: its box (cull::quad_box) grown by QUAD_MARGIN meets the
+// frustum and, with `occlusion`, the box is not hidden in the pyramid.
 fn quad_seen(q: u32, occlusion: bool) -> bool {
     let chunk = chunks[page_owner[q >> QUAD_PAGE_LOG2]];
     let cells = quad_plane_box(quads[q]);
@@ -196,4 +198,5 @@ fn finish(@builtin(local_invocation_index) list: u32) {
     }
     atomicStore(&quad_lists[LISTS_COMMAND_COUNTS + list], commands);
     atomicAdd(&quad_lists[LISTS_FRAME_KEPT + list], kept);
+    atomicStore(&quad_lists[LISTS_FRAME_KEPT + LISTS], 1u);
 }

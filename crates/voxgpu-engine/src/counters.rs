@@ -49,6 +49,8 @@ pub struct GpuCounters {
     /// Quads per-quad culling kept in each list, both phases (zero in the transparent list, and
     /// in every list in a frame without per-quad culling).
     pub quads_kept: [u32; super::draw::LISTS],
+    /// 1 when the frame culled quads one by one.
+    pub quads_culled_one_by_one: u32,
 }
 
 /// The buffers the counters are copied from: the work list's asked-for count (word 3), the
@@ -71,7 +73,7 @@ const BYTES: u64 = size_of::<GpuCounters>() as u64;
 const SHADOW_OFFSET: u64 = 12 + 4 * super::draw::COUNT_WORDS + super::lod::LOD_COUNT_BYTES;
 const KEPT_OFFSET: u64 = SHADOW_OFFSET + 4 * crate::shadow::CASCADES as u64;
 const _: () = assert!(
-    BYTES == KEPT_OFFSET + 4 * super::draw::LISTS as u64,
+    BYTES == KEPT_OFFSET + 4 * (super::draw::LISTS as u64 + 1),
     "GpuCounters is the copies laid end to end"
 );
 const IDLE: u8 = 0;

@@ -219,8 +219,9 @@ pub(crate) const CAMERA_BYTES: u64 = 384;
 /// camera, quads, page owners, chunk records, blocks (colour and tiles), the atlas, the tiles'
 /// averages, the draw lists (vertex stage only: the instanced path reads its commands there), and
 /// the light pool and neighbour links (fragment stage only: each fragment's light), the shadow
-/// cascades' maps and their comparison sampler (fragment stage only: the sun's shadows). Seven storage
-/// buffers in the fragment stage, six in the vertex stage: within WebGPU's default of 8.
+/// cascades' maps and their comparison sampler (fragment stage only: the sun's shadows), and the
+/// quad list of per-quad culling (vertex stage only). Seven storage buffers in each of the
+/// fragment and the vertex stage: within WebGPU's default of 8.
 pub const DRAW_BINDINGS: BindingTable = BindingTable {
     label: "voxgpu.draw",
     shaders: &[CHUNK_DRAW],

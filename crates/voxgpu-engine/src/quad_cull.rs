@@ -24,12 +24,11 @@ use wgpu::util::DrawIndexedIndirectArgs;
 /// `shaders/quad_cull.wgsl` and `shaders/chunk_draw.wgsl`): a command over entries `e..` has
 /// `base_vertex = QUAD_LIST_VERTEX + 4e`.
 pub const QUAD_LIST_VERTEX: u32 = 1 << 30;
-/// The most entries the quad list holds, so that every entry's vertex indices stay below 2^31.
-pub const MAX_LIST_QUADS: u32 = (1 << 28) - MAX_DRAW_QUADS;
 
 /// Words of the `lists` buffer before the commands (`LISTS_*` in `shaders/quad_cull.wgsl`): 4
 /// unused, then the quads each list kept this phase, each list's command count, the quads each
-/// list kept this frame, 8 words each.
+/// list kept this frame and, in the eighth word, 1 when the frame culled quads one by one, 8
+/// words each.
 const KEPT_WORD: u64 = 4;
 const COMMAND_COUNTS_WORD: u64 = 12;
 const FRAME_KEPT_WORD: u64 = 20;
@@ -68,7 +67,7 @@ pub struct QuadLists {
     /// One quad index per entry; list `k` from the sum of the frame's quads of the lists before
     /// it.
     quad_list: wgpu::Buffer,
-    /// `COMMANDS_WORD` words of dispatch and counts, then [`LISTS`] regions of
+    /// `COMMANDS_WORD` words of counts (the first four unused), then [`LISTS`] regions of
     /// [`commands_per_list`] commands.
     lists: wgpu::Buffer,
     entries: u32,
@@ -145,7 +144,8 @@ impl QuadLists {
     /// Makes the quad list hold `quads` entries (every quad of the pool, which bounds what one
     /// frame draws: no stream is drawn twice) when per-quad culling is `used`, and one otherwise.
     pub fn ensure(&mut self, device: &wgpu::Device, quads: u32, used: bool) {
-        let entries = if used { quads.clamp(1, MAX_LIST_QUADS) } else { 1 };
+        // The pool's quads bound the entries' vertex indices below 2^31 (`MAX_POOL_QUADS`).
+        let entries = if used { quads.clamp(1, crate::quad_pool::MAX_POOL_QUADS) } else { 1 };
         if entries != self.entries && (entries > self.entries || !used) {
             (self.quad_list, self.lists) = buffers(device, entries);
             self.entries = entries;
@@ -165,9 +165,9 @@ impl QuadLists {
         [own, expand].map(|r| QUAD_CULL_BINDINGS.bind_group(device, &self.layout, &r))
     }
 
-    /// Zeroes the frame's kept counts, before the frame's first cull pass.
+    /// Zeroes the frame's kept counts and its flag, before the frame's first cull pass.
     pub fn reset(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.clear_buffer(&self.lists, 4 * FRAME_KEPT_WORD, Some(4 * LISTS as u64));
+        encoder.clear_buffer(&self.lists, 4 * FRAME_KEPT_WORD, Some(4 * (LISTS as u64 + 1)));
     }
 
     /// Records the pass over the commands the cull pass just wrote, into its compute pass: the
@@ -197,10 +197,10 @@ impl QuadLists {
         pass.multi_draw_indexed_indirect_count(&self.lists, offset, &self.lists, count, per_list);
     }
 
-    /// The buffer the frame's kept counts are copied from, and their offset and length in bytes
-    /// ([`LISTS`] words, one per list).
+    /// The buffer the frame's kept counts are copied from, and their offset and length in bytes:
+    /// [`LISTS`] words, one per list, then 1 when the frame culled quads one by one.
     pub fn frame_kept(&self) -> (&wgpu::Buffer, u64, u64) {
-        (&self.lists, 4 * FRAME_KEPT_WORD, 4 * LISTS as u64)
+        (&self.lists, 4 * FRAME_KEPT_WORD, 4 * (LISTS as u64 + 1))
     }
 
     /// The entries of the quad list each list kept in the last phase recorded, by list (the

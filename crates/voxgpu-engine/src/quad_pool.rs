@@ -30,6 +30,11 @@ pub const PAGE_QUADS_LOG2: u32 = 8;
 /// Quads per page (2 KiB of quads).
 pub const PAGE_QUADS: u32 = 1 << PAGE_QUADS_LOG2;
 
+/// The most quads the pool holds (2 GiB of quads): every vertex index a command over the pool
+/// draws stays below `quad_cull::QUAD_LIST_VERTEX` (2^30), from where vertex indices name quad
+/// list entries instead.
+pub const MAX_POOL_QUADS: u32 = (1 << 28) - crate::draw::MAX_DRAW_QUADS;
+
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;
 
 pub struct QuadPool {
@@ -47,7 +52,7 @@ pub struct QuadPool {
 impl QuadPool {
     pub fn new(shared: &SharedPipelines, queue: &wgpu::Queue, initial_pages: u32) -> Self {
         let device = shared.device();
-        let pages = initial_pages.max(1);
+        let pages = initial_pages.clamp(1, MAX_POOL_QUADS / PAGE_QUADS);
         let page_bytes = PAGE_QUADS as u64 * QUAD_BYTES as u64;
         let quads =
             GrowableBuffer::new(device, "voxgpu.quad_pool.quads", STORAGE, 0, page_bytes, pages as u64);
@@ -80,10 +85,14 @@ impl QuadPool {
     }
 
     /// Grows to hold at least `more` extra pages (at least doubling, up to the adapter's binding
-    /// limit) and pushes the new pages onto the GPU free stack.
+    /// limit and [`MAX_POOL_QUADS`]) and pushes the new pages onto the GPU free stack.
     pub fn grow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, more: u32) -> Result<(), GpuError> {
         let page_bytes = self.quads.offset(1);
-        let limit = self.quads.max_capacity(device).min(self.allocator.max_capacity(device));
+        let limit = self
+            .quads
+            .max_capacity(device)
+            .min(self.allocator.max_capacity(device))
+            .min((MAX_POOL_QUADS / PAGE_QUADS) as u64);
         let wanted = self.pages as u64 + more as u64;
         let full = GpuError::QuadBufferFull { needed: wanted * page_bytes, limit: limit * page_bytes };
         if self.pages as u64 >= limit {

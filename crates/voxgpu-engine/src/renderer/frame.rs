@@ -253,7 +253,7 @@ impl Renderer {
                 .sum::<u32>()
                 + c.first_phase_commands,
             // Every list but the transparent and the debug view's occluded one.
-            quads_culled: if self.passes.draws.per_quad {
+            quads_culled: if c.quads_culled_one_by_one != 0 {
                 [0, 2, 4, 5, 6]
                     .iter()
                     .map(|&l| c.quads[l] as u64 - (c.quads_kept[l] as u64).min(c.quads[l] as u64))

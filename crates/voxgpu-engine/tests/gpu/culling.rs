@@ -98,6 +98,39 @@ fn culling_never_changes_the_picture_and_draws_fewer_quads() {
     }
 }
 
+/// Per-quad culling (forced on: CPU adapters leave it off by default) draws the same picture as
+/// drawing every quad of the kept streams, in every render mode, with the depth pre-pass too;
+/// where the submission has no GPU-written count (GL) it is never used.
+#[test]
+fn culling_quads_one_by_one_never_changes_the_picture_in_any_mode() {
+    let world = kit::opaque_terrain(5, 3);
+    let camera = cameras(1, 7)[0];
+    for gpu in kit::gpu_contexts() {
+        let mut on = renderer(&gpu, &world, Culling { quads: Some(true), ..Culling::ALL });
+        let mut off = renderer(&gpu, &world, Culling { quads: Some(false), ..Culling::ALL });
+        let mut culled = 0;
+        for mode in voxgpu_engine::RenderMode::ALL {
+            for prepass in [false, true] {
+                for r in [&mut on, &mut off] {
+                    r.set_mode(mode);
+                    r.tools().set_depth_prepass(prepass);
+                }
+                on.settle(&camera).expect("frame");
+                culled += on.settle(&camera).expect("frame").quads_culled;
+                off.settle(&camera).expect("frame");
+                let (a, b) = (on.read_image().unwrap(), off.read_image().unwrap());
+                assert!(
+                    a == b,
+                    "{mode:?}, pre-pass {prepass} on {}: per-quad culling changed the picture",
+                    gpu.summary
+                );
+            }
+        }
+        let per_quad = on.inspect().submission() == DrawSubmission::IndirectCount;
+        assert_eq!(culled > 0, per_quad, "{}: {culled} quads culled one by one", gpu.summary);
+    }
+}
+
 #[test]
 fn a_frozen_culling_camera_keeps_culling_while_the_view_moves() {
     let world = kit::opaque_terrain(5, 3);
@@ -131,24 +164,35 @@ fn a_frame_records_the_same_render_pass_commands_for_ten_chunks_or_fifteen_hundr
     let camera = Camera::look_at(Vec3::new(0.0, 150.0, 0.0), Vec3::new(100.0, 60.0, 100.0));
     for gpu in kit::gpu_contexts() {
         // Every draw submission the adapter can do, each drawing the same frame: one renderer
-        // per world, switched from one way to the next.
-        let submissions: Vec<DrawSubmission> =
-            DrawSubmission::ALL.into_iter().filter(|s| s.is_supported(gpu.caps)).collect();
+        // per world, switched from one way to the next; the count submission also with per-quad
+        // culling forced on (each list then drawn from its quad list), which CPU adapters leave
+        // off by default.
+        let supported = DrawSubmission::ALL.into_iter().filter(|s| s.is_supported(gpu.caps));
+        let mut submissions: Vec<(DrawSubmission, bool)> = supported.map(|s| (s, false)).collect();
+        if gpu.caps.multi_draw_indirect_count {
+            submissions.push((DrawSubmission::IndirectCount, true));
+        }
         assert!(submissions.len() >= 2, "at least two submissions on {}", gpu.summary);
         let mut frames = Vec::new();
         let mut counts = vec![Vec::new(); submissions.len()];
         for world in [&small, &big_part] {
             let mut r = kit::renderer(&gpu, world, RendererOptions::new(W, H, 400.0));
-            for (&submission, counts) in submissions.iter().zip(&mut counts) {
+            for (&(submission, per_quad), counts) in submissions.iter().zip(&mut counts) {
                 r.tools().set_draw_submission(submission).expect("a submission the adapter has");
+                r.set_culling(Culling { quads: Some(per_quad), ..Culling::ALL });
                 assert_eq!(r.inspect().submission(), submission);
                 r.settle(&camera).expect("frame");
+                // The counters of a frame that culled quads one by one, read after the next.
+                let culled = r.settle(&camera).expect("frame").quads_culled;
+                assert!(per_quad || culled == 0, "{culled} quads culled one by one, asked for none");
+                assert!(!per_quad || world.len() <= 10 || culled > 0, "{submission:?}: nothing culled");
                 counts.push((world.len(), r.inspect().render_pass_commands()));
                 if world.len() == big_part.len() {
                     frames.push((submission, r.read_image().expect("read back")));
                 }
             }
         }
+        let submissions: Vec<DrawSubmission> = submissions.iter().map(|&(s, _)| s).collect();
         for (submission, counts) in submissions.iter().zip(&counts) {
             assert_eq!(counts[0].1, counts[1].1, "{submission:?}: {counts:?} on {}", gpu.summary);
             eprintln!("{submission:?}: (chunks, render-pass commands) {counts:?} on {}", gpu.summary);

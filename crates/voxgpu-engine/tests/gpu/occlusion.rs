@@ -284,6 +284,7 @@ fn the_quads_kept_one_by_one_equal_the_cpu_twin() {
         two_phase.tools().set_depth_capture(true);
         let per_quad = two_phase.inspect().submission() == DrawSubmission::IndirectCount;
         let (mut listed, mut kept, mut culled, mut occluded, mut marginal) = (0, 0, 0, 0, 0);
+        let mut frustum_culled = 0;
         for (i, camera) in cameras.iter().enumerate() {
             frustum_only.settle(camera).expect("settles");
             // A cut from the view before, so the second phase draws most of the frame.
@@ -327,6 +328,9 @@ fn the_quads_kept_one_by_one_equal_the_cpu_twin() {
                     }
                     let mut on_gpu = got.kept[list as usize].clone();
                     on_gpu.sort_unstable();
+                    let entries = on_gpu.len();
+                    on_gpu.dedup();
+                    assert_eq!(on_gpu.len(), entries, "{} list {list}: a quad kept twice", gpu.summary);
                     twin.sort_unstable();
                     let differ: Vec<u32> = on_gpu
                         .iter()
@@ -341,12 +345,18 @@ fn the_quads_kept_one_by_one_equal_the_cpu_twin() {
                     );
                     marginal += tipping.len();
                     kept += on_gpu.len();
-                    culled += got.listed.iter().filter(|q| q.list == list).count() - on_gpu.len();
+                    let dropped = got.listed.iter().filter(|q| q.list == list).count() - on_gpu.len();
+                    culled += dropped;
+                    frustum_culled += if occlusion { 0 } else { dropped };
                 }
             }
         }
         if per_quad {
-            assert!(culled > 0 && occluded > 0, "{}: {culled} culled, {occluded} occluded", gpu.summary);
+            assert!(
+                frustum_culled > 0 && culled > frustum_culled && occluded > 0,
+                "{}: {culled} culled ({frustum_culled} without a pyramid), {occluded} occluded",
+                gpu.summary
+            );
         }
         eprintln!(
             "{}: per-quad culling {}; {listed} quads listed, {kept} kept, {culled} culled ({occluded} by the pyramid), equal to the twin but {marginal} marginal",
